@@ -1,0 +1,7 @@
+"""index_cmd commands."""
+
+from __future__ import annotations
+
+import click
+
+commands: list[click.Command] = []

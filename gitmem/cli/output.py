@@ -1,0 +1,85 @@
+"""Shared CLI plumbing: the --json flag, printing data, and turning errors into exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from gitmem.errors import GitmemError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_JSON_MODE = False
+
+
+def json_option(f: F) -> F:
+    """Add --json to a command; JSON mode also makes errors print as JSON."""
+
+    def _set(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        global _JSON_MODE
+        _JSON_MODE = _JSON_MODE or bool(value)
+        return value
+
+    return click.option(
+        "--json", "as_json", is_flag=True, callback=_set, expose_value=True, is_eager=True,
+        help="Print machine-readable JSON.",
+    )(f)
+
+
+def cwd(ctx: click.Context) -> Path:
+    """The directory the command runs in (honours -C)."""
+    root = ctx.find_root()
+    obj = root.obj or {}
+    return obj.get("cwd") or Path.cwd()
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, default=str)
+
+
+def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = None) -> None:
+    """Print `data` as JSON, or as text rendered by `text` (a callable or a ready string)."""
+    if as_json:
+        click.echo(to_json(data))
+    elif callable(text):
+        rendered = text(data)
+        if rendered:
+            click.echo(rendered)
+    elif text is not None:
+        click.echo(text)
+    else:
+        click.echo(to_json(data))
+
+
+def run_guarded(group: click.Group, argv: list[str] | None) -> int:
+    """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2."""
+    try:
+        group.main(args=argv, prog_name="gitmem", standalone_mode=False)
+        return 0
+    except GitmemError as exc:
+        if _JSON_MODE:
+            click.echo(json.dumps({"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}))
+        else:
+            click.echo(f"Error: {exc.message}", err=True)
+            if exc.hint:
+                click.echo(f"Hint: {exc.hint}", err=True)
+        return 1
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 1
+    except click.ClickException as exc:
+        if _JSON_MODE:
+            click.echo(json.dumps({"error": exc.format_message(), "hint": None, "type": "UsageError"}))
+        else:
+            exc.show()
+        return exc.exit_code
+    except BrokenPipeError:  # `gitmem recall ... | head`
+        sys.stderr.close()
+        return 0

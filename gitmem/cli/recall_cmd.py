@@ -1,0 +1,7 @@
+"""recall_cmd commands."""
+
+from __future__ import annotations
+
+import click
+
+commands: list[click.Command] = []
