@@ -1,7 +1,114 @@
-"""index_cmd commands."""
+"""`gitmem index` and `gitmem status`."""
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import click
 
-commands: list[click.Command] = []
+from gitmem.cli.output import cwd, emit, json_option
+
+
+@click.command("index")
+@click.option("--rebuild", is_flag=True, help="Drop the index and rebuild it from the whole history.")
+@click.option("--wait", type=float, default=10.0, show_default=True,
+              help="Seconds to wait for another indexer to finish.")
+@json_option
+@click.pass_context
+def index_command(ctx: click.Context, rebuild: bool, wait: float, as_json: bool) -> None:
+    """Index the commits not yet indexed on the current branch's first-parent history.
+
+    \b
+    Example:
+      gitmem index            # catch up with HEAD
+      gitmem index --rebuild  # start over from the first commit
+    """
+    from gitmem.index.indexer import update
+    from gitmem.workspace import Workspace
+
+    ws = Workspace.find(cwd(ctx))
+    show_bar = sys.stderr.isatty() and not as_json
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=max(total, 1), label="indexing", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+
+    try:
+        result = update(ws, rebuild=rebuild, quiet=not show_bar, wait=wait, progress=progress if show_bar else None)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    data = {
+        "indexed": result.tip,
+        "head": result.head,
+        "commits": result.commits,
+        "added": result.added,
+        "closed": result.closed,
+        "rolled_back": result.rolled_back,
+        "rebuilt": result.rebuilt,
+        "shallow": result.shallow,
+        "notes": result.notes,
+        "problems": result.problems,
+    }
+
+    def text(d: dict[str, Any]) -> str:
+        lines = [f"note: {n}" for n in d["notes"]]
+        lines += [f"skipped: {p}" for p in d["problems"]]
+        tip = (d["indexed"] or "nothing")[:12]
+        lines.append(
+            f"indexed {d['commits']} commit(s): {d['added']} chunk version(s) added, "
+            f"{d['closed']} closed; index at {tip}"
+        )
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+@click.command("status")
+@json_option
+@click.pass_context
+def status_command(ctx: click.Context, as_json: bool) -> None:
+    """Show what the index reflects: indexed commit, HEAD, lag, counts, uncommitted files.
+
+    \b
+    Example:
+      gitmem status --json
+    """
+    from gitmem.index.status import workspace_status
+    from gitmem.workspace import Workspace
+
+    data = workspace_status(Workspace.find(cwd(ctx)))
+
+    def text(d: dict[str, Any]) -> str:
+        c = d["counts"]
+        lag = {None: "history rewritten; next `gitmem index` rolls back and catches up", 0: "up to date"}.get(
+            d["behind"], f"{d['behind']} commit(s) behind; run `gitmem index`"
+        )
+        lines = [
+            f"workspace: {d['workspace']} (branch {d['branch'] or 'detached'})",
+            f"HEAD:      {(d['head'] or 'no commits')[:12]}",
+            f"indexed:   {(d['indexed'] or 'nothing')[:12]} ({lag})",
+            f"index:     {c['commits']} commits, {c['chunks_current']} current chunks "
+            f"({c['facts_current']} facts), {c['chunks_total']} versions, {c['entities']} entities",
+        ]
+        if d["shallow"]:
+            lines.append("shallow:   yes (history before the shallow boundary is not indexed)")
+        if d["uncommitted"]:
+            lines.append("uncommitted Markdown: " + ", ".join(d["uncommitted"]))
+        for p in d["problems"]:
+            lines.append(f"skipped:   {p['path']}: {p['message']}")
+        if d["recovered"]:
+            lines.append(f"note: {d['recovered']}")
+        if d["last_hook_error"]:
+            lines.append(f"last hook error: {d['last_hook_error']} (see .memory/hook.log)")
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+commands: list[click.Command] = [index_command, status_command]

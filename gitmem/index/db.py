@@ -1,0 +1,94 @@
+"""Opening the derived index: WAL mode, migrations, recovery from a corrupt or deleted file,
+and the single-writer lock.
+
+The index is never the source of truth. When the file is unreadable it is moved aside (kept for a
+bug report, not deleted) and rebuilt from git; the caller is told so in plain words.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from gitmem.errors import IndexLocked
+from gitmem.index import migrations
+from gitmem.workspace import Workspace
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, timeout=10.0, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    # WAL lets recall read while the hook writes; NORMAL sync is safe with WAL (a power cut may lose
+    # the last transaction, never corrupt) and the index can always be rebuilt anyway.
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("PRAGMA cache_size=-32000")
+    return conn
+
+
+def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
+    """Open (creating or migrating) the index; returns (connection, recovery note or None)."""
+    ws.ensure_derived()
+    path = ws.index_path
+    note: str | None = None
+    try:
+        conn = _connect(path)
+        migrations.apply(conn)
+        conn.execute("SELECT count(*) FROM meta").fetchone()
+        return conn, note
+    except sqlite3.DatabaseError as exc:
+        try:
+            conn.close()
+        except Exception:
+            pass
+        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(path) + suffix)
+            if p.exists():
+                os.replace(p, Path(str(aside) + suffix))
+        note = f"the index at {path} was unreadable ({exc}); moved it to {aside.name} and rebuilt it from git"
+        conn = _connect(path)
+        migrations.apply(conn)
+        return conn, note
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str | None) -> None:
+    if value is None:
+        conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+    else:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+
+@contextmanager
+def writer_lock(ws: Workspace, wait: float) -> Iterator[None]:
+    """Hold the index's single-writer lock. flock is released by the kernel when the process dies,
+    so a SIGKILLed indexer never leaves a stale lock behind."""
+    ws.ensure_derived()
+    fd = os.open(ws.derived / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + max(wait, 0.0)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise IndexLocked(
+                        "another gitmem indexer is updating this index right now",
+                        "wait for it to finish, then run `gitmem index` again",
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,357 @@
+"""Keep the derived index in step with the branch's first-parent history.
+
+`update()` is the one entry point (CLI, hooks, recall's catch-up). It indexes the commits after the
+indexed tip; when the tip is no longer on the branch's first-parent chain (amend, rebase,
+reset --hard) it rolls the index back to the newest commit both histories share and goes on from
+there. Work is committed in batches, each one transaction that also moves the recorded tip, so an
+indexer killed at any point leaves a consistent prefix that the next run continues.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from gitmem.config import load_config
+from gitmem.index.db import get_meta, open_index, set_meta, writer_lock
+from gitmem.parse import Block, parse_markdown
+from gitmem.timeline import git
+from gitmem.timeline.history import CommitInfo, FileChange, walk
+from gitmem.workspace import Workspace
+
+BATCH_COMMITS = 2000
+BATCH_SECONDS = 2.0
+# Problems worth telling the user about; lint-style grammar diagnostics are `gitmem lint`'s job.
+_INDEX_PROBLEMS = {"binary", "too-large", "decode-replaced"}
+
+
+@dataclass
+class UpdateResult:
+    tip: str | None = None
+    head: str | None = None
+    commits: int = 0
+    added: int = 0
+    closed: int = 0
+    rolled_back: int = 0
+    rebuilt: bool = False
+    shallow: bool = False
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def ident_of(block: Block) -> int:
+    """Identity of a chunk version: the same text under the same headings is the same chunk,
+    wherever it moves in the file. Stable across processes (unlike hash())."""
+    digest = hashlib.blake2b(
+        ("\x1f".join(block.heading) + "\0" + block.text).encode("utf-8", "surrogatepass"), digest_size=8
+    ).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+@dataclass(slots=True)
+class _Row:
+    id: int
+    ident: int
+    content: str
+
+
+class _Writer:
+    """Accumulates one batch of row changes and flushes them in a single transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, max_bytes: int) -> None:
+        self.conn = conn
+        self.max_bytes = max_bytes
+        self.next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
+        last = conn.execute("SELECT pos, record_time FROM commits ORDER BY pos DESC LIMIT 1").fetchone()
+        self.pos, self.record_time = (last[0], last[1]) if last else (0, 0)
+        self.current: dict[str, list[_Row]] = {}
+        self.commits: list[tuple] = []
+        self.inserts: list[tuple] = []
+        self.entity_rows: list[tuple[str, int]] = []
+        self.closes: list[tuple[int, int]] = []
+        self.successors: list[tuple[int, int]] = []
+        self.problems: list[tuple[int, str, str, str]] = []
+        self.reported: list[str] = []
+        self.added = 0
+        self.closed = 0
+
+    def _rows(self, path: str) -> list[_Row]:
+        rows = self.current.get(path)
+        if rows is None:
+            rows = [
+                _Row(r[0], r[1], r[2])
+                for r in self.conn.execute(
+                    "SELECT id, ident, content FROM chunks WHERE path = ? AND valid_to IS NULL ORDER BY id",
+                    (path,),
+                )
+            ]
+            self.current[path] = rows
+        return rows
+
+    def commit(self, info: CommitInfo, changes: list[FileChange]) -> None:
+        self.pos += 1
+        self.record_time = max(self.record_time, info.commit_time)
+        self.commits.append(
+            (self.pos, info.oid, info.parent, info.author, info.email, info.author_time, info.author_tz,
+             info.commit_time, info.commit_tz, self.record_time, info.message)
+        )
+        gone: list[_Row] = []
+        born: list[tuple[int, str]] = []
+        for change in changes:
+            g, b = self._apply(change)
+            gone += g
+            born += b
+        self._link_moves(gone, born)
+
+    def _problem(self, path: str, code: str, message: str) -> None:
+        self.problems.append((self.pos, path, code, message))
+        self.reported.append(f"{path}: {message}")
+
+    def _apply(self, change: FileChange) -> tuple[list[_Row], list[tuple[int, str]]]:
+        """Diff the file's chunk multiset against its current rows; returns (closed, inserted)."""
+        old = self._rows(change.path)
+        blocks: list[Block] = []
+        if change.data is not None:
+            if change.binary:
+                self._problem(change.path, "binary", "binary file named .md: skipped")
+            else:
+                parsed = parse_markdown(change.data, change.path, max_bytes=self.max_bytes)
+                blocks = parsed.blocks
+                for d in parsed.diagnostics:
+                    if d.code in _INDEX_PROBLEMS:
+                        self._problem(change.path, d.code, d.message)
+        wanted = Counter(ident_of(b) for b in blocks)
+        keep: list[_Row] = []
+        closed: list[_Row] = []
+        for row in old:
+            if wanted[row.ident] > 0:
+                wanted[row.ident] -= 1
+                keep.append(row)
+            else:
+                closed.append(row)
+        have = Counter(r.ident for r in keep)
+        new_rows: list[tuple[int, str]] = []
+        inserted: list[_Row] = []
+        for block in blocks:
+            ident = ident_of(block)
+            if have[ident] > 0:
+                have[ident] -= 1
+                continue
+            row = self._insert(change.path, block, ident)
+            inserted.append(row)
+            new_rows.append((row.id, block.content))
+        for row in closed:
+            self.closes.append((self.pos, row.id))
+        self.closed += len(closed)
+        self._pair_edits(closed, inserted)
+        self.current[change.path] = sorted(keep + inserted, key=lambda r: r.id)
+        return closed, new_rows
+
+    def _insert(self, path: str, block: Block, ident: int) -> _Row:
+        rid = self.next_id
+        self.next_id += 1
+        entities = " ".join(block.entities)
+        self.inserts.append(
+            (rid, path, block.start, block.end, " > ".join(block.heading), block.kind, int(block.fact),
+             entities, block.confidence, block.event_start, block.event_end, block.content, ident, self.pos)
+        )
+        self.entity_rows += [(e, rid) for e in block.entities]
+        self.added += 1
+        return _Row(rid, ident, block.content)
+
+    def _pair_edits(self, closed: list[_Row], inserted: list[_Row]) -> None:
+        """An edited bullet is a supersession: link each closed chunk to the most similar chunk
+        inserted in the same file by the same commit (greedy, in file order, similarity >= 0.5)."""
+        if not closed or not inserted:
+            return
+        free = list(inserted[:200])
+        for row in closed[:200]:
+            best, best_score = None, 0.5
+            for cand in free:
+                m = SequenceMatcher(None, row.content, cand.content, autojunk=False)
+                if m.real_quick_ratio() < best_score or m.quick_ratio() < best_score:
+                    continue
+                score = m.ratio()
+                if score >= best_score:
+                    best, best_score = cand, score
+            if best is not None:
+                self.successors.append((best.id, row.id))
+                free.remove(best)
+
+    def _link_moves(self, gone: list[_Row], born: list[tuple[int, str]]) -> None:
+        """Text that left one file and arrived verbatim in another (a rename) is the same fact moved."""
+        if not gone or not born:
+            return
+        linked = {old for _, old in self.successors}
+        by_content: dict[str, list[int]] = {}
+        for rid, content in born:
+            by_content.setdefault(content, []).append(rid)
+        for row in gone:
+            if row.id in linked:
+                continue
+            targets = by_content.get(row.content)
+            if targets:
+                self.successors.append((targets.pop(0), row.id))
+
+    def flush(self, tip: str) -> None:
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.executemany("INSERT INTO commits VALUES (?,?,?,?,?,?,?,?,?,?,?)", self.commits)
+            c.executemany(
+                "INSERT INTO chunks (id, path, start_line, end_line, heading, kind, fact, entities, confidence,"
+                " event_start, event_end, content, ident, valid_from) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                self.inserts,
+            )
+            c.executemany(
+                "INSERT INTO chunks_fts (rowid, content, heading, path, entities) VALUES (?,?,?,?,?)",
+                [(r[0], r[11], r[4], r[1], r[7]) for r in self.inserts],
+            )
+            c.executemany("INSERT OR IGNORE INTO chunk_entities VALUES (?, ?)", self.entity_rows)
+            c.executemany("UPDATE chunks SET valid_to = ? WHERE id = ?", self.closes)
+            c.executemany("UPDATE chunks SET successor = ? WHERE id = ?", self.successors)
+            c.executemany("INSERT INTO problems VALUES (?,?,?,?)", self.problems)
+            set_meta(c, "tip", tip)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        for lst in (self.commits, self.inserts, self.entity_rows, self.closes, self.successors, self.problems):
+            lst.clear()
+
+
+def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
+    """Forget everything recorded after timeline position `pos`; returns commits dropped."""
+    dropped = conn.execute("SELECT count(*) FROM commits WHERE pos > ?", (pos,)).fetchone()[0]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, content, heading, path, entities)"
+            " SELECT 'delete', id, content, heading, path, entities FROM chunks WHERE valid_from > ?",
+            (pos,),
+        )
+        conn.execute(
+            "DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM chunks WHERE valid_from > ?)", (pos,)
+        )
+        conn.execute("DELETE FROM chunks WHERE valid_from > ?", (pos,))
+        conn.execute("UPDATE chunks SET valid_to = NULL, successor = NULL WHERE valid_to > ?", (pos,))
+        conn.execute("DELETE FROM problems WHERE pos > ?", (pos,))
+        conn.execute("DELETE FROM commits WHERE pos > ?", (pos,))
+        row = conn.execute("SELECT oid FROM commits WHERE pos = ?", (pos,)).fetchone()
+        set_meta(conn, "tip", row[0] if row else None)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return dropped
+
+
+def _shared_position(conn: sqlite3.Connection, root: Path, head: str) -> int:
+    """Newest indexed position whose commit is still on HEAD's first-parent chain (0 if none)."""
+    chain = set(git.first_parent_oids(root, head))
+    for pos, oid in conn.execute("SELECT pos, oid FROM commits ORDER BY pos DESC"):
+        if oid in chain:
+            return int(pos)
+    return 0
+
+
+def _wipe(ws: Workspace) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        p = Path(str(ws.index_path) + suffix)
+        if p.exists():
+            p.unlink()
+
+
+def target_commit(ws: Workspace) -> str | None:
+    """The commit the index should reflect: the configured branch, else HEAD."""
+    branch = load_config(ws).index.branch
+    if branch:
+        oid = git.resolve(ws.root, branch)
+        if oid is not None:
+            return oid
+    return git.head(ws.root)
+
+
+def update(
+    ws: Workspace,
+    *,
+    rebuild: bool = False,
+    quiet: bool = True,
+    wait: float = 5.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> UpdateResult:
+    """Bring the index up to date with the branch; see the module docstring."""
+    result = UpdateResult(rebuilt=rebuild)
+    with writer_lock(ws, wait):
+        if rebuild:
+            _wipe(ws)
+        conn, note = open_index(ws)
+        try:
+            if note:
+                result.notes.append(note)
+                result.rebuilt = True
+            _update_locked(ws, conn, result, progress)
+        finally:
+            conn.close()
+    return result
+
+
+def _update_locked(
+    ws: Workspace, conn: sqlite3.Connection, result: UpdateResult, progress: Callable[[int, int], None] | None
+) -> None:
+    root = ws.root
+    head = target_commit(ws)
+    result.head = head
+    tip = get_meta(conn, "tip")
+    result.tip = tip
+    if head is None:
+        if tip is not None:
+            result.rolled_back = _rollback_to(conn, 0)
+            result.tip = None
+        result.notes.append("the repository has no commits yet: nothing to index")
+        return
+    if tip == head:
+        return
+    result.shallow = git.is_shallow(root)
+    if result.shallow:
+        result.notes.append("shallow clone: history before the shallow boundary is not indexed")
+    base = tip
+    if tip is not None:
+        new = git.first_parent_oids(root, head, since=tip)
+        if not new or git.first_parent(root, new[0]) != tip:
+            # The indexed tip is gone from this branch's first-parent line: history was rewritten
+            # (amend, rebase, reset) or the branch switched. Keep what both histories share.
+            pos = _shared_position(conn, root, head)
+            result.rolled_back = _rollback_to(conn, pos)
+            base = get_meta(conn, "tip")
+            result.notes.append(
+                f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
+            )
+    total = len(git.first_parent_oids(root, head, since=base)) if progress else 0
+    writer = _Writer(conn, load_config(ws).index.max_file_bytes)
+    done = 0
+    last_flush = time.monotonic()
+    pending_tip: str | None = None
+    for info, changes in walk(root, head, base):
+        writer.commit(info, changes)
+        pending_tip = info.oid
+        done += 1
+        if len(writer.commits) >= BATCH_COMMITS or time.monotonic() - last_flush > BATCH_SECONDS:
+            writer.flush(pending_tip)
+            last_flush = time.monotonic()
+        if progress:
+            progress(done, total)
+    if pending_tip is not None:
+        writer.flush(pending_tip)
+    result.commits = done
+    result.added = writer.added
+    result.closed = writer.closed
+    result.tip = get_meta(conn, "tip")
+    result.problems = writer.reported
+    set_meta(conn, "shallow", "1" if result.shallow else None)

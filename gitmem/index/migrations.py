@@ -1,0 +1,139 @@
+"""Named, append-only schema migrations for the derived index.
+
+Never edit or reorder a migration that has shipped: add a new one at the end. Each runs once, in
+its own transaction, and is recorded in `_migrations`. The index is derived data, so a migration
+may also drop and refill tables; `gitmem index --rebuild` always works.
+
+Timeline model:
+- `commits.pos` is a commit's position on the indexed branch's first-parent chain (1 = oldest).
+  `record_time` is the running maximum of committer times along that chain, so it never goes
+  backwards even when commit dates do; `--as-of DATE` picks the last position whose record_time
+  is <= DATE, which guarantees nothing committed later (in chain order) can leak in.
+- `chunks` holds every version of every chunk/fact that ever existed. A version is in memory at
+  position p when valid_from <= p and (valid_to IS NULL or p < valid_to). Its row id is assigned
+  in timeline order. `successor` links an edited chunk to the version that replaced it.
+- `chunks_fts` is an external-content FTS5 table keyed by chunks.id (explicit integer key).
+  Columns and their bm25 weights are documented in gitmem/recall/search.py.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_timeline",
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE commits (
+            pos INTEGER PRIMARY KEY,
+            oid TEXT NOT NULL UNIQUE,
+            parent TEXT,
+            author TEXT NOT NULL,
+            email TEXT NOT NULL,
+            author_time INTEGER NOT NULL,
+            author_tz TEXT NOT NULL,
+            commit_time INTEGER NOT NULL,
+            commit_tz TEXT NOT NULL,
+            record_time INTEGER NOT NULL,
+            message TEXT NOT NULL
+        );
+        CREATE INDEX commits_record_time ON commits(record_time, pos);
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            heading TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            fact INTEGER NOT NULL,
+            entities TEXT NOT NULL,
+            confidence REAL,
+            event_start TEXT,
+            event_end TEXT,
+            content TEXT NOT NULL,
+            ident INTEGER NOT NULL,
+            valid_from INTEGER NOT NULL,
+            valid_to INTEGER,
+            successor INTEGER
+        );
+        CREATE INDEX chunks_current_path ON chunks(path) WHERE valid_to IS NULL;
+        CREATE INDEX chunks_from ON chunks(valid_from);
+        CREATE INDEX chunks_to ON chunks(valid_to);
+        CREATE INDEX chunks_path ON chunks(path, valid_from);
+        CREATE TABLE chunk_entities (
+            entity TEXT NOT NULL,
+            chunk_id INTEGER NOT NULL,
+            PRIMARY KEY (entity, chunk_id)
+        ) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            content, heading, path, entities,
+            content='chunks', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE problems (
+            pos INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            code TEXT NOT NULL,
+            message TEXT NOT NULL
+        );
+        CREATE INDEX problems_pos ON problems(pos);
+        """,
+    ),
+    (
+        "0002_worktree_overlay",
+        """
+        CREATE TABLE wt_files (
+            path TEXT PRIMARY KEY,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            deleted INTEGER NOT NULL
+        );
+        CREATE TABLE wt_chunks (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            heading TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            fact INTEGER NOT NULL,
+            entities TEXT NOT NULL,
+            confidence REAL,
+            event_start TEXT,
+            event_end TEXT,
+            content TEXT NOT NULL
+        );
+        CREATE INDEX wt_chunks_path ON wt_chunks(path);
+        CREATE VIRTUAL TABLE wt_fts USING fts5(
+            content, heading, path, entities,
+            content='wt_chunks', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        """,
+    ),
+]
+
+
+def apply(conn: sqlite3.Connection) -> list[str]:
+    """Run the migrations not yet applied; returns their names."""
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    applied: list[str] = []
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            # Re-check under the write lock: another process may have migrated meanwhile.
+            if conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+                continue
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO _migrations VALUES (?, datetime('now'))", (name,))
+        applied.append(name)
+    return applied
+
+
+def _statements(sql: str) -> list[str]:
+    # executescript would COMMIT our transaction; split on ';' instead (no ';' inside our DDL strings).
+    return [s.strip() for s in sql.split(";") if s.strip()]

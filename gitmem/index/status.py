@@ -1,0 +1,67 @@
+"""What `gitmem status` reports: how the index relates to the repository right now."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitmem.index.db import get_meta, open_index
+from gitmem.index.indexer import target_commit
+from gitmem.timeline import git
+from gitmem.workspace import Workspace
+
+
+def workspace_status(ws: Workspace) -> dict[str, Any]:
+    """Indexed commit, HEAD, how far behind, row counts, uncommitted Markdown, last hook error."""
+    head = target_commit(ws)
+    exists = ws.index_path.exists()
+    conn, note = open_index(ws)
+    try:
+        tip = get_meta(conn, "tip")
+        counts = {
+            "commits": conn.execute("SELECT count(*) FROM commits").fetchone()[0],
+            "chunks_current": conn.execute("SELECT count(*) FROM chunks WHERE valid_to IS NULL").fetchone()[0],
+            "chunks_total": conn.execute("SELECT count(*) FROM chunks").fetchone()[0],
+            "facts_current": conn.execute(
+                "SELECT count(*) FROM chunks WHERE valid_to IS NULL AND fact = 1"
+            ).fetchone()[0],
+            "entities": conn.execute(
+                "SELECT count(DISTINCT entity) FROM chunk_entities"
+            ).fetchone()[0],
+        }
+        problems = [
+            {"path": r[0], "code": r[1], "message": r[2]}
+            for r in conn.execute(
+                "SELECT p.path, p.code, p.message FROM problems p"
+                " JOIN (SELECT path, max(pos) AS pos FROM problems GROUP BY path) last"
+                " ON last.path = p.path AND last.pos = p.pos ORDER BY p.path LIMIT 50"
+            )
+        ]
+        shallow = get_meta(conn, "shallow") == "1"
+    finally:
+        conn.close()
+    if tip is None or head is None:
+        behind: int | None = 0 if head is None else None
+    elif tip == head:
+        behind = 0
+    elif git.is_ancestor(ws.root, tip, head):
+        behind = len(git.first_parent_oids(ws.root, head, since=tip))
+    else:
+        behind = None  # rewritten history: the next update rolls back first
+    from gitmem.githooks import last_hook_error
+
+    return {
+        "workspace": str(ws.root),
+        "branch": git.current_branch(ws.root),
+        "head": head,
+        "indexed": tip,
+        "behind": behind,
+        "up_to_date": tip == head,
+        "index_path": str(ws.index_path),
+        "index_existed": exists,
+        "recovered": note,
+        "shallow": shallow,
+        "counts": counts,
+        "uncommitted": [p for _, p in git.dirty_markdown(ws.root)],
+        "problems": problems,
+        "last_hook_error": last_hook_error(ws),
+    }

@@ -1,0 +1,78 @@
+"""Uncommitted Markdown edits as a searchable overlay.
+
+The working tree is the newest state of memory, but it is not history: its chunks live in the
+`wt_*` tables, never in `chunks`. A dirty file's overlay rows replace that file's committed rows
+in "now" queries; `--as-of` queries never see the overlay. Files are re-parsed only when their
+size or mtime changed since the last refresh.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from gitmem.config import load_config
+from gitmem.parse import parse_markdown
+from gitmem.timeline import git
+from gitmem.workspace import Workspace
+
+
+def refresh(conn: sqlite3.Connection, ws: Workspace) -> list[str]:
+    """Bring the overlay in line with the working tree; returns the dirty Markdown paths."""
+    dirty = dict((path, status) for status, path in git.dirty_markdown(ws.root))
+    known = {r[0]: (r[1], r[2], r[3]) for r in conn.execute("SELECT path, mtime_ns, size, deleted FROM wt_files")}
+    todo: list[tuple[str, int, int, bool]] = []
+    for path, status in dirty.items():
+        full = ws.root / path
+        try:
+            st = full.stat()
+            sig = (st.st_mtime_ns, st.st_size, 0)
+        except OSError:
+            sig = (0, 0, 1)
+        if status == "D":
+            sig = (0, 0, 1)
+        if known.get(path) != sig:
+            todo.append((path, sig[0], sig[1], bool(sig[2])))
+    stale = [p for p in known if p not in dirty]
+    if not todo and not stale:
+        return sorted(dirty)
+    max_bytes = load_config(ws).index.max_file_bytes
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for path in stale + [t[0] for t in todo]:
+            _drop(conn, path)
+        for path, mtime, size, deleted in todo:
+            conn.execute("INSERT INTO wt_files VALUES (?,?,?,?)", (path, mtime, size, int(deleted)))
+            if deleted:
+                continue
+            try:
+                data = (ws.root / path).read_bytes() if size <= max_bytes else b""
+            except OSError:
+                continue
+            parsed = parse_markdown(data, path, max_bytes=max_bytes)
+            for b in parsed.blocks:
+                cur = conn.execute(
+                    "INSERT INTO wt_chunks (path, start_line, end_line, heading, kind, fact, entities, confidence,"
+                    " event_start, event_end, content) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (path, b.start, b.end, " > ".join(b.heading), b.kind, int(b.fact), " ".join(b.entities),
+                     b.confidence, b.event_start, b.event_end, b.content),
+                )
+                conn.execute(
+                    "INSERT INTO wt_fts (rowid, content, heading, path, entities) VALUES (?,?,?,?,?)",
+                    (cur.lastrowid, b.content, " > ".join(b.heading), path, " ".join(b.entities)),
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return sorted(dirty)
+
+
+def _drop(conn: sqlite3.Connection, path: str) -> None:
+    conn.execute(
+        "INSERT INTO wt_fts (wt_fts, rowid, content, heading, path, entities)"
+        " SELECT 'delete', id, content, heading, path, entities FROM wt_chunks WHERE path = ?",
+        (path,),
+    )
+    conn.execute("DELETE FROM wt_chunks WHERE path = ?", (path,))
+    conn.execute("DELETE FROM wt_files WHERE path = ?", (path,))

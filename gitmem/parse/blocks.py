@@ -1,0 +1,257 @@
+"""Chunking: a Markdown file -> heading-scoped blocks with exact line ranges, in one linear pass.
+
+The rules (a practical subset of CommonMark, chosen so line ranges stay exact and parsing stays
+linear on any input):
+- ATX headings (`#`..`######`) and setext headings (a paragraph underlined by `===` / `---`) set
+  the heading path and are not blocks; a heading pops every open heading of the same or deeper level.
+- Each list item, at any depth, is a block: its marker line plus its lazy continuation lines, up
+  to a blank line, the next list item, a heading or a fence. Nested items are separate blocks.
+- Paragraphs are runs of non-blank lines. Thematic breaks (`---`, `***`) end a block and are skipped.
+- Fenced code (``` or ~~~, any indent) is one block up to its closing fence or the end of the file;
+  nothing inside it is a heading, list or mention.
+- YAML front matter (`---` on line 1 up to a closing `---` or `...`) is one block.
+- Top-level list items under a heading "Retain" (any level, until a heading of the same or a
+  higher level) are Retain facts; a malformed one stays a "note" block and yields a Diagnostic.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from gitmem.parse.dates import log_date, parse_event_time
+from gitmem.parse.entities import mention_keys
+from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
+from gitmem.parse.retain import LIST_MARKER, Problem, classify, is_retain_heading
+from gitmem.parse.text import decode, is_binary, split_lines
+
+_ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
+_HR = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+
+_PARA, _ITEM, _CODE, _FRONT = 0, 1, 2, 3
+
+
+def _indent(line: str) -> int:
+    """Leading whitespace width with tabs to the next multiple of 4 (CommonMark's tab stop)."""
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _atx_text(line: str, m: re.Match[str]) -> str:
+    text = line[m.end() :].strip()
+    if text.endswith("#"):
+        # A closing "###" sequence is decoration, but "C#" is content: strip only after a space.
+        bare = text.rstrip("#")
+        if not bare or bare[-1] in " \t":
+            text = bare.rstrip()
+    return text
+
+
+def _closes_fence(line: str, ch: str, n: int) -> bool:
+    s = line.strip()
+    return len(s) >= n and s[0] == ch and s.count(ch) == len(s)
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """Index of the closing line of YAML front matter, or -1 when the file has none."""
+    if not lines or lines[0].lstrip("\ufeff").rstrip() != "---":
+        return -1
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return i
+    return -1
+
+
+class _Chunker:
+    """One pass over the lines; `pending` is the block being accumulated (not yet emitted)."""
+
+    def __init__(self, lines: list[str], path: str, default: date | None) -> None:
+        self.lines = lines
+        self.path = path
+        self.default = default
+        self.blocks: list[Block] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.headings: list[tuple[int, str]] = []
+        self.heading: tuple[str, ...] = ()
+        self.in_retain = False
+        # Content indents of the open list items, to tell a nested item from a sibling.
+        self.list_stack: list[int] = []
+        self.start = 0  # 0 = nothing pending; else the 1-based first line of the pending block
+        self.pending = _PARA
+        self.marker_end = 0  # for items: where the text after the marker starts in the first line
+        self.top_item = False
+        self.fence_closed = False
+
+    def run(self) -> None:
+        lines = self.lines
+        n = len(lines)
+        i = 0
+        fm_end = _front_matter_end(lines)
+        if fm_end > 0:
+            self.start, self.pending = 1, _FRONT
+            self.flush(fm_end + 1)
+            i = fm_end + 1
+        while i < n:
+            line = lines[i]
+            lineno = i + 1
+            stripped = line.lstrip(" \t")
+            if not stripped:
+                self.flush(i)
+                i += 1
+                continue
+            c = stripped[0]
+            indent = len(line) - len(stripped)
+            if c == "#" and indent <= 3:
+                m = _ATX.match(line)
+                if m:
+                    self.flush(i)
+                    self.set_heading(len(m.group(1)), _atx_text(line, m))
+                    self.list_stack.clear()
+                    i += 1
+                    continue
+            if c in "`~":
+                m = _FENCE.match(line)
+                if m and not (c == "`" and "`" in line[m.end() :]):
+                    self.flush(i)
+                    i = self.fence(i, m.group(1))
+                    continue
+            if c in "=-" and self.start and self.pending == _PARA and indent <= 3 and _SETEXT.fullmatch(line):
+                # Setext heading: the pending paragraph was the heading text, not a block.
+                text = " ".join(" ".join(lines[self.start - 1 : i]).split())
+                self.start = 0
+                self.set_heading(1 if c == "=" else 2, text)
+                self.list_stack.clear()
+                i += 1
+                continue
+            if c in "-*_" and _HR.fullmatch(line):
+                self.flush(i)
+                i += 1
+                continue
+            if c in "-*+" or c.isdigit():
+                m = LIST_MARKER.match(line)
+                if m:
+                    self.flush(i)
+                    width = _indent(line)
+                    stack = self.list_stack
+                    while stack and width < stack[-1]:
+                        stack.pop()
+                    self.top_item = not stack
+                    stack.append(width + (m.end() - indent) + 1)
+                    self.start, self.pending, self.marker_end = lineno, _ITEM, m.end()
+                    i += 1
+                    continue
+            if not self.start:
+                # A paragraph line; one indented less than an open item's content ends that list.
+                width = _indent(line)
+                stack = self.list_stack
+                while stack and width < stack[-1]:
+                    stack.pop()
+                self.start, self.pending = lineno, _PARA
+            i += 1
+        self.flush(n)
+
+    def fence(self, i: int, opener: str) -> int:
+        """Emit the fenced block starting at line index i; return the index after it."""
+        ch, n = opener[0], len(opener)
+        lines = self.lines
+        j = i + 1
+        while j < len(lines) and not _closes_fence(lines[j], ch, n):
+            j += 1
+        self.fence_closed = j < len(lines)
+        end = min(j + 1, len(lines))  # an unclosed fence runs to the end of the file
+        self.start, self.pending = i + 1, _CODE
+        self.flush(end)
+        return end
+
+    def set_heading(self, level: int, text: str) -> None:
+        hs = self.headings
+        while hs and hs[-1][0] >= level:
+            hs.pop()
+        hs.append((level, text))
+        self.heading = tuple(t for _, t in hs)
+        self.in_retain = any(is_retain_heading(t) for _, t in hs)
+
+    def flush(self, end: int) -> None:
+        """Emit the pending block as lines start..end (1-based inclusive), if any."""
+        start = self.start
+        if not start:
+            return
+        self.start = 0
+        lines = self.lines[start - 1 : end]
+        text = "\n".join(lines)
+        kind, fact, confidence = NOTE, False, None
+        pending = self.pending
+        if pending == _ITEM:
+            first = lines[0][self.marker_end :]
+            if self.in_retain and self.top_item:
+                result = classify(first)
+                if isinstance(result, Problem):
+                    self.diagnostics.append(Diagnostic(self.path, start, result.code, result.message))
+                else:
+                    kind, fact, confidence = KIND_LETTERS[result.letter], True, result.confidence
+                    first = result.body
+            body = first if len(lines) == 1 else first + "\n" + "\n".join(lines[1:])
+        elif pending == _CODE:
+            # The fence lines (and the info string) are markup, not content.
+            body = "\n".join(lines[1:-1] if self.fence_closed else lines[1:])
+        else:
+            body = text
+        content = " ".join(body.split())
+        if pending == _CODE:
+            entities: tuple[str, ...] = ()
+            ev_start = ev_end = self.default.isoformat() if self.default else None
+        else:
+            entities = mention_keys(content)
+            ev_start, ev_end = parse_event_time(content, self.default)
+        self.blocks.append(
+            Block(start, end, self.heading, text, content, kind, fact, entities, confidence, ev_start, ev_end)
+        )
+
+
+def parse_markdown(data: str | bytes, path: str, *, max_bytes: int | None = None) -> ParsedFile:
+    """Parse one Markdown file into blocks and diagnostics. Never raises.
+
+    `path` is workspace-relative (it names the file in diagnostics and gives a daily log its date).
+    Bytes are decoded as UTF-8 with replacement ("decode-replaced"); NUL in the first 8 KiB means
+    binary (no blocks, "binary"); more than `max_bytes` bytes means no blocks and "too-large".
+    """
+    diagnostics: list[Diagnostic] = []
+    try:
+        if isinstance(data, bytes):
+            if max_bytes is not None and len(data) > max_bytes:
+                return _skipped(path, "too-large", f"{len(data)} bytes is over the {max_bytes}-byte limit; not indexed")
+            if is_binary(data):
+                return _skipped(path, "binary", "contains NUL bytes: treated as binary and not indexed")
+            text, replaced = decode(data)
+            if replaced:
+                line = text.count("\n", 0, text.find("\ufffd")) + 1
+                diagnostics.append(
+                    Diagnostic(path, line, "decode-replaced", "not valid UTF-8: invalid bytes were replaced with U+FFFD")
+                )
+        else:
+            text = data
+            if max_bytes is not None and len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+                return _skipped(path, "too-large", f"over the {max_bytes}-byte limit; not indexed")
+            if "\x00" in text[:8192]:
+                return _skipped(path, "binary", "contains NUL characters: treated as binary and not indexed")
+        chunker = _Chunker(split_lines(text), path, log_date(path))
+        chunker.run()
+        diagnostics.extend(chunker.diagnostics)
+        return ParsedFile(path, chunker.blocks, diagnostics)
+    except Exception as exc:  # noqa: BLE001 - the indexer must survive any file; report instead
+        # Reaching this is a gitmem bug (the property tests assert it never happens), but one odd
+        # file must not stop the index of years of history: skip it and say so.
+        return _skipped(path, "internal-error", f"could not parse ({type(exc).__name__}: {exc}); please report this file")
+
+
+def _skipped(path: str, code: str, message: str) -> ParsedFile:
+    return ParsedFile(path, [], [Diagnostic(path, 1, code, message)])

@@ -1,0 +1,176 @@
+"""Event time: the dates written in a fact ("Nov 27–Dec 1, 2025") or the daily log's own date."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+_LOG_PATH = re.compile(r"(?:\./)?memory/(\d{4})-(\d{2})-(\d{2})\.md")
+
+_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+
+
+def _mon(g: str) -> str:
+    return (
+        rf"(?<![a-z])(?P<{g}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+        rf"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?![a-z])\.?"
+    )
+
+
+def _day(g: str) -> str:
+    return rf"(?<!\d)(?P<{g}>[0-3]?\d)(?!\d)(?:st|nd|rd|th)?(?![a-z])"
+
+
+def _year(g: str) -> str:
+    return rf"(?P<{g}>\d{{4}})(?!\d)"
+
+
+def _iso(p: str) -> str:
+    return rf"(?<!\d)(?P<{p}y>\d{{4}})-(?P<{p}m>\d{{2}})-(?P<{p}d>\d{{2}})(?!\d)"
+
+
+_SEP = r"(?:\s*(?:–|—|-|\.\.)\s*|\s+(?:to|through|thru|until|till)\s+)"
+_YSEP = r"(?:,\s*|\s+)"
+
+# Alternatives are tried left to right at each position, so the longer forms come first:
+# a range before a single date, a day before a whole month.
+_DATE = re.compile(
+    "|".join(
+        [
+            rf"(?P<A>{_iso('a1')}{_SEP}{_iso('a2')})",
+            rf"(?P<B>{_iso('b')})",
+            rf"(?P<C>{_mon('cm1')}\s*{_day('cd1')}(?:{_YSEP}{_year('cy1')})?{_SEP}"
+            rf"{_mon('cm2')}\s*{_day('cd2')}(?:{_YSEP}{_year('cy2')})?)",
+            rf"(?P<D>{_mon('dm')}\s*{_day('dd1')}{_SEP}{_day('dd2')}(?:{_YSEP}{_year('dy')})?)",
+            rf"(?P<E>{_mon('em')}\s*{_day('ed')}(?:{_YSEP}{_year('ey')})?)",
+            rf"(?P<H>{_mon('hm')},?\s+{_year('hy')})",
+            rf"(?P<F>{_day('fd1')}(?:\s+{_mon('fm1')})?{_SEP}{_day('fd2')}\s+{_mon('fm2')}"
+            rf"(?:{_YSEP}{_year('fy')})?)",
+            rf"(?P<G>{_day('gd')}\s+{_mon('gm')}(?:{_YSEP}{_year('gy')})?)",
+        ]
+    ),
+    re.IGNORECASE,
+)
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def log_date(path: str) -> date | None:
+    """The date of a daily log, from its workspace-relative path: memory/2025-11-27.md -> 2025-11-27."""
+    m = _LOG_PATH.fullmatch(path.replace("\\", "/"))
+    if not m:
+        return None
+    return _mkdate(int(m[1]), int(m[2]), int(m[3]))
+
+
+def _mkdate(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+def _month(token: str | None) -> int | None:
+    if token is None:
+        return None
+    return _MONTHS[token[:3].lower()]
+
+
+def _yint(s: str | None) -> int | None:
+    return int(s) if s else None
+
+
+def _month_end(y: int, m: int) -> date:
+    return (date(y + (m == 12), m % 12 + 1, 1)) - timedelta(days=1)
+
+
+def _span(
+    m1: int, d1: int, y1: int | None, m2: int, d2: int, y2: int | None, default: date | None
+) -> tuple[date, date] | None:
+    """A range whose years may be missing: fill them from each other, else from the log's year."""
+    wraps = (m1, d1) > (m2, d2)  # "Dec 30 – Jan 2, 2026" crosses a new year
+    if y1 is None and y2 is None:
+        if default is None:
+            return None
+        y1 = default.year
+        y2 = y1 + wraps
+    elif y1 is None:
+        assert y2 is not None
+        y1 = y2 - wraps
+    elif y2 is None:
+        y2 = y1 + wraps
+    start, end = _mkdate(y1, m1, d1), _mkdate(y2, m2, d2)
+    if start is None or end is None or end < start:
+        return None
+    return start, end
+
+
+def _resolve(m: re.Match[str], default: date | None) -> tuple[date, date] | None:
+    g = m.group
+    if g("A"):
+        s = _mkdate(int(g("a1y")), int(g("a1m")), int(g("a1d")))
+        e = _mkdate(int(g("a2y")), int(g("a2m")), int(g("a2d")))
+        return (s, e) if s and e and s <= e else None
+    if g("B"):
+        s = _mkdate(int(g("by")), int(g("bm")), int(g("bd")))
+        return (s, s) if s else None
+    if g("C"):
+        return _span(
+            _month(g("cm1")) or 0, int(g("cd1")), _yint(g("cy1")),
+            _month(g("cm2")) or 0, int(g("cd2")), _yint(g("cy2")), default,
+        )
+    if g("D"):
+        mon = _month(g("dm")) or 0
+        return _span(mon, int(g("dd1")), _yint(g("dy")), mon, int(g("dd2")), None, default)
+    if g("E"):
+        if g("em") == "may" and not g("ey"):
+            return None  # "you may 2x it" is the verb, not the month
+        y = _yint(g("ey")) or (default.year if default else None)
+        s = _mkdate(y, _month(g("em")) or 0, int(g("ed"))) if y else None
+        return (s, s) if s else None
+    if g("H"):
+        y, mon = int(g("hy")), _month(g("hm")) or 0
+        if y < 1:
+            return None
+        return date(y, mon, 1), _month_end(y, mon)
+    if g("F"):
+        m2 = _month(g("fm2")) or 0
+        m1 = _month(g("fm1")) or m2
+        return _span(m1, int(g("fd1")), None, m2, int(g("fd2")), _yint(g("fy")), default)
+    if g("G"):
+        y = _yint(g("gy")) or (default.year if default else None)
+        s = _mkdate(y, _month(g("gm")) or 0, int(g("gd"))) if y else None
+        return (s, s) if s else None
+    return None
+
+
+def find_dates(text: str, default: date | None = None) -> tuple[date, date] | None:
+    """The first valid date or range written in `text` (year-less forms take `default`'s year)."""
+    if not _HAS_DIGIT.search(text):
+        return None  # every supported form has a digit; most paragraphs have none
+    for m in _DATE.finditer(text):
+        try:
+            span = _resolve(m, default)
+        except (ValueError, OverflowError):  # year 0, year 9999 + 1 on a wrapping range
+            span = None
+        if span is not None:
+            return span
+    return None
+
+
+def parse_event_time(text: str, default: date | None) -> tuple[str | None, str | None]:
+    """(start, end) ISO dates of what `text` is about; else the default's date twice; else (None, None).
+
+    Forms: 2025-11-30; 2025-11-27..2025-12-01 (also –, -, "to"); Nov 27–Dec 1, 2025; Nov 27-30, 2025;
+    27 Nov 2025; 27–30 Nov 2025; November 2025 / Dec 2025 (the whole month); year-less "Nov 27"
+    takes `default`'s year. Invalid dates (Feb 30) are skipped, never raised.
+    """
+    span = find_dates(text, default)
+    if span is not None:
+        return span[0].isoformat(), span[1].isoformat()
+    if default is not None:
+        iso = default.isoformat()
+        return iso, iso
+    return None, None

@@ -1,0 +1,114 @@
+"""The Retain fact grammar: `- W @Peter: text`, `- B ...`, `- O(c=0.95) ...`, `- S ...`."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from gitmem.parse.entities import mention_keys
+from gitmem.parse.model import KIND_LETTERS, Diagnostic, RetainFact
+
+RETAIN_HEADING = "retain"
+
+LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
+# A kind attempt is a lone letter followed by "(", ":", whitespace or the end of the line;
+# "- Went home" starts with a word, not a kind, and is reported as a missing kind.
+_KIND_TOKEN = re.compile(r"([A-Za-z])(?=[\s(:]|$)")
+_CONFIDENCE = re.compile(r"\s*c\s*=\s*(\d+(?:\.\d*)?|\.\d+)\s*")
+
+_KINDS_HELP = "W (world), B (experience), O (opinion) or S (observation)"
+
+
+class Prefix(NamedTuple):
+    """A valid kind prefix and the fact text after it."""
+
+    letter: str
+    confidence: float | None
+    body: str
+
+
+class Problem(NamedTuple):
+    """Why a Retain bullet is not a valid fact (becomes a Diagnostic)."""
+
+    code: str
+    message: str
+
+
+def is_retain_heading(text: str) -> bool:
+    """True for a "Retain" heading, tolerant of case, emphasis and a trailing colon."""
+    return text.strip().strip("*_:` \t").lower() == RETAIN_HEADING
+
+
+def classify(rest: str) -> Prefix | Problem:
+    """Parse the text after a list marker.
+
+    A Prefix for a valid fact, else a Problem; at most one Problem per bullet, the first found.
+    """
+    rest = rest.lstrip(" \t")
+    m = _KIND_TOKEN.match(rest)
+    if m is None:
+        return Problem("retain-missing-kind", f"Retain bullet has no kind: start it with {_KINDS_HELP}, e.g. `- W @Peter: ...`")
+    letter = m.group(1)
+    pos = 1
+    confidence: float | None = None
+    conf_error: str | None = None
+    if rest.startswith("(", pos):
+        close = rest.find(")", pos)
+        if close < 0:
+            if letter not in KIND_LETTERS:
+                return Problem("retain-unknown-kind", _unknown(letter))
+            return Problem("retain-unclosed-paren", f"unclosed '(' after kind {letter}: write e.g. `O(c=0.8) ...`")
+        inner = rest[pos + 1 : close]
+        pos = close + 1
+        cm = _CONFIDENCE.fullmatch(inner)
+        value = float(cm.group(1)) if cm else None
+        if value is None:
+            conf_error = f"bad confidence ({inner.strip()}): write (c=X) with X from 0.0 to 1.0"
+        elif not 0.0 <= value <= 1.0:
+            conf_error = f"confidence c={cm.group(1) if cm else inner} is outside 0.0..1.0"
+        else:
+            confidence = value
+    if letter not in KIND_LETTERS:
+        return Problem("retain-unknown-kind", _unknown(letter))
+    if conf_error is not None:
+        return Problem("retain-bad-confidence", conf_error)
+    if confidence is not None and letter != "O":
+        return Problem(
+            "retain-confidence-not-opinion",
+            f"confidence (c=...) is only allowed on O (opinion) bullets, not on {letter}",
+        )
+    body = rest[pos:].lstrip(" \t")
+    if body.startswith(":"):
+        body = body[1:].lstrip(" \t")
+    if not body.strip():
+        return Problem("retain-empty-fact", f"Retain bullet {letter} has no text")
+    return Prefix(letter, confidence, body)
+
+
+def _unknown(letter: str) -> str:
+    hint = f" (kind letters are upper-case: {letter.upper()})" if letter.upper() in KIND_LETTERS else ""
+    return f"unknown kind {letter!r}: use {_KINDS_HELP}{hint}"
+
+
+def parse_retain_bullet(line: str, *, path: str = "", lineno: int = 1) -> RetainFact | Diagnostic:
+    """Validate ONE Retain bullet before it is appended to a log (used by `gitmem retain`).
+
+    `line` may carry its list marker ("- W @Peter: ...") or not ("W @Peter: ..."). Returns a
+    RetainFact when valid, else a Diagnostic (path/lineno as given) with the same codes the
+    parser reports in files, plus "retain-multiline" when the text holds a line break (one
+    bullet must stay one line, or it would change the structure of the log it is appended to).
+    """
+    if "\n" in line or "\r" in line:
+        return Diagnostic(path, lineno, "retain-multiline", "a Retain bullet must be a single line")
+    m = LIST_MARKER.match(line)
+    rest = line[m.end() :] if m else line
+    result = classify(rest)
+    if isinstance(result, Problem):
+        return Diagnostic(path, lineno, result.code, result.message)
+    return RetainFact(
+        kind=KIND_LETTERS[result.letter],
+        letter=result.letter,
+        confidence=result.confidence,
+        body=" ".join(result.body.split()),
+        entities=mention_keys(result.body),
+    )

@@ -1,0 +1,85 @@
+"""Natural-language questions into safe FTS5 queries.
+
+Users and agents ask questions ("what did we decide about the Castle?"), not FTS5 syntax. Raw
+text is never passed to MATCH: words are extracted, stopwords dropped, each term double-quoted
+(so `AND`, `NEAR`, `-`, `:` and quotes lose any special meaning) and OR-ed; bm25 then rewards
+chunks matching more and rarer terms. `--raw` passes FTS5 syntax through for experts, and a
+malformed raw query is reported as a BadQuery with the FTS5 error, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gitmem.parse import entity_key
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before being
+    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
+    during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here
+    here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its
+    itself let's me more most mustn't my myself no nor not of off on once only or other ought our ours
+    ourselves out over own same shan't she she'd she'll she's should shouldn't so some such than that
+    that's the their theirs them themselves then there there's these they they'd they'll they're they've
+    this those through to too under until up very was wasn't we we'd we'll we're we've were weren't what
+    what's when when's where where's which while who who's whom why why's will with won't would wouldn't
+    you you'd you'll you're you've your yours yourself yourselves tell know think thought did does
+    anything something everything also just ever still really get got much many like
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    terms: tuple[str, ...]  # lowercased search terms, stopwords removed
+    entity_candidates: tuple[str, ...]  # entity keys the question may be about
+    fts: str  # the MATCH expression
+
+    @property
+    def empty(self) -> bool:
+        return not self.fts
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def build(text: str, raw: bool = False) -> Query:
+    """Turn a question into a Query. Mentions like @Peter and capitalised words become entity
+    candidates (checked against the index by the caller)."""
+    words = [w for w in _WORD.findall(text)]
+    terms: list[str] = []
+    seen: set[str] = set()
+    for w in words:
+        lw = w.lower().replace("’", "'")
+        if lw in STOPWORDS or lw in seen:
+            continue
+        seen.add(lw)
+        terms.append(lw)
+    if not terms:  # a question made only of stopwords still deserves an answer
+        terms = list(dict.fromkeys(w.lower() for w in words))
+    cands: list[str] = []
+    for i, w in enumerate(words):
+        cands.append(entity_key(w))
+        if i + 1 < len(words):
+            cands.append(entity_key(f"{w}-{words[i + 1]}"))
+            if i + 2 < len(words):
+                cands.append(entity_key(f"{w}-{words[i + 1]}-{words[i + 2]}"))
+    for m in re.finditer(r"@([^\s@:,;!?()]+)", text):
+        cands.append(entity_key(m.group(1)))
+    cands = [c for c in dict.fromkeys(cands) if c]
+    if raw:
+        fts = text.strip()
+    else:
+        # Split hyphenated/apostrophe words into their tokens the way unicode61 does, so each part
+        # is a quoted term; a phrase "warelay-bot" would otherwise require adjacency.
+        parts: list[str] = []
+        for t in terms:
+            parts.extend(p for p in re.split(r"['’-]", t) if p)
+        fts = " OR ".join(_quote(p) for p in dict.fromkeys(parts))
+    return Query(text=text, terms=tuple(terms), entity_candidates=tuple(cands), fts=fts)

@@ -1,0 +1,386 @@
+"""The read path: a recall session over the index, and lexical/temporal/entity search.
+
+Ranking (measured on LoCoMo in bench/recall.py; see bench/RESULTS.md):
+- bm25 over the FTS5 columns with weights CONTENT 1.0, HEADING 0.3, PATH 0.2, ENTITIES 2.0: the
+  text itself carries the answer; an @mention of the entity asked about is strong evidence;
+  headings and file names help only a little (every daily log shares them).
+- the best `CANDIDATES_PER_K * k` bm25 hits are re-scored in Python: x ENTITY_BOOST when the chunk
+  mentions an entity named in the question, x FACT_BOOST for typed Retain facts (curated, narrative,
+  self-contained). Both are multiplicative on the positive bm25 score, so they reorder close calls
+  without letting a weak match jump a strong one.
+
+Nothing here writes history: the only writes are the catch-up indexing and the working-tree overlay.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from gitmem.errors import BadQuery, GitmemError, IndexLocked
+from gitmem.index.db import get_meta, open_index
+from gitmem.index.indexer import target_commit, update
+from gitmem.index.worktree import refresh
+from gitmem.parse import entity_key
+from gitmem.recall.query import Query, build
+from gitmem.timeline.when import Point, parse_time, position_at, resolve_point
+from gitmem.workspace import Workspace
+
+BM25_WEIGHTS = (1.0, 0.3, 0.2, 2.0)  # content, heading, path, entities
+CANDIDATES_PER_K = 4
+MIN_CANDIDATES = 40
+ENTITY_BOOST = 1.5
+FACT_BOOST = 1.15
+KINDS = ("world", "experience", "opinion", "observation", "note")
+KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
+                "biographical": "experience", "summary": "observation"}
+
+_COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.entities, c.confidence,"
+         " c.event_start, c.event_end, c.content")
+
+
+def iso(ts: int | None, tz: str | None = None) -> str | None:
+    """Unix time as ISO 8601, in the commit's own timezone offset (e.g. "+0100") when known."""
+    if ts is None:
+        return None
+    if tz and len(tz) == 5 and tz[0] in "+-" and tz[1:].isdigit():
+        sign = 1 if tz[0] == "+" else -1
+        from datetime import timedelta
+
+        zone = timezone(sign * timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])))
+        return datetime.fromtimestamp(ts, zone).isoformat()
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat()
+
+
+def estimate_tokens(text: str) -> int:
+    """~4 characters per token: good enough to pack a budget without a tokenizer on the read path."""
+    return len(text) // 4 + 1
+
+
+@dataclass
+class Options:
+    k: int = 10
+    as_of: str | None = None
+    since: str | None = None
+    until: str | None = None
+    during: str | None = None
+    kinds: tuple[str, ...] = ()
+    entity: str | None = None
+    include_history: bool = False
+    raw: bool = False
+    budget: int = 0
+
+
+@dataclass
+class Answer:
+    query: str
+    results: list[dict[str, Any]]
+    index: dict[str, Any]
+    as_of: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "as_of": self.as_of, "index": self.index, "notes": self.notes,
+                "results": self.results}
+
+
+def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for k in kinds:
+        k2 = KIND_ALIASES.get(k.lower(), k.lower())
+        if k2 not in KINDS:
+            raise GitmemError(f"unknown kind {k!r}", f"use one of: {', '.join(KINDS)}")
+        out.append(k2)
+    return tuple(out)
+
+
+class Session:
+    """An open, caught-up index for one workspace. Cheap to create; reuse it for several queries."""
+
+    def __init__(self, ws: Workspace, *, catch_up: bool = True) -> None:
+        self.ws = ws
+        self.notes: list[str] = []
+        self.head = target_commit(ws)
+        if catch_up:
+            self._catch_up()
+        self.conn, note = open_index(ws)
+        if note:
+            self.notes.append(note)
+        self.tip = get_meta(self.conn, "tip")
+        self._overlay_ready = False
+
+    def _catch_up(self) -> None:
+        # Recall is never silently stale: index what is missing first, or say why not.
+        try:
+            result = update(self.ws, wait=2.0)
+            self.notes += result.notes
+        except IndexLocked:
+            self.notes.append("another indexer is running: this answer may miss the newest commits")
+        except GitmemError as exc:
+            self.notes.append(f"could not update the index ({exc.message}): this answer may be stale")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- timeline helpers -------------------------------------------------------------------
+    def index_info(self) -> dict[str, Any]:
+        return {"commit": self.tip, "head": self.head, "stale": self.tip != self.head}
+
+    def point(self, text: str, *, end_of_day: bool = True) -> Point:
+        return resolve_point(self.ws.root, text, end_of_day=end_of_day)
+
+    def position(self, text: str, *, end_of_day: bool = True) -> tuple[int, Point]:
+        pt = self.point(text, end_of_day=end_of_day)
+        return position_at(self.conn, pt), pt
+
+    def position_before(self, text: str) -> int:
+        """Last position strictly before the start of WHEN (for lower bounds)."""
+        pt = self.point(text, end_of_day=False)
+        if pt.oid is not None:
+            return position_at(self.conn, pt)  # "since REV" = after that commit
+        row = self.conn.execute("SELECT max(pos) FROM commits WHERE record_time < ?", (pt.timestamp,)).fetchone()
+        return int(row[0] or 0)
+
+    def commit_at(self, pos: int) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT * FROM commits WHERE pos = ?", (pos,)).fetchone()
+
+    def overlay(self) -> list[str]:
+        """Refresh the uncommitted-edits overlay once per session; returns dirty paths."""
+        if not self._overlay_ready:
+            self.dirty = refresh(self.conn, self.ws)
+            self._overlay_ready = True
+        return self.dirty
+
+    def known_entities(self, keys: tuple[str, ...] | list[str]) -> list[str]:
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        rows = self.conn.execute(f"SELECT DISTINCT entity FROM chunk_entities WHERE entity IN ({marks})", list(keys))
+        found = {r[0] for r in rows}
+        return [k for k in keys if k in found]
+
+    # -- rows to results --------------------------------------------------------------------
+    def _commit_info(self, positions: set[int]) -> dict[int, sqlite3.Row]:
+        if not positions:
+            return {}
+        marks = ",".join("?" * len(positions))
+        return {r["pos"]: r for r in self.conn.execute(f"SELECT * FROM commits WHERE pos IN ({marks})", list(positions))}
+
+    def results(self, rows: list[sqlite3.Row], scores: dict[int, float] | None = None,
+                uncommitted: bool = False) -> list[dict[str, Any]]:
+        commits = {} if uncommitted else self._commit_info(
+            {r["valid_from"] for r in rows} | {r["valid_to"] for r in rows if r["valid_to"]}
+        )
+        out = []
+        for r in rows:
+            out.append(to_result(r, commits, scores.get(r["id"]) if scores else None, uncommitted))
+        return out
+
+    # -- search -----------------------------------------------------------------------------
+    def search(self, text: str, opts: Options) -> Answer:
+        q = build(text or "", raw=opts.raw)
+        notes = list(self.notes)
+        as_of_info: dict[str, Any] | None = None
+        where: list[str] = []
+        params: list[Any] = []
+        use_overlay = opts.as_of is None and opts.until is None
+        if opts.as_of is not None:
+            pos, pt = self.position(opts.as_of)
+            row = self.commit_at(pos)
+            as_of_info = {"when": opts.as_of, "position": pos, "commit": row["oid"] if row else None,
+                          "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}
+            if pos == 0:
+                notes.append(f"nothing was in memory as of {opts.as_of}")
+            if opts.include_history:
+                where.append("c.valid_from <= ?")
+                params.append(pos)
+            else:
+                where.append("c.valid_from <= ? AND (c.valid_to IS NULL OR c.valid_to > ?)")
+                params += [pos, pos]
+        elif not opts.include_history:
+            where.append("c.valid_to IS NULL")
+        if opts.since:
+            where.append("c.valid_from > ?")
+            params.append(self.position_before(opts.since))
+        if opts.until:
+            upos, _ = self.position(opts.until)
+            where.append("c.valid_from <= ?")
+            params.append(upos)
+        kinds = normalize_kinds(opts.kinds)
+        if kinds:
+            where.append(f"c.kind IN ({','.join('?' * len(kinds))})")
+            params += list(kinds)
+        ekey = entity_key(opts.entity) if opts.entity else None
+        if opts.entity and not ekey:
+            raise GitmemError(f"{opts.entity!r} is not a valid entity name", "use a name like Peter or The-Castle")
+        if ekey:
+            where.append("(' ' || c.entities || ' ') LIKE ?")
+            params.append(f"% {ekey} %")
+        if opts.during:
+            start, end = self.during_window(opts.during)
+            where.append("c.event_start IS NOT NULL AND c.event_start <= ? AND c.event_end >= ?")
+            params += [end, start]
+        if use_overlay:
+            dirty = self.overlay()
+            if dirty:
+                where.append("c.path NOT IN (SELECT path FROM wt_files)")
+        limit = max(opts.k * CANDIDATES_PER_K, MIN_CANDIDATES, opts.budget // 8)
+        rows, scores = self._query("chunks", "chunks_fts", q, where, params, limit)
+        results = self.results(rows, scores)
+        if use_overlay and self.dirty:
+            owhere = [w for w in where if "valid_" not in w and "wt_files" not in w]
+            oparams = _params_without_validity(where, params)
+            orows, oscores = self._query("wt_chunks", "wt_fts", q, owhere, oparams, limit)
+            results += self.results(orows, oscores, uncommitted=True)
+        results = self.rerank(results, q)
+        if opts.budget:
+            results = pack(results, opts.budget)
+        else:
+            results = results[: opts.k]
+        return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+
+    def during_window(self, text: str) -> tuple[str, str]:
+        """Event-time window from "2025-11", "Nov 2025", "2025-11-27", "2025-11-01..2025-11-30"."""
+        from gitmem.parse import parse_event_time
+
+        t = text.strip()
+        if ".." in t:
+            a, b = t.split("..", 1)
+            sa, _ = self.during_window(a)
+            _, eb = self.during_window(b)
+            return sa, eb
+        if len(t) == 7 and t[4] == "-" and t[:4].isdigit() and t[5:].isdigit():
+            t = f"{t}-01"
+            start, _ = parse_event_time(t, None)
+            if start:
+                import calendar
+
+                y, m = int(t[:4]), int(t[5:7])
+                return start, f"{y:04d}-{m:02d}-{calendar.monthrange(y, m)[1]:02d}"
+        start, end = parse_event_time(t, None)
+        if not start or not end:
+            dt = parse_time(t, end_of_day=False)
+            if dt is None:
+                raise GitmemError(f"cannot read {text!r} as a date or a date range",
+                                  "use 2025-11, Nov 2025, 2025-11-27 or 2025-11-01..2025-11-30")
+            start = end = dt.date().isoformat()
+        return start, end
+
+    def _query(self, table: str, fts: str, q: Query, where: list[str], params: list[Any],
+               limit: int) -> tuple[list[sqlite3.Row], dict[int, float]]:
+        cols = _COLS + (", c.valid_from, c.valid_to, c.successor" if table == "chunks" else "")
+        cond = " AND ".join(where) or "1"
+        if q.empty:
+            sql = f"SELECT {cols} FROM {table} c WHERE {cond} ORDER BY c.id DESC LIMIT ?"
+            rows = self.conn.execute(sql, [*params, limit]).fetchall()
+            return rows, {}
+        w = ", ".join(str(x) for x in BM25_WEIGHTS)
+        sql = (f"SELECT {cols}, bm25({fts}, {w}) AS rank FROM {fts} JOIN {table} c ON c.id = {fts}.rowid"
+               f" WHERE {fts} MATCH ? AND {cond} ORDER BY rank LIMIT ?")
+        try:
+            rows = self.conn.execute(sql, [q.fts, *params, limit]).fetchall()
+        except sqlite3.OperationalError as exc:
+            if q.fts and "fts5" in str(exc).lower() or "syntax" in str(exc).lower() or "no such column" in str(exc):
+                raise BadQuery(
+                    f"the FTS5 query {q.fts!r} is malformed: {exc}",
+                    "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)",
+                ) from None
+            raise
+        return rows, {r["id"]: -float(r["rank"]) for r in rows}
+
+    def rerank(self, results: list[dict[str, Any]], q: Query) -> list[dict[str, Any]]:
+        wanted = set(self.known_entities(list(q.entity_candidates)))
+        for r in results:
+            score = r.get("score")
+            if score is None:
+                continue
+            if wanted and wanted.intersection(r["entities"]):
+                score *= ENTITY_BOOST
+            if r["fact"]:
+                score *= FACT_BOOST
+            r["score"] = round(score, 4)
+        if any(r.get("score") is not None for r in results):
+            results.sort(key=lambda r: -(r.get("score") or 0.0))
+        return results
+
+
+def _params_without_validity(where: list[str], params: list[Any]) -> list[Any]:
+    """The parameters of the filters that also apply to the overlay (kind, entity, event time)."""
+    out: list[Any] = []
+    i = 0
+    for w in where:
+        n = w.count("?")
+        if "valid_" not in w and "wt_files" not in w:
+            out += params[i : i + n]
+        i += n
+    return out
+
+
+def citation(path: str, start: int, end: int, oid: str | None) -> str:
+    lines = f"L{start}" if start == end else f"L{start}-L{end}"
+    return f"{path}#{lines}@{oid[:7] if oid else 'worktree'}"
+
+
+def to_result(r: sqlite3.Row, commits: dict[int, sqlite3.Row], score: float | None,
+              uncommitted: bool = False) -> dict[str, Any]:
+    keys = r.keys()
+    frm = commits.get(r["valid_from"]) if "valid_from" in keys else None
+    to = commits.get(r["valid_to"]) if "valid_to" in keys and r["valid_to"] else None
+    oid = frm["oid"] if frm else None
+    record_time = iso(frm["commit_time"], frm["commit_tz"]) if frm else None
+    status = "uncommitted" if uncommitted else ("current" if to is None else
+                                                ("superseded" if r["successor"] else "removed"))
+    res: dict[str, Any] = {
+        "id": None if uncommitted else r["id"],
+        "kind": r["kind"],
+        "fact": bool(r["fact"]),
+        "content": r["content"],
+        "entities": r["entities"].split() if r["entities"] else [],
+        "confidence": r["confidence"],
+        "timestamp": r["event_start"] or (record_time[:10] if record_time else None),
+        "event_start": r["event_start"],
+        "event_end": r["event_end"],
+        "record_time": record_time,
+        "status": status,
+        "source": citation(r["path"], r["start_line"], r["end_line"], oid),
+        "path": r["path"],
+        "lines": [r["start_line"], r["end_line"]],
+        "heading": r["heading"],
+        "commit": oid,
+        "score": round(score, 4) if score is not None else None,
+    }
+    if to is not None:
+        res["valid_until"] = {"commit": to["oid"], "time": iso(to["commit_time"], to["commit_tz"])}
+        res["successor"] = r["successor"]
+    return res
+
+
+def render_line(r: dict[str, Any]) -> str:
+    """The compact one-result form shared by the text and Markdown renderers and budget packing."""
+    bits = [r["kind"]]
+    if r.get("confidence") is not None:
+        bits.append(f"c={r['confidence']:.2f}")
+    if r.get("timestamp"):
+        bits.append(r["timestamp"])
+    return f"[{' '.join(bits)}] {r['content']} ({r['source']})"
+
+
+def pack(results: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """Keep the best results, in rank order, whose rendered lines fit in `budget` tokens."""
+    out: list[dict[str, Any]] = []
+    used = 0
+    for r in results:
+        cost = estimate_tokens(render_line(r))
+        if used + cost > budget:
+            continue
+        out.append(r)
+        used += cost
+    return out

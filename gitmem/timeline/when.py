@@ -1,0 +1,98 @@
+"""Turn what a user types for WHEN (`--as-of`, `--since`, `--until`) into a point on the timeline.
+
+Accepted, in this order: relative spans (`30d`, `2w`, `12h`, `6m`, `1y`, meaning that long before
+now), `now`/`today`/`yesterday`, ISO dates and datetimes (`2025-11-30`, `2025-11-30T15:00`,
+`2025-11-30 15:00+01:00`), and any git revision (`HEAD~3`, a tag, a branch, an oid).
+A bare date used as an upper bound means the end of that day; as a lower bound, its start.
+Dates without a timezone are read in the local timezone (set TZ to change it).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+
+from gitmem.errors import BadRevision
+from gitmem.timeline import git
+
+_RELATIVE = re.compile(r"^\s*(\d+)\s*(h|d|w|m|y)\s*$", re.IGNORECASE)
+_UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1),
+          "m": timedelta(days=30), "y": timedelta(days=365)}
+
+
+@dataclass(frozen=True)
+class Point:
+    """A resolved WHEN: a timestamp (unix seconds) and, for a revision, the exact commit."""
+
+    text: str
+    timestamp: int
+    oid: str | None = None
+
+
+def _local(dt: datetime) -> datetime:
+    return dt if dt.tzinfo else dt.astimezone()  # naive -> local timezone
+
+
+def parse_time(text: str, *, end_of_day: bool, now: datetime | None = None) -> datetime | None:
+    """A datetime for a date-like WHEN, or None when `text` is not date-like."""
+    t = text.strip()
+    now = now or datetime.now().astimezone()
+    low = t.lower()
+    if low in ("now", ""):
+        return now
+    if low in ("today", "yesterday"):
+        day = now.date() - timedelta(days=1 if low == "yesterday" else 0)
+        return _local(datetime.combine(day, time.max if end_of_day else time.min))
+    m = _RELATIVE.match(t)
+    if m:
+        return now - int(m.group(1)) * _UNITS[m.group(2).lower()]
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+        try:
+            day = date.fromisoformat(t)
+        except ValueError:
+            return None
+        return _local(datetime.combine(day, time.max if end_of_day else time.min))
+    if re.match(r"^\d{4}-\d{2}-\d{2}[T ]\d", t):
+        try:
+            return _local(datetime.fromisoformat(t.replace("Z", "+00:00")))
+        except ValueError:
+            return None
+    return None
+
+
+def resolve_point(repo: Path, text: str, *, end_of_day: bool = True) -> Point:
+    """Resolve WHEN to a Point; raises BadRevision with a next step when it names nothing."""
+    dt = parse_time(text, end_of_day=end_of_day)
+    if dt is not None:
+        return Point(text, int(dt.timestamp()))
+    oid = git.resolve(repo, text)
+    if oid is None:
+        raise BadRevision(
+            f"cannot read {text!r} as a date, a span or a git revision",
+            "use a date (2025-11-30), a datetime (2025-11-30T15:00), a span (30d, 2w) or a revision (HEAD~3, a tag)",
+        )
+    ct = int(git.out(repo, "show", "-s", "--format=%ct", oid))
+    return Point(text, ct, oid)
+
+
+def position_at(conn: sqlite3.Connection, point: Point) -> int:
+    """The timeline position memory stood at, at `point`.
+
+    For a revision: that commit's position (it must be on the indexed first-parent chain).
+    For a time: the last position whose record_time (running max of committer times) is <= it,
+    so a commit dated earlier but committed after a later-dated one can never leak in.
+    0 means "before the first commit": nothing was in memory yet.
+    """
+    if point.oid is not None:
+        row = conn.execute("SELECT pos FROM commits WHERE oid = ?", (point.oid,)).fetchone()
+        if row is None:
+            raise BadRevision(
+                f"{point.text!r} ({point.oid[:12]}) is not on the indexed branch's first-parent history",
+                "name a commit on the current branch, or a date",
+            )
+        return int(row[0])
+    row = conn.execute("SELECT max(pos) FROM commits WHERE record_time <= ?", (point.timestamp,)).fetchone()
+    return int(row[0] or 0)

