@@ -38,7 +38,9 @@ class InitReport:
 
     def as_dict(self) -> dict[str, Any]:
         hooks = self.hooks
-        if dataclasses.is_dataclass(hooks) and not isinstance(hooks, type):
+        if hasattr(hooks, "as_dict"):
+            hooks = hooks.as_dict()
+        elif dataclasses.is_dataclass(hooks) and not isinstance(hooks, type):
             hooks = dataclasses.asdict(hooks)
         elif hooks is not None and not isinstance(hooks, dict | list | str):
             hooks = str(hooks)

@@ -1,7 +1,239 @@
-"""recall_cmd commands."""
+"""The read-path commands: recall, about, opinions, why, changes, core, show."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-commands: list[click.Command] = []
+from gitmem.cli.output import cwd, emit, json_option
+
+_FORMATS = ("text", "json", "jsonl", "md")
+
+
+def _session(ctx: click.Context) -> Any:
+    from gitmem.recall.search import Session
+    from gitmem.workspace import Workspace
+
+    return Session(Workspace.find(cwd(ctx)))
+
+
+def _print_answer(answer: dict[str, Any], fmt: str, as_json: bool) -> None:
+    from gitmem.recall.render import render
+
+    click.echo(render(answer, "json" if as_json else fmt))
+
+
+@click.command("recall")
+@click.argument("query", required=False, default="")
+@click.option("-k", "--k", "k", type=click.IntRange(1, 1000), default=None, help="How many results (default from config, 10).")
+@click.option("--as-of", "as_of", metavar="WHEN", help="Answer from memory as it stood at WHEN (date, datetime, 30d, HEAD~3, tag, oid).")
+@click.option("--since", metavar="WHEN", help="Only what entered memory after WHEN (record time).")
+@click.option("--until", metavar="WHEN", help="Only what entered memory up to WHEN (record time).")
+@click.option("--during", metavar="PERIOD", help="Only facts whose event time overlaps PERIOD (2025-11, 'Nov 2025', 2025-11-01..2025-11-30).")
+@click.option("--kind", "kinds", multiple=True, help="world|experience|opinion|observation|note (repeatable).")
+@click.option("--entity", metavar="NAME", help="Only chunks that mention this entity.")
+@click.option("--include-history", is_flag=True, help="Include superseded and removed versions.")
+@click.option("--budget", type=click.IntRange(0), default=None, metavar="TOKENS", help="Pack the best results into this many tokens.")
+@click.option("--raw", is_flag=True, help="Pass QUERY to SQLite FTS5 unchanged (FTS5 syntax).")
+@click.option("--format", "fmt", type=click.Choice(_FORMATS), default="text", show_default=True)
+@json_option
+@click.pass_context
+def recall_command(ctx: click.Context, query: str, k: int | None, as_of: str | None, since: str | None,
+                   until: str | None, during: str | None, kinds: tuple[str, ...], entity: str | None,
+                   include_history: bool, budget: int | None, raw: bool, fmt: str, as_json: bool) -> None:
+    """Search memory: lexical, temporal (--as-of), by entity, kind or event time.
+
+    \b
+    Example:
+      gitmem recall "what does Peter prefer?"
+      gitmem recall Peter --as-of 2025-11-30 --format md --budget 500
+      gitmem recall --entity Peter --during "Nov 2025" --kind world
+    """
+    from gitmem.config import load_config
+    from gitmem.recall.search import Options
+
+    with _session(ctx) as s:
+        cfg = load_config(s.ws)
+        opts = Options(k=k or cfg.recall.k, as_of=as_of, since=since, until=until, during=during,
+                       kinds=kinds, entity=entity, include_history=include_history, raw=raw,
+                       budget=cfg.recall.budget if budget is None else budget)
+        answer = s.search(query, opts).to_dict()
+    _print_answer(answer, fmt, as_json)
+
+
+@click.command("about")
+@click.argument("entity")
+@click.option("--as-of", "as_of", metavar="WHEN", help="As memory stood at WHEN.")
+@click.option("-k", "--k", "k", type=click.IntRange(1, 1000), default=25, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(_FORMATS), default="text", show_default=True)
+@json_option
+@click.pass_context
+def about_command(ctx: click.Context, entity: str, as_of: str | None, k: int, fmt: str, as_json: bool) -> None:
+    """Tell me about ENTITY: its bank/entities page plus the facts that mention it, newest first.
+
+    \b
+    Example:
+      gitmem about Peter
+      gitmem about "The Castle" --as-of 2025-11-30 --json
+    """
+    from gitmem.recall.views import about
+
+    with _session(ctx) as s:
+        data = about(s, entity, as_of=as_of, k=k)
+    if as_json or fmt in ("json", "jsonl"):
+        _print_answer(data, "json" if as_json else fmt, as_json)
+        return
+    from gitmem.recall.render import render
+
+    page = data.get("page")
+    head = f"# {data['entity']}\n" + (f"{page['text']}\n(source: {page['source']})\n" if page else "(no entity page)\n")
+    click.echo(head + render(data, fmt))
+
+
+@click.command("opinions")
+@click.option("--entity", metavar="NAME", help="Only opinions mentioning this entity.")
+@click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.0, show_default=True)
+@click.option("--as-of", "as_of", metavar="WHEN")
+@click.option("--history", is_flag=True, help="Show each opinion's confidence trajectory over time.")
+@json_option
+@click.pass_context
+def opinions_command(ctx: click.Context, entity: str | None, min_confidence: float, as_of: str | None,
+                     history: bool, as_json: bool) -> None:
+    """Opinions with confidence and evidence.
+
+    \b
+    Example:
+      gitmem opinions --entity Peter --min-confidence 0.5
+      gitmem opinions --history --json
+    """
+    from gitmem.recall.views import opinions
+
+    with _session(ctx) as s:
+        data = opinions(s, entity=entity, min_confidence=min_confidence, as_of=as_of, history=history)
+
+    def text(d: dict[str, Any]) -> str:
+        lines = [f"note: {n}" for n in d["notes"]]
+        if not d["opinions"]:
+            lines.append("no opinions")
+        for o in d["opinions"]:
+            conf = "?" if o["confidence"] is None else f"{o['confidence']:.2f}"
+            lines.append(f"- c={conf} {o['statement']} ({o['source']})")
+            for step in o.get("history", []):
+                c = "?" if step["confidence"] is None else f"{step['confidence']:.2f}"
+                lines.append(f"    {step['record_time'][:10] if step['record_time'] else '-'} c={c} {step['source']}")
+            for ev in o.get("evidence", []):
+                lines.append(f"    {ev['relation']}: {ev['content']} ({ev['source']})")
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+@click.command("why")
+@click.argument("target")
+@json_option
+@click.pass_context
+def why_command(ctx: click.Context, target: str, as_json: bool) -> None:
+    """git blame for a belief: where TARGET (text or result id) came from and how it changed.
+
+    \b
+    Example:
+      gitmem why "Peter lives in"
+      gitmem why 42 --json
+    """
+    from gitmem.recall.views import why
+
+    with _session(ctx) as s:
+        data = why(s, target)
+
+    def text(d: dict[str, Any]) -> str:
+        lines = [f"note: {n}" for n in d["notes"]]
+        for v in d["versions"]:
+            mark = "->" if v["id"] == d["match"] else "  "
+            lines.append(f"{mark} {v['record_time'] or '-'}  {v['commit'][:7] if v['commit'] else '-'}  "
+                         f"{v['author'] or ''}: {v['message'] or ''}")
+            lines.append(f"     {v['content']} ({v['source']})")
+            if v.get("valid_until"):
+                lines.append(f"     until {v['valid_until']['time']} ({v['valid_until']['commit'][:7]})")
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+@click.command("changes")
+@click.option("--since", default="7d", show_default=True, metavar="WHEN")
+@click.option("--until", default=None, metavar="WHEN")
+@click.option("--by-entity", is_flag=True, help="Group the changes by entity.")
+@json_option
+@click.pass_context
+def changes_command(ctx: click.Context, since: str, until: str | None, by_entity: bool, as_json: bool) -> None:
+    """Facts added, changed and removed in a window of record time.
+
+    \b
+    Example:
+      gitmem changes --since 7d
+      gitmem changes --since 2025-11-01 --until 2025-11-30 --by-entity --json
+    """
+    from gitmem.recall.views import changes
+
+    with _session(ctx) as s:
+        data = changes(s, since=since, until=until, by_entity=by_entity)
+
+    def text(d: dict[str, Any]) -> str:
+        lines = [f"note: {n}" for n in d["notes"]]
+        lines.append(f"changes since {d['since']}" + (f" until {d['until']}" if d["until"] else ""))
+        groups = d["by_entity"] if d.get("by_entity") else {"": d["changes"]}
+        for name, items in groups.items():
+            if name:
+                lines.append(f"@{name}:")
+            for c in items:
+                lines.append(f"  {c['change']:>7}  {c['content']} ({c['source']})")
+                if c.get("previous"):
+                    lines.append(f"           was: {c['previous']['content']}")
+        if not d["changes"]:
+            lines.append("  nothing changed")
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+@click.command("core")
+@click.option("--budget", type=click.IntRange(50), default=1500, show_default=True, metavar="TOKENS")
+@click.option("--as-of", "as_of", metavar="WHEN")
+@json_option
+@click.pass_context
+def core_command(ctx: click.Context, budget: int, as_of: str | None, as_json: bool) -> None:
+    """memory.md plus the top current facts, packed for a prompt.
+
+    \b
+    Example:
+      gitmem core --budget 800 > context.md
+    """
+    from gitmem.recall.views import core
+
+    with _session(ctx) as s:
+        data = core(s, budget=budget, as_of=as_of)
+    emit(data, as_json, lambda d: d["markdown"])
+
+
+@click.command("show")
+@click.argument("citation")
+@json_option
+@click.pass_context
+def show_command(ctx: click.Context, citation: str, as_json: bool) -> None:
+    """Print the lines a citation names, exactly as they were at its commit.
+
+    \b
+    Example:
+      gitmem show 'memory/2025-11-27.md#L12-L13@1a2b3c4'
+    """
+    from gitmem.recall.views import show
+    from gitmem.workspace import Workspace
+
+    data = show(Workspace.find(cwd(ctx)), citation)
+    emit(data, as_json, lambda d: "\n".join(f"{n:>5}  {line}" for n, line in zip(
+        range(d["start"], d["end"] + 1), d["lines"])))
+
+
+commands: list[click.Command] = [recall_command, about_command, opinions_command, why_command, changes_command,
+                                 core_command, show_command]

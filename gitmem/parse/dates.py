@@ -54,7 +54,13 @@ _DATE = re.compile(
     ),
     re.IGNORECASE,
 )
-_HAS_DIGIT = re.compile(r"\d")
+# Every form contains a digit run, and a month-first form has its month name just before its first
+# digit run. Trying the big pattern only at those anchors (instead of at every character) is what
+# makes a typical block cost microseconds rather than ~170 us.
+_DIGITS = re.compile(r"\d+")
+_MONTH_BEFORE = re.compile(
+    r"(?<![a-z])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?\s{0,3}$", re.IGNORECASE
+)
 
 
 def log_date(path: str) -> date | None:
@@ -148,15 +154,24 @@ def _resolve(m: re.Match[str], default: date | None) -> tuple[date, date] | None
 
 def find_dates(text: str, default: date | None = None) -> tuple[date, date] | None:
     """The first valid date or range written in `text` (year-less forms take `default`'s year)."""
-    if not _HAS_DIGIT.search(text):
-        return None  # every supported form has a digit; most paragraphs have none
-    for m in _DATE.finditer(text):
-        try:
-            span = _resolve(m, default)
-        except (ValueError, OverflowError):  # year 0, year 9999 + 1 on a wrapping range
-            span = None
-        if span is not None:
-            return span
+    done = 0  # text before this offset was part of an earlier (invalid) match
+    for d in _DIGITS.finditer(text):
+        p = d.start()
+        if p < done:
+            continue
+        mon = _MONTH_BEFORE.search(text, max(done, p - 16), p)
+        for start in (mon.start(), p) if mon else (p,):
+            m = _DATE.match(text, start)
+            if m is None:
+                continue
+            try:
+                span = _resolve(m, default)
+            except (ValueError, OverflowError):  # year 0, or 9999 + 1 on a wrapping range
+                span = None
+            if span is not None:
+                return span
+            done = m.end()
+            break
     return None
 
 

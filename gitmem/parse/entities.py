@@ -7,8 +7,10 @@ import unicodedata
 
 # A mention is "@" + a letter, then letters/digits/"_", with single "-", "." or "'" joining word runs
 # (so "@The-Castle" works and a trailing "." / ":" / "-" is punctuation, not part of the name).
-# The look-behind rejects e-mail addresses ("a@b.com"), "@@x", URL paths ("/@user") and "x.@y".
-_MENTION = re.compile(r"(?<![\w@./+\-])@([^\W\d_][\w]*(?:[-.'][^\W_][\w]*)*)")
+# The character before "@" must not be a letter, digit, "_" or one of "@./+-": that rejects e-mail
+# addresses ("a@b.com"), "@@x", URL paths ("/@user") and "x.@y".
+_NAME = re.compile(r"[^\W\d_]\w*(?:[-.'][^\W_]\w*)*")
+_NOT_BEFORE = frozenset("@./+-")
 _CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 MAX_SLUG = 80
@@ -21,7 +23,18 @@ def mentions(text: str) -> list[str]:
     if "`" in text:
         # `@decorator` or `npm i @scope/pkg` inside code spans is code, not a person or project.
         text = _CODE_SPAN.sub(" ", text)
-    return _MENTION.findall(text)
+    # str.find + match at each "@" is ~5x faster than one regex with a look-behind scanning all text.
+    found: list[str] = []
+    i = text.find("@")
+    while i >= 0:
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_" or text[i - 1] in _NOT_BEFORE):
+            m = _NAME.match(text, i + 1)
+            if m:
+                found.append(m.group())
+                i = text.find("@", m.end())
+                continue
+        i = text.find("@", i + 1)
+    return found
 
 
 def mention_keys(text: str) -> tuple[str, ...]:
@@ -29,7 +42,8 @@ def mention_keys(text: str) -> tuple[str, ...]:
     names = mentions(text)
     if not names:
         return ()
-    return tuple(dict.fromkeys(k for k in map(entity_key, names) if k))
+    # Deduplicate names before keying: a huge pasted file can repeat one mention millions of times.
+    return tuple(dict.fromkeys(k for k in map(entity_key, dict.fromkeys(names)) if k))
 
 
 def entity_key(name: str) -> str:

@@ -175,13 +175,13 @@ class Session:
         return {r["pos"]: r for r in self.conn.execute(f"SELECT * FROM commits WHERE pos IN ({marks})", list(positions))}
 
     def results(self, rows: list[sqlite3.Row], scores: dict[int, float] | None = None,
-                uncommitted: bool = False) -> list[dict[str, Any]]:
+                uncommitted: bool = False, at: int | None = None) -> list[dict[str, Any]]:
         commits = {} if uncommitted else self._commit_info(
             {r["valid_from"] for r in rows} | {r["valid_to"] for r in rows if r["valid_to"]}
         )
         out = []
         for r in rows:
-            out.append(to_result(r, commits, scores.get(r["id"]) if scores else None, uncommitted))
+            out.append(to_result(r, commits, scores.get(r["id"]) if scores else None, uncommitted, at))
         return out
 
     # -- search -----------------------------------------------------------------------------
@@ -234,7 +234,7 @@ class Session:
                 where.append("c.path NOT IN (SELECT path FROM wt_files)")
         limit = max(opts.k * CANDIDATES_PER_K, MIN_CANDIDATES, opts.budget // 8)
         rows, scores = self._query("chunks", "chunks_fts", q, where, params, limit)
-        results = self.results(rows, scores)
+        results = self.results(rows, scores, at=as_of_info["position"] if as_of_info else None)
         if use_overlay and self.dirty:
             owhere = [w for w in where if "valid_" not in w and "wt_files" not in w]
             oparams = _params_without_validity(where, params)
@@ -330,13 +330,16 @@ def citation(path: str, start: int, end: int, oid: str | None) -> str:
 
 
 def to_result(r: sqlite3.Row, commits: dict[int, sqlite3.Row], score: float | None,
-              uncommitted: bool = False) -> dict[str, Any]:
+              uncommitted: bool = False, at: int | None = None) -> dict[str, Any]:
+    """One result record. `at` is the as-of position: status is relative to it (a version that
+    was current then is "current" in that answer, with `valid_until` saying when it later changed)."""
     keys = r.keys()
     frm = commits.get(r["valid_from"]) if "valid_from" in keys else None
     to = commits.get(r["valid_to"]) if "valid_to" in keys and r["valid_to"] else None
     oid = frm["oid"] if frm else None
     record_time = iso(frm["commit_time"], frm["commit_tz"]) if frm else None
-    status = "uncommitted" if uncommitted else ("current" if to is None else
+    ended = to is not None and (at is None or r["valid_to"] <= at)
+    status = "uncommitted" if uncommitted else ("current" if not ended else
                                                 ("superseded" if r["successor"] else "removed"))
     res: dict[str, Any] = {
         "id": None if uncommitted else r["id"],

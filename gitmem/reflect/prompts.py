@@ -310,7 +310,6 @@ RETAIN_SYSTEM = (
 )
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_ENTITY_CHARS = re.compile(r"[^\w.-]+")
 _TEXT_LEADING = re.compile(r"^(?:[#>*+\-]+\s*)+")
 
 
@@ -329,34 +328,38 @@ def retain_prompt(log_text: str, log_date: str) -> tuple[str, str]:
     return RETAIN_SYSTEM, user
 
 
-def _entity_token(name: str, log_text: str) -> str | None:
-    """`name` as an @mention token, only if the entity really occurs in the log (a tiny model
-    invents names); matching tolerates case and '-', '_', ' ' differences like entity lookup does."""
-    token = _ENTITY_CHARS.sub("-", name.strip().lstrip("@")).strip("-.")
-    if not token:
+def _entity_mention(name: str, log_text: str) -> str | None:
+    """`@Slug` for `name`, only if the entity really occurs in the log (a tiny model invents
+    names) and its slug is a safe entity name; matching is `entity_key`'s (case, '-', '_', ' ')."""
+    from gitmem.parse import entity_key, entity_slug
+
+    try:
+        slug = entity_slug(name)
+    except ValueError:
         return None
-    loose = re.compile(r"[\s_-]+")
-    haystack = loose.sub(" ", log_text.casefold())
-    needle = loose.sub(" ", token.casefold())
-    return token if needle in haystack else None
-
-
-def _is_retain_bullet(line: str) -> bool:
-    from gitmem.parse import parse_retain_bullet
-
-    return parse_retain_bullet(line) is not None
+    key = entity_key(slug)
+    haystack = entity_key(log_text)
+    if not key or not re.search(r"(?<![\w])" + re.escape(key) + r"(?![\w])", haystack):
+        return None
+    return f"@{slug}"
 
 
 def bullet_line(item: dict[str, Any], log_text: str) -> str | None:
     """One Retain list item (`- W @Peter: text`) built from a validated answer item, or None when
-    the result is not a single valid Retain bullet."""
+    the result is not a single valid Retain bullet per `gitmem.parse.parse_retain_bullet`."""
+    from gitmem.parse import RetainFact, entity_key, parse_retain_bullet
+
     text = _cap(_TEXT_LEADING.sub("", _one_line(item["text"])).strip(), BULLET_TEXT_MAX_CHARS)
     if not any(c.isalnum() for c in text):
         return None
-    entity = _entity_token(item["entity"], log_text) if item["entity"] else None
-    mention = f" @{entity}" if entity and f"@{entity}".casefold() not in text.casefold() else ""
-    line = f"- {item['kind']}{mention}: {text}"
-    return line if "\n" not in line and _is_retain_bullet(line) else None
+    mention = _entity_mention(item["entity"], log_text) if item["entity"].strip() else None
+    line = f"- {item['kind']} {mention}: {text}" if mention else f"- {item['kind']}: {text}"
+    fact = parse_retain_bullet(line)
+    if not isinstance(fact, RetainFact):
+        return None
+    if mention and entity_key(mention) not in fact.entities:
+        return None
+    return line
 
 
 def draft_retain(model: Model, log_text: str, log_date: str) -> list[str]:

@@ -1,0 +1,40 @@
+"""Rendering recall answers for people (text), programs (json, jsonl) and prompts (md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gitmem.recall.search import render_line
+
+FORMATS = ("text", "json", "jsonl", "md")
+
+
+def render(answer: dict[str, Any], fmt: str) -> str:
+    results: list[dict[str, Any]] = answer.get("results", [])
+    if fmt == "json":
+        return json.dumps(answer, ensure_ascii=False, indent=2)
+    if fmt == "jsonl":
+        return "\n".join(json.dumps(r, ensure_ascii=False) for r in results)
+    header = _header(answer)
+    if fmt == "md":
+        lines = [f"<!-- {header} -->"] if header else []
+        lines += [f"- {render_line(r)}" for r in results]
+        return "\n".join(lines)
+    lines = [f"note: {n}" for n in answer.get("notes", [])]
+    if header:
+        lines.append(header)
+    if not results:
+        lines.append("no matching memory")
+    for i, r in enumerate(results, 1):
+        status = "" if r["status"] == "current" else f" [{r['status']}]"
+        lines.append(f"{i:>2}. {render_line(r)}{status}")
+    return "\n".join(lines)
+
+
+def _header(answer: dict[str, Any]) -> str:
+    as_of = answer.get("as_of")
+    if not as_of:
+        return ""
+    commit = (as_of.get("commit") or "before the first commit")[:12]
+    return f"as of {as_of['when']} (commit {commit}, {as_of.get('commit_time') or '-'})"

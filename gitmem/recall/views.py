@@ -1,0 +1,243 @@
+"""Answers built on the search session: about, opinions, why, changes, core, show."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gitmem.errors import GitmemError
+from gitmem.parse import decode, entity_key, split_lines
+from gitmem.recall.search import Options, Session, estimate_tokens, iso, pack, render_line
+from gitmem.timeline import git
+from gitmem.workspace import Workspace
+
+ENTITY_DIR = "bank/entities/"
+_CITATION = re.compile(r"^(?P<path>.+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)$")
+
+
+def _validity(s: Session, as_of: str | None) -> tuple[str, list[Any], dict[str, Any] | None]:
+    """SQL condition on chunks `c` for 'in memory now' or 'in memory at WHEN'."""
+    if as_of is None:
+        return "c.valid_to IS NULL", [], None
+    pos, _ = s.position(as_of)
+    row = s.commit_at(pos)
+    info = {"when": as_of, "position": pos, "commit": row["oid"] if row else None,
+            "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}
+    return "c.valid_from <= ? AND (c.valid_to IS NULL OR c.valid_to > ?)", [pos, pos], info
+
+
+def _file_at(ws: Workspace, oid: str, path: str) -> str | None:
+    proc = git.run(ws.root, ["cat-file", "blob", f"{oid}:{path}"], check=False)
+    return decode(proc.stdout)[0] if proc.returncode == 0 else None
+
+
+def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> dict[str, Any]:
+    key = entity_key(entity)
+    if not key:
+        raise GitmemError(f"{entity!r} is not an entity name", "try a name like Peter or The-Castle")
+    cond, params, as_of_info = _validity(s, as_of)
+    page: dict[str, Any] | None = None
+    rows = s.conn.execute(
+        f"SELECT DISTINCT c.path, c.valid_from FROM chunks c WHERE c.path LIKE 'bank/entities/%' AND {cond}"
+        " ORDER BY c.valid_from DESC", params
+    ).fetchall()
+    for row in rows:
+        stem = row["path"][len(ENTITY_DIR):].rsplit(".", 1)[0]
+        if entity_key(stem) == key:
+            commit = as_of_info["commit"] if as_of_info else s.tip
+            text = _file_at(s.ws, commit, row["path"]) if commit else None
+            if text is not None:
+                page = {"path": row["path"], "text": text.strip(), "commit": commit,
+                        "source": f"{row['path']}#L1-L{max(len(split_lines(text.rstrip())), 1)}@{commit[:7]}"}
+            break
+    answer = s.search("", Options(k=max(k * 4, 100), as_of=as_of, entity=key))
+    facts = [r for r in answer.results if not r["path"].startswith(ENTITY_DIR)]
+    facts.sort(key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
+    return {"entity": key, "page": page, "as_of": as_of_info, "index": s.index_info(),
+            "notes": answer.notes, "results": facts[:k]}
+
+
+def _chain(s: Session, chunk_id: int) -> list[int]:
+    """All versions of a chunk, oldest first, following supersession links both ways."""
+    back: list[int] = []
+    cur = chunk_id
+    seen = {cur}
+    while True:
+        row = s.conn.execute("SELECT id FROM chunks WHERE successor = ? ORDER BY id LIMIT 1", (cur,)).fetchone()
+        if row is None or row[0] in seen:
+            break
+        cur = row[0]
+        seen.add(cur)
+        back.append(cur)
+    fwd: list[int] = []
+    cur = chunk_id
+    while True:
+        row = s.conn.execute("SELECT successor FROM chunks WHERE id = ?", (cur,)).fetchone()
+        if row is None or row[0] is None or row[0] in seen:
+            break
+        cur = row[0]
+        seen.add(cur)
+        fwd.append(cur)
+    return list(reversed(back)) + [chunk_id] + fwd
+
+
+def _rows_by_id(s: Session, ids: list[int]) -> list[dict[str, Any]]:
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = s.conn.execute(
+        "SELECT c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.entities, c.confidence,"
+        f" c.event_start, c.event_end, c.content, c.valid_from, c.valid_to, c.successor FROM chunks c WHERE c.id IN ({marks})",
+        ids,
+    ).fetchall()
+    order = {i: n for n, i in enumerate(ids)}
+    results = s.results(sorted(rows, key=lambda r: order[r["id"]]))
+    return results
+
+
+def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0.0,
+             as_of: str | None = None, history: bool = False) -> dict[str, Any]:
+    answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",)))
+    out = []
+    for r in answer.results:
+        if (r["confidence"] if r["confidence"] is not None else 0.5) < min_confidence:
+            continue
+        item: dict[str, Any] = {
+            "id": r["id"], "statement": r["content"], "confidence": r["confidence"], "entities": r["entities"],
+            "last_updated": r["record_time"], "timestamp": r["timestamp"], "source": r["source"],
+            "status": r["status"], "evidence": [{"relation": "stated", "content": r["content"], "source": r["source"]}],
+        }
+        if history and r["id"] is not None:
+            versions = _rows_by_id(s, _chain(s, r["id"]))
+            item["history"] = [{"confidence": v["confidence"], "record_time": v["record_time"],
+                                "content": v["content"], "source": v["source"]} for v in versions]
+        out.append(item)
+    out.sort(key=lambda o: -(o["confidence"] or 0))
+    return {"opinions": out, "as_of": answer.as_of, "index": s.index_info(), "notes": answer.notes}
+
+
+def why(s: Session, target: str) -> dict[str, Any]:
+    notes = list(s.notes)
+    if target.isdigit():
+        chunk_id = int(target)
+        if not s.conn.execute("SELECT 1 FROM chunks WHERE id = ?", (chunk_id,)).fetchone():
+            raise GitmemError(f"no chunk with id {chunk_id}", "take an id from `gitmem recall --json` results")
+    else:
+        hits = s.search(target, Options(k=1, include_history=True)).results
+        hits = [h for h in hits if h["id"] is not None]
+        if not hits:
+            raise GitmemError(f"nothing in memory's history matches {target!r}", "try fewer or other words")
+        chunk_id = hits[0]["id"]
+    ids = _chain(s, chunk_id)
+    versions = _rows_by_id(s, ids)
+    commits = {r["pos"]: r for r in s.conn.execute(
+        f"SELECT * FROM commits WHERE pos IN (SELECT valid_from FROM chunks WHERE id IN ({','.join('?' * len(ids))}))",
+        ids)}
+    pos_of = {r["id"]: r["valid_from"] for r in s.conn.execute(
+        f"SELECT id, valid_from FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    for v in versions:
+        c = commits.get(pos_of.get(v["id"]))
+        v["author"] = c["author"] if c else None
+        v["message"] = c["message"].splitlines()[0] if c and c["message"] else None
+    return {"target": target, "match": chunk_id, "versions": versions, "index": s.index_info(), "notes": notes}
+
+
+def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
+    p0 = s.position_before(since)
+    p1 = s.position(until)[0] if until else (s.conn.execute("SELECT max(pos) FROM commits").fetchone()[0] or 0)
+    added_ids = [r[0] for r in s.conn.execute(
+        "SELECT id FROM chunks WHERE valid_from > ? AND valid_from <= ? ORDER BY id", (p0, p1))]
+    gone_ids = [r[0] for r in s.conn.execute(
+        "SELECT id FROM chunks WHERE valid_to > ? AND valid_to <= ? ORDER BY id", (p0, p1))]
+    rows = {r["id"]: r for r in _rows_by_id(s, sorted(set(added_ids) | set(gone_ids)))}
+    predecessor = {r[1]: r[0] for r in s.conn.execute(
+        f"SELECT id, successor FROM chunks WHERE successor IN ({','.join('?' * len(added_ids))})", added_ids)} \
+        if added_ids else {}
+    out: list[dict[str, Any]] = []
+    replaced: set[int] = set()
+    for i in added_ids:
+        r = dict(rows[i])
+        prev = predecessor.get(i)
+        if prev is not None and prev in rows:
+            r["change"] = "changed"
+            r["previous"] = {"content": rows[prev]["content"], "source": rows[prev]["source"],
+                             "confidence": rows[prev]["confidence"]}
+            replaced.add(prev)
+        else:
+            r["change"] = "added"
+        out.append(r)
+    for i in gone_ids:
+        if i in replaced or rows[i]["status"] == "superseded" and rows[i].get("successor") in rows:
+            continue
+        r = dict(rows[i])
+        r["change"] = "removed"
+        out.append(r)
+    data: dict[str, Any] = {"since": since, "until": until, "from_position": p0, "to_position": p1,
+                            "changes": out, "index": s.index_info(), "notes": list(s.notes)}
+    if by_entity:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for r in out:
+            for e in r["entities"] or ["(none)"]:
+                groups.setdefault(e, []).append(r)
+        data["by_entity"] = dict(sorted(groups.items()))
+    return data
+
+
+def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[str, Any]:
+    """memory.md (always first: it is the user's curated core) plus the newest facts that fit."""
+    cond, params, as_of_info = _validity(s, as_of)
+    commit = as_of_info["commit"] if as_of_info else s.tip
+    memory_md = ""
+    if as_of is None and (s.ws.root / "memory.md").is_file():
+        memory_md = decode((s.ws.root / "memory.md").read_bytes())[0]
+    elif commit:
+        memory_md = _file_at(s.ws, commit, "memory.md") or ""
+    memory_md = memory_md.strip()
+    used = estimate_tokens(memory_md)
+    if used > budget:  # keep whole lines of memory.md up to the budget
+        kept: list[str] = []
+        used = 0
+        for line in memory_md.splitlines():
+            cost = estimate_tokens(line)
+            if used + cost > budget:
+                break
+            kept.append(line)
+            used += cost
+        memory_md = "\n".join(kept)
+    answer = s.search("", Options(k=200, as_of=as_of, kinds=("world", "experience", "opinion", "observation")))
+    facts = sorted(answer.results, key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
+    facts = pack(facts, max(budget - used, 0))
+    md = "# Core memory (memory.md)\n\n" + (memory_md or "(empty)")
+    if facts:
+        md += "\n\n# Recent facts\n\n" + "\n".join(f"- {render_line(r)}" for r in facts)
+    return {"memory_md": memory_md, "facts": facts, "markdown": md, "budget": budget,
+            "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(), "notes": answer.notes}
+
+
+def show(ws: Workspace, citation: str) -> dict[str, Any]:
+    m = _CITATION.match(citation.strip())
+    if not m:
+        raise GitmemError(f"{citation!r} is not a citation", "citations look like memory/2025-11-27.md#L12-L13@1a2b3c4")
+    path, start = m.group("path"), int(m.group("s"))
+    end = int(m.group("e") or start)
+    rev = m.group("rev")
+    if rev == "worktree":
+        try:
+            text = decode((ws.root / path).read_bytes())[0]
+        except OSError:
+            raise GitmemError(f"{path} does not exist in the working tree", "check the path") from None
+        oid = None
+    else:
+        oid = git.resolve(ws.root, rev)
+        if oid is None:
+            raise GitmemError(f"commit {rev} is not in this repository", "fetch it, or check the citation")
+        got = _file_at(ws, oid, path)
+        if got is None:
+            raise GitmemError(f"{path} does not exist at commit {rev}", "check the path in the citation")
+        text = got
+    lines = split_lines(text)
+    if start < 1 or end < start or end > len(lines):
+        raise GitmemError(f"lines {start}-{end} are outside {path} at {rev} ({len(lines)} lines)",
+                          "check the line range in the citation")
+    return {"citation": citation, "path": path, "commit": oid, "start": start, "end": end,
+            "lines": lines[start - 1 : end]}
