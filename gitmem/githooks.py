@@ -24,13 +24,17 @@ import json
 import os
 import shlex
 import sys
+import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
 from gitmem.workspace import Workspace
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
 
 HOOKS = ("post-commit", "post-merge", "post-rewrite", "post-checkout")
 MARKER = "# gitmem-managed-hook"
@@ -190,7 +194,8 @@ def uninstall(ws: Workspace) -> HooksReport:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}Z"
 
 
 def _state_path(ws: Workspace) -> Path:
@@ -235,6 +240,8 @@ def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
 
 
 def _parse_time(text: str) -> datetime | None:
+    from datetime import datetime
+
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

@@ -8,13 +8,29 @@ the lock (or to the next recall, which catches up), and any other error is appen
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-NULL_OID = "0" * 40
+# Any of these at the top of the work tree makes it a memory workspace (see _skip).
+WORKSPACE_MARKS = (".memory", ".gitmem.toml", "memory.md", "memory")
 
 
-def _skip(hook: str, args: list[str]) -> bool:
+def _git_dir(top: Path) -> Path:
+    """This work tree's own git dir, without running git: hooks get GIT_DIR in linked worktrees;
+    otherwise `.git` is the directory itself or (worktrees, submodules) a "gitdir: X" file."""
+    env = os.environ.get("GIT_DIR")
+    if env:
+        return top / env  # an absolute GIT_DIR replaces `top` in the join
+    dotgit = top / ".git"
+    if dotgit.is_file():
+        text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            return top / text[len("gitdir:") :].strip()
+    return dotgit
+
+
+def _skip(hook: str, args: list[str], top: Path) -> bool:
     if hook == "post-checkout":
         # args: previous HEAD, new HEAD, flag; flag "0" is a file checkout (`git checkout -- f`),
         # which does not move HEAD. A null previous HEAD is `git clone` / `git worktree add`:
@@ -23,7 +39,15 @@ def _skip(hook: str, args: list[str]) -> bool:
             return True
         if args and set(args[0]) == {"0"}:
             return True
-    return False
+    if hook in ("post-commit", "post-checkout"):
+        # A rebase runs these for every picked commit on a detached HEAD; its post-rewrite at the
+        # end updates the index once (and an aborted rebase leaves nothing to update).
+        git_dir = _git_dir(top)
+        if (git_dir / "rebase-merge").is_dir() or (git_dir / "rebase-apply").is_dir():
+            return True
+    # A hooks directory shared by many repositories (a global core.hooksPath) must not grow a
+    # .memory index in every repository that commits: only memory workspaces are indexed.
+    return not any((top / name).exists() for name in WORKSPACE_MARKS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,13 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m gitmem.hookrun <hook-name> [hook args...]", file=sys.stderr)
         return 0
     hook, rest = args[0], args[1:]
-    if _skip(hook, rest):
-        return 0
     try:
+        # git runs hooks from the top of the work tree (a bare repository's hooks run in the git
+        # dir, where Workspace.find fails: there is no memory to index).
+        top = Path.cwd()
+        if _skip(hook, rest, top):
+            return 0
         from gitmem.workspace import Workspace
 
-        # git runs hooks from the top of the work tree; a bare repository has no memory to index.
-        ws = Workspace.find(Path.cwd())
+        ws = Workspace.find(top)
     except Exception:
         return 0
 

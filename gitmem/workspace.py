@@ -17,6 +17,10 @@ class Workspace:
 
     root: Path
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.root, Path):  # accept str from library callers
+            object.__setattr__(self, "root", Path(self.root))
+
     @classmethod
     def find(cls, start: Path | str) -> Workspace:
         """The workspace containing `start`; raises NotAWorkspace with a next step otherwise."""
@@ -39,5 +43,13 @@ class Workspace:
         return self.root / CONFIG_FILE
 
     def ensure_derived(self) -> Path:
-        self.derived.mkdir(parents=True, exist_ok=True)
+        """Create .memory/ and make sure git ignores it even without a .gitignore line: a committed
+        index would be swept into history by `git add -A` and resurrected by `git reset --hard`."""
+        if not self.derived.is_dir():
+            self.derived.mkdir(parents=True, exist_ok=True)
+            if not git.ok(self.root, "check-ignore", "-q", f"{DERIVED_DIR}/index.sqlite"):
+                exclude = git.git_path(self.root, "info/exclude")
+                exclude.parent.mkdir(parents=True, exist_ok=True)
+                with exclude.open("a", encoding="utf-8") as fh:
+                    fh.write(f"\n# derived gitmem index (rebuildable from git)\n/{DERIVED_DIR}/\n")
         return self.derived

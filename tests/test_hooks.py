@@ -188,15 +188,17 @@ def test_post_rewrite_stdin_reaches_legacy_on_amend_and_rebase(repo: GitRepo) ->
 
     # Rebase the branch onto a new base commit: every rewritten pair arrives on stdin.
     out.unlink()
-    _reset_trace(repo.path)
     second = repo.commit("day 2", date="2025-11-28", files={"memory/2025-11-28.md": "# b\n"})
     repo.git("checkout", "-q", "-b", "other", base)
     repo.commit("other", date="2025-11-29", files={"bank/world.md": "# World\n"})
     repo.git("checkout", "-q", "main")
+    _reset_trace(repo.path)
     repo.git("rebase", "-q", "other", date="2025-11-30")
     rebased = repo.git("rev-list", "--reverse", "other..main").split()
     assert out.read_text() == f"args: rebase\n{amended} {rebased[0]}\n{second} {rebased[1]}\n"
     assert _hookrun_ran(repo.path, "post-rewrite")
+    # The per-pick post-commit runs are skipped: post-rewrite updates once at the end.
+    assert not _hookrun_ran(repo.path, "post-commit")
 
 
 def test_post_merge_runs(repo: GitRepo) -> None:
@@ -223,21 +225,48 @@ def test_post_checkout_skips_file_checkout_and_new_worktrees(repo: GitRepo, monk
     assert (repo.path / ".memory").exists()  # a branch checkout does run
 
 
+def _commit_quietly(repo: GitRepo) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(repo.path), "commit", "-q", "--allow-empty", "-m", "x"], capture_output=True, text=True
+    )
+
+
+def test_repository_that_is_not_a_memory_workspace_is_left_alone(repo: GitRepo) -> None:
+    # e.g. a global core.hooksPath shared by every repository on the machine
+    repo.commit("code", files={"main.py": "print(1)\n", "README.md": "# Project\n"})
+    githooks.install(Workspace(repo.path))
+    proc = _commit_quietly(repo)
+    assert proc.returncode == 0
+    assert not (repo.path / ".memory").exists()
+    repo.write("memory.md", "# Memory\n")
+    assert _commit_quietly(repo).returncode == 0
+    assert _hookrun_ran(repo.path, "post-commit")
+
+
 def test_failing_gitmem_never_fails_commit_and_is_logged(repo: GitRepo) -> None:
     _init(repo)
     _write_hook(_hooks(repo) / "post-commit", LEGACY_COMMIT)
     githooks.install(Workspace(repo.path))
-    # An index that cannot be opened at all: a directory where the database file should be.
-    (repo.path / ".memory" / "index.sqlite").mkdir(parents=True)
+    # An error the indexer cannot repair by itself: the workspace config is not TOML.
+    repo.write(".gitmem.toml", "this is = = not toml [[\n")
 
-    proc = subprocess.run(
-        ["git", "-C", str(repo.path), "commit", "-q", "--allow-empty", "-m", "x"], capture_output=True, text=True
-    )
+    proc = _commit_quietly(repo)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
     assert (repo.path / "legacy.out").read_text() == "legacy \n"
     error = githooks.last_hook_error(Workspace(repo.path))
     assert error is not None and " post-commit " in error
     assert error.split(" ", 1)[0].endswith("Z")
+
+
+def test_junk_index_never_fails_commit(repo: GitRepo) -> None:
+    _init(repo)
+    githooks.install(Workspace(repo.path))
+    repo.write(".memory/index.sqlite", b"\x00junk, not a database\xff" * 100)
+
+    proc = _commit_quietly(repo)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
+    # Whether the indexer rebuilt the junk or gave up, the hook ran and said which.
+    assert _hookrun_ran(repo.path, "post-commit")
 
 
 @pytest.mark.parametrize("python", ["/nonexistent/bin/python3", "/usr/bin/python3"])
@@ -253,9 +282,7 @@ def test_missing_interpreter_or_gitmem_is_silent_and_logged(repo: GitRepo, pytho
     githooks.install(Workspace(repo.path), python=python)
     (repo.path / ".memory").mkdir()
 
-    proc = subprocess.run(
-        ["git", "-C", str(repo.path), "commit", "-q", "--allow-empty", "-m", "x"], capture_output=True, text=True
-    )
+    proc = _commit_quietly(repo)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == ""
     assert (repo.path / "legacy.out").read_text() == "legacy \n"
     error = githooks.last_hook_error(Workspace(repo.path))

@@ -1,7 +1,156 @@
-"""reflect_cmd commands."""
+"""`gitmem reflect` (propose bank/ updates on a review branch) and `gitmem review` (show/merge/discard)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import click
 
-commands: list[click.Command] = []
+from gitmem.cli.output import cwd, emit, json_option
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]:
+    """A click progress bar on stderr, fed by the library's (done, total, label) callback."""
+    if not enabled:
+        yield None
+        return
+    bar: Any = None
+
+    def update(done: int, total: int, label: str) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label="reflecting", file=sys.stderr, show_pos=True)
+            bar.__enter__()
+        bar.length = total
+        bar.label = f"reflecting: {label[:40]:<40}"
+        bar.update(max(0, done - bar.pos))
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+def _reflect_text(r: dict[str, Any]) -> str:
+    status = r["status"]
+    if status in ("nothing-new", "up-to-date"):
+        return r.get("message", status)
+    lines = []
+    head = {"written": "Proposal written to", "unchanged": "Proposal unchanged on", "dry-run": "Dry run (no ref written) for"}
+    lines.append(f"{head.get(status, status)} {r['branch']} ({(r.get('commit') or '')[:7]}), "
+                 f"{r['facts']} facts through {r['through'][:7]}, model: {r.get('model') or 'none'}")
+    for c in r.get("changes", []):
+        if "opinion" in c:
+            lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f}, "
+                         f"{len(c['evidence'])} evidence)")
+        else:
+            lines.append(f"  {c['status']:<8} {c['path']}")
+    for s in r.get("skipped", []):
+        lines.append(f"  skipped  {s['path']} [{s['block']}]: {s['reason']}")
+    for j in r.get("rejected", []):
+        lines.append(f"  rejected {j['item']}: {j['reason']}")
+    for n in r.get("notes", []):
+        lines.append(f"  note: {n}")
+    if r.get("diffstat"):
+        lines += ["", r["diffstat"]]
+    if status != "dry-run":
+        lines += ["", "Next: gitmem review   (then gitmem review --merge or --discard)"]
+    return "\n".join(lines)
+
+
+@click.command("reflect")
+@click.option("--since", metavar="WHEN", help="Read facts added after WHEN (date, 30d, rev) instead of since the last reflection.")
+@click.option("--model", "model_path", metavar="PATH", help="GGUF model file (default: reflect.model, $GITMEM_MODEL, bundled SmolLM2).")
+@click.option("--dry-run", is_flag=True, help="Print the proposal summary and diff stat; write no branch.")
+@click.option("--no-llm", is_flag=True, help="Deterministic part only: no summaries, judgements or drafted Retain.")
+@click.option("--if-needed", is_flag=True, help="Exit 0 at once when nothing is new (for cron).")
+@json_option
+@click.pass_context
+def reflect_command(ctx: click.Context, since: str | None, model_path: str | None, dry_run: bool, no_llm: bool,
+                    if_needed: bool, as_json: bool) -> None:
+    """Propose bank/ page updates from the facts since the last reflection, as a commit on a
+    review branch (default gitmem/reflect). Your branch, index and working tree are never touched.
+
+    \b
+    Example:
+      gitmem reflect                  # then: gitmem review
+      gitmem reflect --no-llm --dry-run
+      gitmem reflect --if-needed      # cheap no-op when nothing is new (cron)
+    """
+    from gitmem.reflect.run import RunOptions, reflect
+    from gitmem.workspace import Workspace
+
+    ws = Workspace.find(cwd(ctx))
+
+    def load_model() -> Any:
+        from gitmem.reflect.model import CachedModel, LlamaModel
+
+        return CachedModel.for_workspace(LlamaModel.from_workspace(ws, model_path), ws)
+
+    with _progress(not as_json and sys.stderr.isatty()) as progress:
+        result = reflect(ws, RunOptions(since=since, model=None if no_llm else load_model, dry_run=dry_run,
+                                        if_needed=if_needed, progress=progress))
+    emit(result, as_json, _reflect_text)
+
+
+def _review_text(r: dict[str, Any]) -> str:
+    if r.get("status") == "merged":
+        return f"Merged proposal {r['commit'][:7]} as {r['merge'][:7]} ({len(r['paths'])} files); the index is updated."
+    if r.get("status") == "discarded":
+        return f"Discarded proposal {r['commit'][:7]}; branch {r['branch']} deleted."
+    s = r.get("summary") or {}
+    lines = [f"Proposal {r['commit'][:7]} on {r['branch']} (base {r['base'][:7]}, {s.get('facts', '?')} facts, "
+             f"model: {s.get('model') or 'none'})"]
+    for n in r.get("notes", []):
+        lines.append(f"NOTE: {n}")
+    for c in s.get("changes", []):
+        if "opinion" in c:
+            lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f})")
+            for e in c.get("evidence", []):
+                lines.append(f"    {e['relation']} ({e['strength']}, {e['delta']:+.2f}) {e['source']}")
+        else:
+            lines.append(f"  {c['status']:<8} {c['path']}")
+    for sk in s.get("skipped", []):
+        lines.append(f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}")
+    for j in s.get("rejected", []):
+        lines.append(f"  rejected {j['item']}: {j['reason']}")
+    lines += ["", r["diffstat"], "", r.get("diff", ""), "",
+              "Merge with `gitmem review --merge`, drop with `gitmem review --discard`."]
+    return "\n".join(lines)
+
+
+@click.command("review")
+@click.option("--merge", "do_merge", is_flag=True, help="Merge the proposal into the current branch (git merge --no-ff).")
+@click.option("--discard", "do_discard", is_flag=True, help="Delete the proposal branch.")
+@json_option
+@click.pass_context
+def review_command(ctx: click.Context, do_merge: bool, do_discard: bool, as_json: bool) -> None:
+    """Show the pending reflection proposal (diff, evidence, confidence deltas), or merge/discard it.
+
+    \b
+    Example:
+      gitmem review
+      gitmem review --merge
+      gitmem review --discard --json
+    """
+    from gitmem.reflect import review
+    from gitmem.workspace import Workspace
+
+    if do_merge and do_discard:
+        raise click.UsageError("choose one of --merge and --discard")
+    ws = Workspace.find(cwd(ctx))
+    if do_merge:
+        result = review.merge(ws)
+    elif do_discard:
+        result = review.discard(ws)
+    else:
+        result = review.show(ws)
+    emit(result, as_json, _review_text)
+
+
+commands: list[click.Command] = [reflect_command, review_command]

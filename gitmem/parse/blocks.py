@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 
 from gitmem.parse.dates import log_date, parse_event_time
 from gitmem.parse.entities import mention_keys
@@ -186,35 +187,57 @@ class _Chunker:
         if not start:
             return
         self.start = 0
-        lines = self.lines[start - 1 : end]
-        text = "\n".join(lines)
-        kind, fact, confidence = NOTE, False, None
         pending = self.pending
-        if pending == _ITEM:
-            first = lines[0][self.marker_end :]
-            if self.in_retain and self.top_item:
-                result = classify(first)
-                if isinstance(result, Problem):
-                    self.diagnostics.append(Diagnostic(self.path, start, result.code, result.message))
-                else:
-                    kind, fact, confidence = KIND_LETTERS[result.letter], True, result.confidence
-                    first = result.body
-            body = first if len(lines) == 1 else first + "\n" + "\n".join(lines[1:])
-        elif pending == _CODE:
-            # The fence lines (and the info string) are markup, not content.
-            body = "\n".join(lines[1:-1] if self.fence_closed else lines[1:])
-        else:
-            body = text
-        content = " ".join(body.split())
-        if pending == _CODE:
-            entities: tuple[str, ...] = ()
-            ev_start = ev_end = self.default.isoformat() if self.default else None
-        else:
-            entities = mention_keys(content)
-            ev_start, ev_end = parse_event_time(content, self.default)
+        text = "\n".join(self.lines[start - 1 : end])
+        kind, fact, confidence, content, entities, ev_start, ev_end, problem = _derive(
+            text,
+            pending,
+            self.marker_end if pending == _ITEM else 0,
+            pending == _ITEM and self.in_retain and self.top_item,
+            pending == _CODE and self.fence_closed,
+            self.default,
+        )
+        if problem is not None:
+            self.diagnostics.append(Diagnostic(self.path, start, problem.code, problem.message))
         self.blocks.append(
             Block(start, end, self.heading, text, content, kind, fact, entities, confidence, ev_start, ev_end)
         )
+
+
+# The indexer parses every version of every changed file, and consecutive versions of a file
+# share almost all of their blocks: memoising the per-block work on the block's own text makes a
+# re-parse cost little more than the line scan. Everything below depends only on the arguments.
+@lru_cache(maxsize=16384)
+def _derive(
+    text: str, pending: int, marker_end: int, candidate: bool, fence_closed: bool, default: date | None
+) -> tuple[str, bool, float | None, str, tuple[str, ...], str | None, str | None, Problem | None]:
+    kind, fact, confidence, problem = NOTE, False, None, None
+    if pending == _ITEM:
+        body = text[marker_end:]
+        if candidate:
+            nl = body.find("\n")
+            first, rest = (body, "") if nl < 0 else (body[:nl], body[nl:])
+            result = classify(first)
+            if isinstance(result, Problem):
+                problem = result
+            else:
+                kind, fact, confidence = KIND_LETTERS[result.letter], True, result.confidence
+                body = result.body + rest
+    elif pending == _CODE:
+        # The fence lines (and the info string) are markup, not content.
+        lines = text.split("\n")
+        body = "\n".join(lines[1:-1] if fence_closed else lines[1:])
+    else:
+        body = text
+    content = " ".join(body.split())
+    if pending == _CODE:
+        # Code is quoted material: "@decorator" is not a person and a version date is not an event.
+        entities: tuple[str, ...] = ()
+        ev_start = ev_end = default.isoformat() if default else None
+    else:
+        entities = mention_keys(content)
+        ev_start, ev_end = parse_event_time(content, default)
+    return kind, fact, confidence, content, entities, ev_start, ev_end, problem
 
 
 def parse_markdown(data: str | bytes, path: str, *, max_bytes: int | None = None) -> ParsedFile:

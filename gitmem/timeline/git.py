@@ -210,3 +210,17 @@ def dirty_markdown(repo: Path | str) -> list[tuple[str, str]]:
             continue
         result.append(("D" if "D" in xy else "M", path))
     return result
+
+
+ZERO_OID = "0" * 40
+
+
+def update_ref(repo: Path | str, ref: str, new: str | None, old: str | None) -> bool:
+    """Compare-and-swap a ref: point `ref` at `new` (None deletes it) only if it currently is `old`
+    (None = must not exist). git holds the ref's lock file while checking, so two concurrent
+    writers cannot both win. False when the ref did not have the expected value."""
+    if new is None:
+        args = ["update-ref", "-d", ref, old or ZERO_OID]
+    else:
+        args = ["update-ref", ref, new, old or ZERO_OID]
+    return run(repo, args, check=False).returncode == 0

@@ -12,7 +12,7 @@ diffs, a patch that does not apply) the new text is read with one long-lived `gi
 
 from __future__ import annotations
 
-import re
+import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,23 +190,23 @@ def _header(text: str) -> tuple[CommitInfo, str]:
 
 
 def _commit_blocks(repo: Path, args: list[str]) -> Iterator[str]:
-    """Split the streamed log into one text block per commit."""
+    """Split the streamed log into one text block per commit (header + patch, newline-terminated)."""
+    sep = "\n" + _MARK
     pending = ""
+    # Incremental: a multi-byte character split across two reads must decode as one character.
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
     for raw in git.stream(repo, args):
-        pending += raw.decode("utf-8", "surrogateescape")
-        pieces = pending.split("\n" + _MARK)
-        if pending.startswith(_MARK):
-            pieces[0] = pieces[0][len(_MARK) :]
+        pending += decoder.decode(raw)
+        pieces = pending.split(sep)
         for piece in pieces[:-1]:
-            if piece:
-                yield piece
-        pending = pieces[-1] if len(pieces) > 1 else pending
-        if len(pieces) > 1:
-            pending = _MARK + pending
-    if pending.startswith(_MARK):
-        pending = pending[len(_MARK) :]
+            yield piece + "\n"  # the separator consumed this block's final newline
+        pending = pieces[-1]
     if pending:
         yield pending
+
+
+def _strip_mark(block: str) -> str:
+    return block[len(_MARK) :] if block.startswith(_MARK) else block
 
 
 def walk(repo: Path, tip: str, base: str | None) -> Iterator[tuple[CommitInfo, list[FileChange]]]:
@@ -225,7 +225,7 @@ def walk(repo: Path, tip: str, base: str | None) -> Iterator[tuple[CommitInfo, l
     states = FileStates(repo, base)
     try:
         for block in _commit_blocks(repo, args):
-            info, patch = _header(block)
+            info, patch = _header(_strip_mark(block))
             changes: list[FileChange] = []
             if patch.strip():
                 for patched in unidiff.PatchSet(patch.lstrip("\n")):

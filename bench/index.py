@@ -1,0 +1,229 @@
+"""Indexing benchmark: full rebuild against the `git log -p` floor, memory, size, hook latency.
+
+    .venv/bin/python bench/index.py                      # sizes 1000,10000
+    .venv/bin/python bench/index.py --sizes 1000,10000,100000 --write
+
+For each size it generates (once; cached under bench/out/, keyed by the generator's source) a
+synthetic workspace with bench/gen_history.py and measures, in one run:
+  floor      `git log -p --first-parent > /dev/null`: what reading the history costs git alone
+  rebuild    `gitmem -C REPO index --rebuild` as a subprocess (cold: the old index is deleted)
+  ratio      rebuild / floor
+  peak RSS   of the indexer process (and its git children), from wait4()'s rusage
+  index      size of .memory/index.sqlite (+ WAL), and the chunk versions it holds
+  hook       the post-commit hook script run after each of N one-file daily-log commits made with
+             hooks disabled, timed from process start to exit: median and p90
+Prints a Markdown table; --write also puts it in bench/RESULTS.md under "## Index" (only that
+section is replaced: the file's other sections belong to other benchmarks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+RESULTS = BENCH / "RESULTS.md"
+SECTION = "## Index"
+
+
+def gitmem_exe() -> list[str]:
+    exe = ROOT / ".venv" / "bin" / "gitmem"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("gitmem")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "gitmem"]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def history(commits: int) -> Path:
+    """The generated repo for `commits`, reused while bench/gen_history.py is unchanged."""
+    gen = BENCH / "gen_history.py"
+    key = hashlib.sha256(gen.read_bytes()).hexdigest()[:10]
+    repo = OUT / f"hist-{commits}-{key}"
+    done = repo / ".git" / "gen-ok"  # written last: a generation cut short is redone
+    if not done.exists():
+        if repo.exists():
+            shutil.rmtree(repo)
+        print(f"generating {commits} commits into {repo} ...", file=sys.stderr)
+        subprocess.run([sys.executable, str(gen), str(repo), "--commits", str(commits)], check=True)
+        done.touch()
+    return repo
+
+
+def timed(cmd: list[str], cwd: Path | None = None, stdout: int | None = subprocess.DEVNULL) -> tuple[float, int, int]:
+    """(wall seconds, exit code, peak RSS in bytes) of one process and the children it waited for."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read() if proc.stderr else b""
+    if proc.returncode != 0:
+        sys.stderr.write(err.decode("utf-8", "replace"))
+    return elapsed, proc.returncode, usage.ru_maxrss * 1024  # Linux reports KiB
+
+
+def status(repo: Path) -> dict[str, object]:
+    proc = subprocess.run([*gitmem_exe(), "-C", str(repo), "status", "--json"], capture_output=True, text=True)
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        return {}
+
+
+def index_bytes(repo: Path) -> int:
+    return sum(p.stat().st_size for p in (repo / ".memory").glob("index.sqlite*"))
+
+
+def hook_latency(repo: Path, n: int) -> tuple[list[float], str | None]:
+    """Seconds per post-commit hook run, and the hook error if it failed (then times are void)."""
+    head = git(repo, "rev-parse", "HEAD")
+    subprocess.run([*gitmem_exe(), "-C", str(repo), "hooks", "install"], check=True, capture_output=True)
+    hook = Path(git(repo, "rev-parse", "--path-format=absolute", "--git-path", "hooks")) / "post-commit"
+    last = max(p.stem for p in (repo / "memory").glob("*.md"))
+    day = date.fromisoformat(last)
+    times: list[float] = []
+    try:
+        for i in range(n):
+            day += timedelta(days=1)
+            rel = f"memory/{day.isoformat()}.md"
+            (repo / rel).write_text(
+                f"# {day.isoformat()}\n\nShort day.\n\n## Retain\n"
+                f"- W @Peter: Benchmark fact number {i} about the hook latency.\n"
+                f"- O(c=0.8) @Peter: Prefers fast hooks.\n"
+            )
+            git(repo, "add", rel)
+            stamp = f"{day.isoformat()}T12:00:00+00:00"
+            subprocess.run(
+                ["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"log {day}"],
+                check=True, env={**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
+            )
+            # git runs post-commit with the work tree root as cwd and no arguments.
+            elapsed, code, _ = timed(["sh", str(hook)], cwd=repo)
+            times.append(elapsed)
+        error = status(repo).get("last_hook_error")
+        behind = status(repo).get("behind")
+        if not error and behind not in (0, None):
+            error = f"index is {behind} commit(s) behind after the hooks ran"
+    finally:
+        subprocess.run([*gitmem_exe(), "-C", str(repo), "hooks", "uninstall"], check=True, capture_output=True)
+        git(repo, "reset", "-q", "--hard", head)
+    return times, error  # type: ignore[return-value]
+
+
+def measure(commits: int, hook_commits: int) -> dict[str, object]:
+    repo = history(commits)
+    # Warm the page cache once, then time: the floor and the rebuild see the same warm cache.
+    subprocess.run(["git", "-C", str(repo), "log", "-p", "--first-parent"], stdout=subprocess.DEVNULL, check=True)
+    floor, code, _ = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
+    assert code == 0
+    shutil.rmtree(repo / ".memory", ignore_errors=True)
+    rebuild, code, rss = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
+    row: dict[str, object] = {"commits": commits, "floor_s": floor, "ok": code == 0}
+    if code != 0:
+        return row
+    st = status(repo)
+    counts = st.get("counts") if isinstance(st.get("counts"), dict) else {}
+    row.update(
+        rebuild_s=rebuild,
+        ratio=rebuild / floor if floor else None,
+        rss_mb=rss / 2**20,
+        index_mb=index_bytes(repo) / 2**20,
+        versions=counts.get("chunks_total"),  # type: ignore[union-attr]
+        facts=counts.get("facts_current"),  # type: ignore[union-attr]
+    )
+    if hook_commits:
+        times, error = hook_latency(repo, hook_commits)
+        row["hook_error"] = error
+        if times:
+            ms = sorted(t * 1000 for t in times)
+            row["hook_median_ms"] = statistics.median(ms)
+            row["hook_p90_ms"] = ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]
+    return row
+
+
+def table(rows: list[dict[str, object]], hook_commits: int) -> str:
+    def f(v: object, fmt: str) -> str:
+        return "—" if v is None else format(v, fmt)
+
+    head = (
+        "| commits | `git log -p` floor (s) | `index --rebuild` (s) | ratio | peak RSS (MB) | index (MB) "
+        f"| chunk versions | current facts | post-commit hook median / p90 (ms, n={hook_commits}) |"
+    )
+    lines = [head, "|" + "---:|" * 9]
+    notes = []
+    for r in rows:
+        if not r.get("ok"):
+            lines.append(f"| {r['commits']} | {f(r['floor_s'], '.2f')} | failed | | | | | | |")
+            continue
+        hook = f"{f(r.get('hook_median_ms'), '.0f')} / {f(r.get('hook_p90_ms'), '.0f')}"
+        if r.get("hook_error"):
+            hook += " (failed)"
+            notes.append(f"- {r['commits']} commits: hook error: {r['hook_error']}")
+        lines.append(
+            f"| {r['commits']} | {f(r['floor_s'], '.2f')} | {f(r.get('rebuild_s'), '.2f')} | {f(r.get('ratio'), '.1f')}x "
+            f"| {f(r.get('rss_mb'), '.0f')} | {f(r.get('index_mb'), '.1f')} | {r.get('versions') or '—'} "
+            f"| {r.get('facts') or '—'} | {hook} |"
+        )
+    git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+    env = (
+        f"Measured {date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} CPU(s), "
+        f"Python {platform.python_version()}, {git_version}. Histories from `bench/gen_history.py` (seed 1). "
+        "Hook latency is the installed post-commit script (sh + python + incremental update of one "
+        "one-file commit), process start to exit."
+    )
+    return "\n".join(lines + [""] + notes + ([""] if notes else []) + [env])
+
+
+def write_section(body: str) -> None:
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    lines = text.splitlines()
+    section = [SECTION, "", "Reproduce: `.venv/bin/python bench/index.py --sizes ... --write` (see bench/README.md).", "", body, ""]
+    try:
+        start = lines.index(SECTION)
+    except ValueError:
+        new = lines + ([""] if lines and lines[-1] else []) + section
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        new = lines[:start] + section + lines[end:]
+    RESULTS.write_text("\n".join(new).rstrip("\n") + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,10000", help="comma-separated commit counts (default 1000,10000)")
+    ap.add_argument("--hook-commits", type=int, default=15, help="commits timed for hook latency (0 = skip)")
+    ap.add_argument("--write", action="store_true", help=f"also write the table into {RESULTS.relative_to(ROOT)}")
+    args = ap.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    OUT.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n in sizes:
+        print(f"measuring {n} commits ...", file=sys.stderr)
+        rows.append(measure(n, args.hook_commits))
+    body = table(rows, args.hook_commits)
+    print(body)
+    if args.write:
+        write_section(body)
+    return 0 if all(r.get("ok") and not r.get("hook_error") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""`gitmem mcp`: the memory as Model Context Protocol tools, over stdio.
+
+Each tool calls the same library function as the matching CLI command and returns the same dict
+its `--json` prints (see docs/json-contract.md), so an agent can switch between the CLI and MCP
+without relearning the shapes. Every call opens its own recall Session: the session catches the
+index up first, so a tool call always sees the newest commits (including a `retain` made a
+moment earlier). Errors come back as an MCP error result whose text (and structured content) is
+the CLI's JSON error object {"error", "hint", "type"}.
+
+Uses the official MCP Python SDK (`pip install 'gitmem[mcp]'`): `MCPServer` in mcp 2.x, which
+was called `FastMCP` in 1.x; both register plain typed functions as tools with JSON-schema inputs.
+"""
+
+# No `from __future__ import annotations` here: the SDK reads each tool's parameter annotations at
+# runtime to build its JSON schema, and string annotations of these nested functions could not be
+# resolved (they refer to names local to build_server).
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from gitmem.errors import GitmemError
+from gitmem.workspace import Workspace
+
+SERVER_NAME = "gitmem"
+TOOL_NAMES = ("recall", "about", "opinions", "changes", "why", "core", "retain")
+
+INSTRUCTIONS = """\
+gitmem is this assistant's long-term memory: Markdown files in a git repository, searchable with
+citations. Call `recall` (or `about` for a person/project) before answering questions about
+people, decisions, preferences or the past; cite results by their `source`
+(path#Lx-Ly@commit). Call `retain` to save a durable fact as one bullet:
+`W @Entity: fact` (world), `B: I did ...` (experience), `O(c=0.8) @Entity: opinion`,
+`S: summary`. Use `as_of` to answer from memory as it stood at a date or git revision."""
+
+
+def _sdk() -> tuple[Any, Any]:
+    """The server class and the CallToolResult type of the installed SDK (2.x first, then 1.x)."""
+    try:
+        from mcp.server.mcpserver import MCPServer as server_cls
+    except ImportError:
+        try:
+            from mcp.server.fastmcp import FastMCP as server_cls  # mcp 1.x
+        except ImportError:
+            raise GitmemError(
+                "the MCP server needs the `mcp` package, which is not installed",
+                "pip install 'gitmem[mcp]'",
+            ) from None
+    from mcp.types import CallToolResult
+
+    return server_cls, CallToolResult
+
+
+def error_dict(exc: GitmemError) -> dict[str, Any]:
+    """The JSON error object, identical to what the CLI prints in --json mode."""
+    return {"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}
+
+
+def build_server(ws: Workspace) -> Any:
+    """An MCP server exposing gitmem's tools for the workspace `ws` (not yet running)."""
+    from pydantic import Field
+
+    server_cls, call_tool_result = _sdk()
+    server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS)
+
+    def guarded(fn: Callable[[], dict[str, Any]]) -> Any:
+        try:
+            return fn()
+        except GitmemError as exc:
+            err = error_dict(exc)
+            return call_tool_result.model_validate({
+                "content": [{"type": "text", "text": json.dumps(err, ensure_ascii=False)}],
+                "structuredContent": err,
+                "isError": True,
+            })
+
+    def session() -> Any:
+        from gitmem.recall.search import Session
+
+        return Session(ws)
+
+    When = Annotated[str | None, Field(description="A date (2025-11-30), datetime, relative (30d) or git revision"
+                                                   " (HEAD~3, a tag, an oid); default: now.")]
+
+    @server.tool(description="Search memory (lexical, by entity, kind or event time; time-travel with as_of). "
+                             "Returns ranked facts, each with a citation in `source`.")
+    def recall(
+        query: Annotated[str, Field(description="What to look for: words, names, a question.")] = "",
+        k: Annotated[int | None, Field(ge=1, le=1000, description="How many results (default 10).")] = None,
+        as_of: When = None,
+        since: Annotated[str | None, Field(description="Only what entered memory after this time.")] = None,
+        until: Annotated[str | None, Field(description="Only what entered memory up to this time.")] = None,
+        during: Annotated[str | None, Field(description="Event-time window: 2025-11, 'Nov 2025', "
+                                                        "2025-11-01..2025-11-30.")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Any of world, experience, opinion, "
+                                                             "observation, note.")] = None,
+        entity: Annotated[str | None, Field(description="Only facts that mention this entity.")] = None,
+        include_history: Annotated[bool, Field(description="Also superseded and removed versions.")] = False,
+        budget: Annotated[int | None, Field(ge=0, description="Pack the best results into this many "
+                                                              "tokens (0 = no budget).")] = None,
+        raw: Annotated[bool, Field(description="Pass query to SQLite FTS5 unchanged.")] = False,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.config import load_config
+            from gitmem.recall.search import Options
+
+            with session() as s:
+                cfg = load_config(s.ws)
+                opts = Options(k=k or cfg.recall.k, as_of=as_of, since=since, until=until, during=during,
+                               kinds=tuple(kinds or ()), entity=entity, include_history=include_history,
+                               raw=raw, budget=cfg.recall.budget if budget is None else budget)
+                return s.search(query, opts).to_dict()
+
+        return guarded(run)
+
+    @server.tool(description="Tell me about an entity (person, project, place): its bank/entities page and "
+                             "the facts that mention it, newest first.")
+    def about(
+        entity: Annotated[str, Field(description="Entity name: Peter, The-Castle, 'The Castle', @warelay.")],
+        as_of: When = None,
+        k: Annotated[int, Field(ge=1, le=1000, description="How many facts.")] = 25,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.recall.views import about as about_view
+
+            with session() as s:
+                return about_view(s, entity, as_of=as_of, k=k)
+
+        return guarded(run)
+
+    @server.tool(description="Opinions (what someone prefers or believes) with confidence and evidence.")
+    def opinions(
+        entity: Annotated[str | None, Field(description="Only opinions mentioning this entity.")] = None,
+        min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0,
+        as_of: When = None,
+        history: Annotated[bool, Field(description="Include each opinion's confidence over time.")] = False,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.recall.views import opinions as opinions_view
+
+            with session() as s:
+                return opinions_view(s, entity=entity, min_confidence=min_confidence, as_of=as_of,
+                                     history=history)
+
+        return guarded(run)
+
+    @server.tool(description="Facts added, changed and removed in a window of record time.")
+    def changes(
+        since: Annotated[str, Field(description="Start of the window: 7d, 2025-11-01, a git revision.")] = "7d",
+        until: Annotated[str | None, Field(description="End of the window (default: now).")] = None,
+        by_entity: Annotated[bool, Field(description="Also group the changes by entity.")] = False,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.recall.views import changes as changes_view
+
+            with session() as s:
+                return changes_view(s, since=since, until=until, by_entity=by_entity)
+
+        return guarded(run)
+
+    @server.tool(description="git blame for a belief: where a fact came from and every version of it.")
+    def why(
+        target: Annotated[str, Field(description="Text of the fact, or a result id from recall.")],
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.recall.views import why as why_view
+
+            with session() as s:
+                return why_view(s, target)
+
+        return guarded(run)
+
+    @server.tool(description="Core memory for the prompt: memory.md plus the newest facts, within a token "
+                             "budget. The `markdown` field is ready to paste.")
+    def core(
+        budget: Annotated[int, Field(ge=50, description="Token budget.")] = 1500,
+        as_of: When = None,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.recall.views import core as core_view
+
+            with session() as s:
+                return core_view(s, budget=budget, as_of=as_of)
+
+        return guarded(run)
+
+    @server.tool(description="Save one durable fact: append a Retain bullet to today's daily log "
+                             "(memory/YYYY-MM-DD.md) and commit it. Grammar: `W @Entity: fact` (world), "
+                             "`B: I did ...` (experience), `O(c=0.8) @Entity: opinion`, `S: summary`.")
+    def retain(
+        bullet: Annotated[str, Field(description="One line, e.g. 'W @Peter: Moved to Lisbon on 2025-11-20.'")],
+        day: Annotated[str | None, Field(description="The log's day, YYYY-MM-DD (default: today).")] = None,
+        commit: Annotated[bool, Field(description="Commit the log file (default true).")] = True,
+    ) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            from gitmem.retain import retain as retain_fn
+
+            return retain_fn(ws, bullet, day=day, commit=commit)
+
+        return guarded(run)
+
+    return server
+
+
+def serve(ws: Workspace) -> None:
+    """Run the MCP server on stdin/stdout until the client disconnects."""
+    build_server(ws).run("stdio")

@@ -1,0 +1,148 @@
+"""Proposal commits written directly as git objects, and the review branch moved by compare-and-swap.
+
+Nothing here touches HEAD, the index file or the working tree: blobs, trees and the commit are
+created with pygit2 from the base commit's tree, and the branch ref moves with
+`git update-ref <ref> <new> <old>` (gitmem.timeline.git.update_ref), which fails instead of
+clobbering when another run moved the ref since we read it.
+
+Determinism: the author and committer are the fixed identity IDENTITY and both timestamps are
+the base commit's committer time and offset, so the same base, state and model output give the
+same commit id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitmem.errors import GitmemError
+from gitmem.reflect.safety import BaseEntry, check_write
+from gitmem.timeline import git
+
+IDENTITY = ("gitmem reflect", "reflect@gitmem.invalid")
+
+
+class ReflectRace(GitmemError):
+    """Another process moved the review branch while this run was working."""
+
+
+def ref_name(branch: str) -> str:
+    if branch.startswith("refs/"):
+        ref = branch
+    else:
+        ref = f"refs/heads/{branch}"
+    if not git.ok(".", "check-ref-format", ref):
+        raise GitmemError(f"{branch!r} is not a valid branch name", "set reflect.branch to e.g. gitmem/reflect")
+    return ref
+
+
+def read_ref(root: Path, ref: str) -> str | None:
+    proc = git.run(root, ["rev-parse", "--verify", "--quiet", ref], check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+class Builder:
+    """Accumulates file changes over a base commit, each passing the safety gate, then writes the commit."""
+
+    def __init__(self, root: Path, base: str) -> None:
+        import pygit2  # lazy: ~60 ms, only reflection needs it
+
+        self._pygit2 = pygit2
+        self.repo = pygit2.Repository(str(root))
+        self.base = self.repo.get(base)
+        if self.base is None:
+            raise GitmemError(f"commit {base} not found", "run `gitmem index` and try again")
+        self.changes: dict[str, bytes] = {}
+
+    def entry(self, path: str) -> BaseEntry:
+        try:
+            obj = self.base.tree[path]
+        except (KeyError, ValueError):
+            return BaseEntry(None)
+        return BaseEntry(int(obj.filemode))
+
+    def read(self, path: str) -> bytes | None:
+        """The content at `path` as it will be in the proposal (pending changes first)."""
+        if path in self.changes:
+            return self.changes[path]
+        try:
+            obj = self.base.tree[path]
+        except (KeyError, ValueError):
+            return None
+        if obj.type_str != "blob":
+            return None
+        return bytes(obj.data)
+
+    def base_text(self, path: str) -> str | None:
+        try:
+            obj = self.base.tree[path]
+        except (KeyError, ValueError):
+            return None
+        if obj.type_str != "blob":
+            return None
+        return bytes(obj.data).decode("utf-8", "replace")
+
+    def write(self, path: str, data: bytes) -> bool:
+        """Stage `data` at `path` after the safety gate; False when it equals the base content."""
+        old = None
+        try:
+            obj = self.base.tree[path]
+            if obj.type_str == "blob":
+                old = bytes(obj.data)
+        except (KeyError, ValueError):
+            pass
+        check_write(path, old, data, self.entry)
+        if old == data:
+            self.changes.pop(path, None)
+            return False
+        self.changes[path] = data
+        return True
+
+    def commit(self, message: str) -> str:
+        """Write blobs, trees and the commit object; returns its oid (no ref is moved)."""
+        pg = self._pygit2
+        tree_oid = self._tree(self.base.tree, "", self.changes)
+        t = self.base.commit_time
+        offset = self.base.commit_time_offset
+        sig = pg.Signature(IDENTITY[0], IDENTITY[1], t, offset)
+        oid = self.repo.create_commit(None, sig, sig, message, tree_oid, [self.base.id])
+        return str(oid)
+
+    def _tree(self, tree: object | None, prefix: str, changes: dict[str, bytes]) -> object:
+        pg = self._pygit2
+        tb = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
+        here: dict[str, bytes] = {}
+        below: dict[str, dict[str, bytes]] = {}
+        for path, data in changes.items():
+            name, sep, rest = path.partition("/")
+            if sep:
+                below.setdefault(name, {})[rest] = data
+            else:
+                here[name] = data
+        for name, data in here.items():
+            tb.insert(name, self.repo.create_blob(data), pg.GIT_FILEMODE_BLOB)
+        for name, sub in below.items():
+            child = None
+            if tree is not None:
+                try:
+                    existing = tree[name]  # type: ignore[index]
+                    child = existing if existing.type_str == "tree" else None
+                except KeyError:
+                    child = None
+            tb.insert(name, self._tree(child, f"{prefix}{name}/", sub), pg.GIT_FILEMODE_TREE)
+        return tb.write()
+
+
+def move(root: Path, ref: str, new: str | None, expected: str | None) -> None:
+    """CAS the ref from `expected` to `new` (None deletes); ReflectRace when someone else moved it."""
+    if git.update_ref(root, ref, new, expected):
+        return
+    now = read_ref(root, ref)
+    if now == new:
+        return  # a concurrent run wrote the very same result: nothing was lost
+    short = ref.removeprefix("refs/heads/")
+    raise ReflectRace(
+        f"{short} was changed by another `gitmem reflect`/`gitmem review` while this one ran "
+        f"(expected {expected[:7] if expected else 'no branch'}, found {now[:7] if now else 'no branch'}); "
+        "this run's proposal was not written",
+        "run `gitmem review` to see the proposal that won, or re-run `gitmem reflect`",
+    )

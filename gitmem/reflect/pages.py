@@ -1,0 +1,181 @@
+"""Bank pages: generated content lives in marked blocks; everything else belongs to people.
+
+    <!-- gitmem:begin facts -->
+    ...generated...
+    <!-- gitmem:end facts -->
+
+`merge_page` is the only way reflection changes a page:
+- text outside the markers is kept byte for byte; a missing block is appended at the end;
+- a block is replaced only when its current text hashes to what reflection wrote last time
+  (recorded in bank/.reflect.json). Otherwise a person edited it (or wrote it) and it is left
+  alone, and the proposal says so. A block a person deleted is not re-added either.
+Rendering helpers turn fact records (recall result dicts) into lines with citations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitmem.reflect.safety import clean_inline
+
+_MARK = re.compile(r"^<!-- gitmem:(begin|end) ([a-z0-9-]{1,40}) -->$")
+KIND_LETTER = {"world": "W", "experience": "B", "opinion": "O", "observation": "S", "note": "N"}
+
+
+def begin(name: str) -> str:
+    return f"<!-- gitmem:begin {name} -->"
+
+
+def end(name: str) -> str:
+    return f"<!-- gitmem:end {name} -->"
+
+
+def block_hash(inner: str) -> str:
+    norm = "\n".join(ln.rstrip() for ln in inner.strip("\n").split("\n"))
+    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Span:
+    begin: int  # line index of the begin marker
+    end: int  # line index of the end marker
+    inner: str
+
+
+def find_blocks(text: str) -> tuple[dict[str, Span], set[str]]:
+    """Well-formed blocks by name, and the names that are malformed or repeated (left alone)."""
+    lines = text.split("\n")
+    found: dict[str, Span] = {}
+    bad: set[str] = set()
+    open_name: str | None = None
+    open_at = 0
+    for i, line in enumerate(lines):
+        m = _MARK.match(line.strip())
+        if not m:
+            continue
+        what, name = m.groups()
+        if what == "begin":
+            if open_name is not None:
+                bad.add(open_name)
+            open_name, open_at = name, i
+        elif open_name == name:
+            if name in found:
+                bad.add(name)
+            found[name] = Span(open_at, i, "\n".join(lines[open_at + 1 : i]))
+            open_name = None
+        else:
+            bad.add(name)
+    if open_name is not None:
+        bad.add(open_name)
+    for name in bad:
+        found.pop(name, None)
+    return found, bad
+
+
+@dataclass
+class PageResult:
+    text: str
+    hashes: dict[str, str] = field(default_factory=dict)  # state keys -> hash, for every block we own
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+
+def merge_page(path: str, old: str | None, title: str, blocks: list[tuple[str, str]],
+               recorded: dict[str, str]) -> PageResult:
+    """The page at `path` with `blocks` [(name, inner text)] merged in (see the module docstring)."""
+    text = old if old is not None else f"# {clean_inline(title, 120)}\n"
+    res = PageResult(text=text)
+    spans, bad = find_blocks(text)
+    for name, inner in blocks:
+        key = f"{path}#{name}"
+        inner = inner.strip("\n")
+        rec = recorded.get(key)
+        if name in bad:
+            res.skipped.append({"path": path, "block": name, "reason": "its gitmem markers are broken or repeated"})
+            if rec:
+                res.hashes[key] = rec
+            continue
+        span = spans.get(name)
+        if span is not None:
+            if rec is None:
+                res.skipped.append({"path": path, "block": name,
+                                    "reason": "not written by reflection (no record in bank/.reflect.json)"})
+                continue
+            if block_hash(span.inner) != rec:
+                res.skipped.append({"path": path, "block": name, "reason": "edited by hand since the last reflection"})
+                res.hashes[key] = rec
+                continue
+            lines = res.text.split("\n")
+            lines[span.begin + 1 : span.end] = inner.split("\n")
+            res.text = "\n".join(lines)
+            spans, bad = find_blocks(res.text)
+        else:
+            if rec is not None:
+                res.skipped.append({"path": path, "block": name, "reason": "removed by hand since the last reflection"})
+                res.hashes[key] = rec
+                continue
+            if res.text and not res.text.endswith("\n"):
+                res.text += "\n"
+            res.text += f"\n{begin(name)}\n{inner}\n{end(name)}\n"
+            spans, bad = find_blocks(res.text)
+        res.hashes[key] = block_hash(inner)
+        res.written.append(name)
+    return res
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def fact_line(r: dict[str, Any], *, with_kind: bool = True, limit: int = 300) -> str:
+    """`- W: text (path#Lx-Ly@sha7)` for one fact record."""
+    kind = KIND_LETTER.get(r["kind"], "N")
+    body = clean_inline(r["content"], limit)
+    return f"- {kind}: {body} ({r['source']})" if with_kind else f"- {body} ({r['source']})"
+
+
+def dated(r: dict[str, Any]) -> str:
+    start, stop = r.get("event_start"), r.get("event_end")
+    if start and stop and stop != start:
+        return f"{start} – {stop}"
+    return start or (r.get("record_time") or "")[:10] or "undated"
+
+
+def entity_blocks(summary: str | None, facts: list[dict[str, Any]], opinions: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The generated blocks of an entity page: summary, facts, timeline, opinions."""
+    blocks: list[tuple[str, str]] = []
+    if summary:
+        blocks.append(("summary", clean_inline(summary, 400)))
+    if facts:
+        blocks.append(("facts", "## Facts\n" + "\n".join(fact_line(r) for r in facts)))
+        timeline = sorted(facts, key=lambda r: (dated(r), r["path"], r["lines"][0]))
+        blocks.append(("timeline", "## Timeline\n" + "\n".join(
+            f"- {dated(r)}: {clean_inline(r['content'], 160)} ({r['source']})" for r in timeline)))
+    if opinions:
+        blocks.append(("opinions", "## Opinions\n" + "\n".join(
+            f"- c={o['confidence']:.2f}: {clean_inline(o['statement'], 240)} (see bank/opinions.md)" for o in opinions)))
+    return blocks
+
+
+def list_block(facts: list[dict[str, Any]]) -> str:
+    return "\n".join(fact_line(r, with_kind=False) for r in facts) or "_(no current facts)_"
+
+
+def opinions_block(opinions: list[dict[str, Any]]) -> str:
+    """The bank/opinions.md block: one valid Retain bullet per opinion (so the index reads them as
+    opinions with confidence), then the evidence in a separate section (never nested bullets)."""
+    retain = [o["bullet"] for o in opinions if o.get("bullet")]
+    out = ["## Retain", *retain, "", "## Evidence"]
+    for n, o in enumerate(opinions, 1):
+        out += ["", f"### {n}. {clean_inline(o['statement'], 120)}",
+                f"- confidence: {o['confidence']:.2f} (stated {o['stated_text']}; this reflection {o['delta']:+.2f})",
+                f"- last_updated: {o['last_updated']}",
+                f"- stated in: {o['source']}"]
+        for rel in ("supports", "contradicts"):
+            for ev in o[rel]:
+                out.append(f"- {rel} ({ev['strength']}, {ev['delta']:+.2f}): {clean_inline(ev['content'], 200)} ({ev['source']})")
+        if not o["supports"] and not o["contradicts"]:
+            out.append("- no evidence judged yet")
+    return "\n".join(out)

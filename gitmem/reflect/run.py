@@ -1,0 +1,414 @@
+"""`gitmem reflect`: read the facts since the last reflection, write one proposal commit on the
+review branch.
+
+Flow: the base is HEAD (the index must be at HEAD); the last reflection point is `through` in
+HEAD's bank/.reflect.json (or --since); the facts in that window pick which entity pages, opinions,
+lists and daily logs to propose; the model (optional) only summarizes, judges and drafts; pages are
+merged block by block (pages.py); every write passes the safety gate (safety.py); the commit is
+built from objects (branch.py) with a deterministic identity and time; the branch moves by CAS.
+
+Re-running replaces the pending proposal (a new commit on the current HEAD, the branch moved from
+the value read at the start). The proposal commit holds the new state file, so merging it records
+the reflection; discarding it leaves the last reflection point where it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from gitmem.config import load_config
+from gitmem.errors import GitmemError
+from gitmem.parse import entity_key, is_retain_heading, log_date, mentions, parse_retain_bullet, split_lines
+from gitmem.parse.model import RetainFact
+from gitmem.reflect import confidence, gather, pages
+from gitmem.reflect.branch import Builder, move, read_ref, ref_name
+from gitmem.reflect.safety import ENTITIES_DIR, STATE_PATH, UnsafeWrite, clean_inline, entity_page
+from gitmem.reflect.state import State, read_state
+from gitmem.timeline import git
+from gitmem.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gitmem.reflect.model import Model
+
+Progress = Callable[[int, int, str], None]
+PROPOSE_MEMORY_AT = 0.85  # opinions at or above this confidence are proposed for memory.md
+
+
+@dataclass
+class RunOptions:
+    since: str | None = None
+    model: Callable[[], Model] | None = None  # a factory: the model is loaded only when needed
+    dry_run: bool = False
+    if_needed: bool = False
+    progress: Progress | None = None
+
+
+def _iso_date(ts: int) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
+
+
+def _okey(content: str) -> str:
+    return hashlib.sha1(" ".join(content.lower().split()).encode("utf-8")).hexdigest()[:12]
+
+
+def _ev_dict(ev: confidence.Evidence, at: str) -> dict[str, Any]:
+    return {"content": clean_inline(ev.content, 300), "source": ev.source, "path": ev.path, "commit": ev.commit,
+            "strength": ev.strength, "delta": ev.delta, "at": at}
+
+
+def _display_names(facts: list[dict[str, Any]]) -> dict[str, str]:
+    """entity key -> the most used spelling of its @mentions (ties: alphabetical)."""
+    seen: dict[str, Counter[str]] = {}
+    for r in facts:
+        for raw in mentions(r["content"]):
+            seen.setdefault(entity_key(raw), Counter())[raw] += 1
+    return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in seen.items()}
+
+
+class _Run:
+    def __init__(self, ws: Workspace, opts: RunOptions) -> None:
+        self.ws = ws
+        self.opts = opts
+        self.root = ws.root
+        self.cfg = load_config(ws)
+        self.ref = ref_name(self.cfg.reflect.branch)
+        self.rejected: list[dict[str, str]] = []
+        self.skipped: list[dict[str, str]] = []
+        self.changes: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.model: Model | None = None
+        self.done = 0
+        self.total = 1
+
+    def tick(self, label: str) -> None:
+        self.done += 1
+        if self.opts.progress:
+            self.opts.progress(min(self.done, self.total), self.total, label)
+
+    def reject(self, what: str, reason: str) -> None:
+        self.rejected.append({"item": clean_inline(what, 120), "reason": clean_inline(reason, 200)})
+
+    def ask(self, what: str, fn: Callable[[], Any]) -> Any:
+        """One model task; invalid output is reported and skipped, never fatal."""
+        from gitmem.reflect.model import InvalidModelOutput
+
+        try:
+            return fn()
+        except InvalidModelOutput as exc:
+            self.reject(what, exc.reason)
+            return None
+
+    # ------------------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        from gitmem.recall.search import Session
+
+        root = self.root
+        head = git.head(root)
+        if head is None:
+            raise GitmemError("the repository has no commits yet", "commit some memory, then run `gitmem reflect`")
+        branch = self.ref.removeprefix("refs/heads/")
+        if git.current_branch(root) == branch:
+            raise GitmemError(f"HEAD is on the review branch {branch}",
+                              "check out your own branch first (e.g. `git switch main`), then run `gitmem reflect`")
+        pending = read_ref(root, self.ref)  # the CAS expectation, read before any slow work
+        pending_base = git.first_parent(root, pending) if pending else None
+        state = read_state(root, head)
+        self.notes += state.notes
+        result: dict[str, Any] = {"branch": branch, "base": head, "pending": pending, "commit": None,
+                                  "dry_run": self.opts.dry_run}
+        if self.opts.if_needed and pending and pending_base == head and not self.opts.since:
+            return {**result, "status": "up-to-date", "commit": pending,
+                    "message": f"a proposal built on HEAD is already pending on {branch}: run `gitmem review`"}
+        with Session(self.ws) as s:
+            self.notes += s.notes
+            if s.tip != head:
+                raise GitmemError(
+                    "the index does not follow HEAD (index.branch points elsewhere, or another indexer is running)",
+                    "check out the indexed branch, or wait a moment and re-run `gitmem reflect`")
+            if self.opts.since:
+                start = s.position_before(self.opts.since)
+            else:
+                pos = gather.position_of(s, state.through)
+                if pos is None:
+                    self.notes.append(f"the last reflection ({state.through[:7] if state.through else '?'}) is not on this "
+                                      "branch's history any more: reading all facts")
+                    pos = 0
+                start = pos
+            win = gather.window(s, start, self.cfg.reflect.max_facts)
+            if win.capped:
+                self.notes.append(f"more than reflect.max_facts={self.cfg.reflect.max_facts} new facts: this run reads "
+                                  f"those through {win.through[:7]}; run again for the rest")
+            builder = Builder(root, head)
+            logs = self._logs_without_retain(builder, win)
+            result.update({"since": state.through if not self.opts.since else self.opts.since,
+                           "through": win.through, "facts": len(win.facts)})
+            if not win.facts and not (logs and self.opts.model):
+                return {**result, "status": "nothing-new", "notes": self.notes,
+                        "message": "no new facts since the last reflection"}
+            if self.opts.model is not None:
+                self.model = self.opts.model()
+            return self._propose(s, builder, state, win, logs, pending, result)
+
+    def _logs_without_retain(self, builder: Builder, win: gather.Window) -> list[str]:
+        out = []
+        for path in win.paths:
+            if not path.startswith("memory/") or log_date(path) is None:
+                continue
+            text = builder.base_text(path)
+            if text is None:
+                continue
+            if not any(ln.startswith("#") and is_retain_heading(ln.lstrip("#")) for ln in split_lines(text)):
+                out.append(path)
+        return out
+
+    # ------------------------------------------------------------------------------------
+    def _propose(self, s: Any, builder: Builder, state: State, win: gather.Window, logs: list[str],
+                 pending: str | None, result: dict[str, Any]) -> dict[str, Any]:
+        at = _iso_date(win.through_time)
+        names = _display_names(win.facts)
+        keys = sorted({k for r in win.facts for k in r["entities"]})
+        ops = gather.current_opinions(s)
+        pairs = self._pairs(s, ops, win) if self.model else {}
+        self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if self.model else 0) + 4
+        blocks: dict[str, str] = {}
+
+        opinions = self._opinions(ops, pairs, state, at)
+        if opinions:
+            self._write_page(builder, "bank/opinions.md", "Opinions", [("opinions", pages.opinions_block(opinions))],
+                             state, blocks, "opinions")
+        self.tick("opinions")
+
+        existing = self._entity_pages(builder)
+        for key in keys:
+            self.tick(f"entity {key}")
+            name = names.get(key, key)
+            try:
+                path = existing.get(key) or entity_page(name)
+            except UnsafeWrite as exc:
+                self.reject(f"entity {name}", exc.reason)
+                continue
+            facts = gather.entity_facts(s, key)
+            summary = None
+            if self.model and facts:
+                from gitmem.reflect.prompts import summarize_entity
+
+                model = self.model
+                summary = self.ask(f"summary of {name}", lambda: summarize_entity(model, name, [f["content"] for f in facts]))
+            about = [o for o in opinions if key in o["entities"]]
+            self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about), state, blocks, "entity")
+
+        for kind, path, title in (("world", "bank/world.md", "World"), ("experience", "bank/experience.md", "Experience")):
+            if any(r["kind"] == kind for r in win.facts):
+                facts = self._dedup(gather.current_facts(s, kind))
+                self._write_page(builder, path, title, [(kind, pages.list_block(facts))], state, blocks, kind)
+        self.tick("world and experience")
+
+        if self.model:
+            for path in logs:
+                self.tick(f"retain {path}")
+                self._draft_retain(builder, path)
+        self._memory_proposals(builder, opinions, state, blocks)
+        self.tick("memory proposals")
+
+        run_summary = {"base": result["base"],
+                       "since": result["since"], "through": win.through, "facts": len(win.facts),
+                       "model": self.model.name if self.model else None, "changes": self.changes,
+                       "skipped": self.skipped, "rejected": self.rejected}
+        new_state = State(through=win.through, through_time=datetime.fromtimestamp(win.through_time, timezone.utc).isoformat(),
+                          model=self.model.name if self.model else None, blocks=dict(sorted(blocks.items())),
+                          opinions=self._state_opinions(state, opinions), run=run_summary)
+        builder.write(STATE_PATH, new_state.to_bytes())
+        message = self._message(result, win)
+        commit = builder.commit(message)
+        stat = git.out(self.root, "diff", "--stat", result["base"], commit)
+        result.update({"commit": commit, "diffstat": stat, "changes": self.changes, "skipped": self.skipped,
+                       "rejected": self.rejected, "opinions": [{k: o[k] for k in ("statement", "confidence", "delta", "source")}
+                                                               for o in opinions],
+                       "model": run_summary["model"], "notes": self.notes, "message": message})
+        if self.opts.dry_run:
+            result["status"] = "dry-run"
+            return result
+        self.tick("writing the proposal")
+        move(self.root, self.ref, commit, pending)
+        result["status"] = "unchanged" if pending == commit else "written"
+        return result
+
+    # ------------------------------------------------------------------------------------
+    def _pairs(self, s: Any, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
+        out: dict[int, list[dict[str, Any]]] = {}
+        budget = gather.MAX_PAIRS
+        for op in ops:
+            if budget <= 0:
+                self.notes.append(f"more than {gather.MAX_PAIRS} (fact, opinion) pairs: the rest wait for the next run")
+                break
+            cands = gather.candidates(s, op, win.facts, win.through)[:budget]
+            if cands:
+                out[op["id"]] = cands
+                budget -= len(cands)
+        return out
+
+    def _opinions(self, ops: list[dict[str, Any]], pairs: dict[int, list[dict[str, Any]]], state: State,
+                  at: str) -> list[dict[str, Any]]:
+        from gitmem.reflect.prompts import judge
+
+        out = []
+        for op in ops:
+            key = _okey(op["content"])
+            prev = state.opinions.get(key) or {}
+            stated = op["confidence"]
+            restated = not prev or prev.get("stated") != stated
+            before = confidence.start(stated) if restated else float(prev.get("confidence", confidence.DEFAULT))
+            evidence: list[confidence.Evidence] = []
+            for fact in pairs.get(op["id"], []):
+                self.tick("judging evidence")
+                model = self.model
+                assert model is not None
+                verdict = self.ask(f"judge {fact['source']} vs {op['source']}",
+                                   lambda f=fact: judge(model, f["content"], op["content"]))
+                if verdict is None or verdict.relation == "unrelated":
+                    continue
+                evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact["path"], fact["commit"],
+                                                    fact["content"], fact["source"]))
+            seen = {confidence.evidence_key(e.get("path", ""), e.get("content", ""))
+                    for rel in ("supports", "contradicts") for e in prev.get(rel, []) if isinstance(e, dict)}
+            upd = confidence.update(before, evidence, seen)
+            history = list(prev.get("history", []))
+            if restated:
+                history.append({"at": at, "commit": op["commit"], "confidence": upd.before, "delta": 0.0,
+                                "reason": "stated" if not prev else "restated in memory"})
+            if upd.counted:
+                history.append({"at": at, "commit": op["commit"], "confidence": upd.after, "delta": upd.delta,
+                                "reason": f"{len(upd.counted)} new evidence" + (" (clamped)" if upd.clamped else "")})
+            supports = list(prev.get("supports", [])) + [_ev_dict(e, at) for e in upd.counted if e.relation == "supports"]
+            contradicts = list(prev.get("contradicts", [])) + [_ev_dict(e, at) for e in upd.counted if e.relation == "contradicts"]
+            changed = restated or bool(upd.counted)
+            body = clean_inline(op["content"], 300)
+            bullet = f"- O(c={upd.after:.2f}) {body}"
+            if not isinstance(parse_retain_bullet(bullet), RetainFact):
+                self.reject(f"opinion {op['source']}", "its statement does not make a valid Retain bullet")
+                bullet = ""
+            item = {"key": key, "id": op["id"], "statement": op["content"], "entities": op["entities"], "stated": stated,
+                    "stated_text": "no confidence" if stated is None else f"c={stated:.2f}",
+                    "confidence": upd.after,
+                    "delta": round(upd.after - float(prev.get("confidence", upd.before)), 2),
+                    "last_updated": at if changed else prev.get("last_updated", at), "source": op["source"],
+                    "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
+            out.append(item)
+            if upd.counted or restated:
+                self.changes.append({"path": "bank/opinions.md", "opinion": clean_inline(op["content"], 120),
+                                     "before": upd.before, "after": upd.after, "delta": upd.delta,
+                                     "clamped": upd.clamped,
+                                     "evidence": [{"relation": e.relation, "strength": e.strength, "delta": e.delta,
+                                                   "source": e.source} for e in upd.counted]})
+        return out
+
+    def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        # Opinions no longer in memory keep their record, so their history stays viewable.
+        out = {k: dict(v, current=False) for k, v in state.opinions.items()}
+        for o in opinions:
+            out[o["key"]] = {"statement": o["statement"], "entities": o["entities"], "stated": o["stated"],
+                             "confidence": o["confidence"], "last_updated": o["last_updated"], "source": o["source"],
+                             "history": o["history"], "supports": o["supports"], "contradicts": o["contradicts"],
+                             "current": True}
+        return dict(sorted(out.items()))
+
+    def _entity_pages(self, builder: Builder) -> dict[str, str]:
+        try:
+            tree = builder.base.tree[ENTITIES_DIR]
+        except KeyError:
+            return {}
+        out: dict[str, str] = {}
+        if tree.type_str != "tree":
+            return out
+        for entry in sorted(tree, key=lambda e: e.name):
+            if entry.name.endswith(".md") and entry.type_str == "blob":
+                out.setdefault(entity_key(entry.name[:-3]), f"{ENTITIES_DIR}/{entry.name}")
+        return out
+
+    @staticmethod
+    def _dedup(facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        seen: dict[str, dict[str, Any]] = {}
+        for r in facts:
+            seen[" ".join(r["content"].lower().split()).rstrip(".")] = r  # later (newer) wins
+        return sorted(seen.values(), key=lambda r: (r["event_start"] or "", r["path"], r["lines"][0]))
+
+    def _write_page(self, builder: Builder, path: str, title: str, blocks: list[tuple[str, str]], state: State,
+                    hashes: dict[str, str], what: str) -> None:
+        if not blocks:
+            return
+        old = builder.base_text(path)
+        res = pages.merge_page(path, old, title, blocks, state.blocks)
+        self.skipped += res.skipped
+        try:
+            changed = builder.write(path, res.text.encode("utf-8"))
+        except UnsafeWrite as exc:
+            self.reject(path, exc.reason)
+            return
+        hashes.update(res.hashes)
+        if changed:
+            self.changes.append({"path": path, "what": what, "status": "added" if old is None else "updated",
+                                 "blocks": res.written})
+
+    def _draft_retain(self, builder: Builder, path: str) -> None:
+        from gitmem.reflect.prompts import draft_retain
+
+        old = builder.base_text(path) or ""
+        day = log_date(path)
+        model = self.model
+        assert model is not None and day is not None
+        bullets = self.ask(f"Retain for {path}", lambda: draft_retain(model, old, day.isoformat()))
+        if not bullets:
+            return
+        sep = "" if old.endswith("\n") or not old else "\n"
+        new = f"{old}{sep}\n## Retain\n" + "\n".join(bullets) + "\n"
+        try:
+            builder.write(path, new.encode("utf-8"))
+        except UnsafeWrite as exc:
+            self.reject(f"Retain for {path}", exc.reason)
+            return
+        self.changes.append({"path": path, "what": "retain", "status": "updated", "bullets": bullets})
+
+    def _memory_proposals(self, builder: Builder, opinions: list[dict[str, Any]], state: State,
+                          hashes: dict[str, str]) -> None:
+        core = (builder.base_text("memory.md") or "").lower()
+        strong = [o for o in opinions if o["confidence"] >= PROPOSE_MEMORY_AT and o["bullet"]
+                  and " ".join(o["statement"].lower().split()) not in " ".join(core.split())]
+        if not strong:
+            return
+        body = ("Proposed additions to memory.md (reflection never edits memory.md: copy what you agree with).\n\n"
+                + "\n".join(f"{o['bullet']} ({o['source']})" for o in strong))
+        self._write_page(builder, "bank/proposals/memory.md", "Proposals for memory.md", [("memory", body)],
+                         state, hashes, "memory proposals")
+
+    def _message(self, result: dict[str, Any], win: gather.Window) -> str:
+        files = sorted({c["path"] for c in self.changes})
+        since = result.get("since")
+        lines = [f"gitmem reflect: {len(win.facts)} facts, {len(files)} files",
+                 "",
+                 f"Facts added after {since[:7] if since and len(since) == 40 else since or 'the beginning'} "
+                 f"through {win.through[:7]}; model: {self.model.name if self.model else 'none (--no-llm)'}.",
+                 ""]
+        for c in self.changes:
+            if "opinion" in c:
+                lines.append(f"- {c['path']}: {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f})")
+            else:
+                lines.append(f"- {c['path']}: {c['status']} ({c['what']})")
+        for sk in self.skipped:
+            lines.append(f"- skipped {sk['path']} block {sk['block']}: {sk['reason']}")
+        for rj in self.rejected:
+            lines.append(f"- rejected model output for {rj['item']}: {rj['reason']}")
+        lines.append("")
+        lines.append("Review with `gitmem review`; merge with `gitmem review --merge`.")
+        return "\n".join(lines) + "\n"
+
+
+def reflect(ws: Workspace, opts: RunOptions | None = None) -> dict[str, Any]:
+    """Run one reflection (see the module docstring); returns a JSON-able result with `status` in
+    written|unchanged|dry-run|nothing-new|up-to-date. Raises ReflectRace when another run moved the
+    branch meanwhile, GitmemError for problems the user can fix."""
+    return _Run(ws, opts or RunOptions()).run()

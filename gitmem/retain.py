@@ -1,0 +1,274 @@
+"""`gitmem retain`: append one Retain bullet to a daily log and commit just that file.
+
+The write path agents use most, so it is careful about three things:
+- the user's file: the bullet goes after the last item of the existing Retain section and every
+  other byte (CRLF line endings, a BOM, a missing final newline) stays as it was;
+- the user's git state: only the log file is committed (`git commit --only`), so changes the user
+  has staged elsewhere are neither committed nor unstaged; nothing is committed while a merge or
+  rebase is in progress; a failed commit puts the file back as it was;
+- concurrency: several agents (or one agent's parallel tool calls) may retain at once, so the
+  read-modify-write-commit runs under an exclusive lock in `.memory/`, and no bullet is lost.
+
+The commit goes through `git commit` (not plumbing) on purpose: the user's commit hooks run,
+including gitmem's post-commit hook, which indexes the new fact.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import GitError, GitmemError
+from gitmem.parse import Diagnostic, is_retain_heading, parse_markdown, parse_retain_bullet
+from gitmem.parse.retain import LIST_MARKER
+from gitmem.timeline import git
+from gitmem.workspace import Workspace
+
+LOG_DIR = "memory"
+LOCK_NAME = "retain.lock"
+SUBJECT_LIMIT = 72
+# git operations a commit must not land in the middle of: (git-dir entry, what to tell the user).
+_IN_PROGRESS = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase or `git am`"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+# Another git process (the user's own, an editor) holding the index: wait this long for it.
+_INDEX_LOCK_WAIT = 10.0
+_ATX_LINE = re.compile(rb" {0,3}#{1,6}[ \t]+(.*?)[ \t#]*\r?$")
+
+
+def parse_day(day: str | date | None) -> date:
+    """The log's day: today in local time by default, else an ISO date."""
+    if day is None:
+        return date.today()
+    if isinstance(day, date):
+        return day
+    try:
+        return date.fromisoformat(day.strip())
+    except ValueError:
+        raise GitmemError(f"{day!r} is not a day", "write the day as YYYY-MM-DD, e.g. --date 2025-11-27") from None
+
+
+def validate(bullet: str) -> tuple[str, Any]:
+    """The normalised bullet line ("- W @Peter: ...") and its RetainFact; GitmemError when invalid."""
+    text = bullet.strip()
+    fact = parse_retain_bullet(text)
+    if isinstance(fact, Diagnostic):
+        raise GitmemError(
+            f"not a valid Retain bullet: {fact.message}",
+            "write one line like `W @Peter: Moved to Lisbon.`, `B: I fixed ...`, `O(c=0.8) @Peter: Prefers ...`"
+            " or `S: ...`",
+        )
+    m = LIST_MARKER.match(text)
+    rest = text[m.end() :].strip() if m else text
+    return f"- {rest}", fact
+
+
+@contextmanager
+def _locked(ws: Workspace) -> Iterator[None]:
+    # flock (not a lock file's existence): the kernel releases it if the process dies, so a
+    # crashed agent can never wedge every later retain.
+    path = ws.ensure_derived() / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _operation_in_progress(ws: Workspace) -> str | None:
+    for name, what in _IN_PROGRESS:
+        if git.git_path(ws.root, name).exists():
+            return what
+    return None
+
+
+def _line_offsets(raw: bytes) -> list[int]:
+    """Byte offset where each line starts, plus len(raw) (lines split on b"\\n", like split_lines)."""
+    starts = [0]
+    pos = raw.find(b"\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = raw.find(b"\n", pos + 1)
+    if starts[-1] != len(raw):
+        starts.append(len(raw))
+    return starts
+
+
+def _insert_after(raw: bytes, line: int, bullet: bytes, eol: bytes) -> bytes:
+    """`raw` with `bullet` as a new line after 1-based `line` (0 = before the first line)."""
+    offsets = _line_offsets(raw)
+    at = offsets[line] if line < len(offsets) else len(raw)
+    if at == len(raw) and raw and not raw.endswith(b"\n"):
+        # Appending after a last line without a newline: keep the file without a final newline.
+        return raw + eol + bullet
+    return raw[:at] + bullet + eol + raw[at:]
+
+
+def _new_section(raw: bytes, bullet: bytes, eol: bytes) -> tuple[bytes, int]:
+    """`raw` with a `## Retain` section holding `bullet` appended; returns (bytes, bullet's line)."""
+    missing_final_newline = not raw.endswith(b"\n")
+    body = raw if not missing_final_newline else raw + eol
+    lines = body.split(b"\n")[:-1]
+    if lines and lines[-1].strip():
+        body += eol
+        lines.append(b"")
+    body += b"## Retain" + eol + bullet + (b"" if missing_final_newline else eol)
+    return body, len(lines) + 2
+
+
+def _retain_anchor(raw: bytes, path: str) -> int | None:
+    """The line after which a new bullet belongs: the last block of the last Retain section, or
+    that section's heading when it is still empty; None when the file has no Retain section."""
+    parsed = parse_markdown(raw, path)
+    in_retain = [b for b in parsed.blocks if any(is_retain_heading(h) for h in b.heading)]
+    heading_line: int | None = None
+    for n, line in enumerate(raw.split(b"\n"), start=1):
+        m = _ATX_LINE.fullmatch(line.lstrip(b"\xef\xbb\xbf") if n == 1 else line)
+        if m and is_retain_heading(m.group(1).decode("utf-8", "replace")):
+            heading_line = n
+    last_block = in_retain[-1].end if in_retain else None
+    if last_block is not None and (heading_line is None or last_block > heading_line):
+        return last_block
+    return heading_line
+
+
+def _lands_as_fact(raw: bytes, path: str, line: int) -> bool:
+    """The parser reads the inserted line as a Retain fact (not inside a code fence, say)."""
+    return any(b.start == line and b.fact for b in parse_markdown(raw, path).blocks)
+
+
+def append_bullet(raw: bytes | None, bullet: str, day: date, path: str) -> tuple[bytes, int, bool, bool]:
+    """New file content with `bullet` appended to the Retain section.
+
+    Returns (content, bullet's 1-based line, created_file, created_section).
+    """
+    if raw is None or not raw.strip():
+        content = f"# {day.isoformat()}\n\n## Retain\n{bullet}\n".encode()
+        return content, 4, True, True
+    first = raw.find(b"\n")
+    eol = b"\r\n" if first > 0 and raw[first - 1 : first] == b"\r" else b"\n"
+    data = bullet.encode("utf-8")
+    anchor = _retain_anchor(raw, path)
+    if anchor is not None:
+        content = _insert_after(raw, anchor, data, eol)
+        if _lands_as_fact(content, path, anchor + 1):
+            return content, anchor + 1, False, False
+    content, line = _new_section(raw, data, eol)
+    if _lands_as_fact(content, path, line):
+        return content, line, False, True
+    raise GitmemError(
+        f"cannot place a Retain bullet in {path}: the end of the file is not plain Markdown"
+        " (an unclosed ``` code fence?)",
+        f"fix {path} (close the code fence), then retain again",
+    )
+
+
+def _subject(bullet_line: str) -> str:
+    text = " ".join(bullet_line[2:].split())
+    subject = f"retain: {text}"
+    return subject if len(subject) <= SUBJECT_LIMIT else subject[: SUBJECT_LIMIT - 1].rstrip() + "…"
+
+
+def _git_retrying(ws: Workspace, args: list[str]) -> None:
+    """Run git, waiting out another process's index.lock (the user's git, an editor)."""
+    deadline = time.monotonic() + _INDEX_LOCK_WAIT
+    while True:
+        proc = git.run(ws.root, args, check=False)
+        if proc.returncode == 0:
+            return
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        if "index.lock" in err and time.monotonic() < deadline:
+            time.sleep(0.05)
+            continue
+        raise GitError(
+            f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no message'}",
+            "check `git status`; a commit hook or a missing user.name/user.email can stop the commit",
+        )
+
+
+def _commit(ws: Workspace, rel: str, bullet_line: str, tracked: bool) -> str:
+    if not tracked:
+        _git_retrying(ws, ["add", "--", rel])  # --only commits paths git already knows
+    message = f"{_subject(bullet_line)}\n\n{bullet_line}\n\nAppended to {rel} by `gitmem retain`.\n"
+    _git_retrying(ws, ["commit", "--quiet", "--only", "-m", message, "--", rel])
+    oid = git.head(ws.root)
+    assert oid is not None
+    return oid
+
+
+def _restore(ws: Workspace, path: Path, rel: str, before: bytes | None, tracked: bool) -> None:
+    """Undo the append after a failed commit, so a retry does not write the bullet twice."""
+    if before is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_bytes(before)
+    if not tracked:
+        git.run(ws.root, ["rm", "--cached", "--quiet", "--ignore-unmatch", "--", rel], check=False)
+
+
+def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bool = True) -> dict[str, Any]:
+    """Append `bullet` to memory/<day>.md's Retain section and (by default) commit only that file.
+
+    Returns what was written and where, with the citation of the new line
+    (`memory/2025-11-27.md#L12@1a2b3c4`, or `@worktree` when not committed).
+    """
+    line_text, fact = validate(bullet)
+    the_day = parse_day(day)
+    rel = f"{LOG_DIR}/{the_day.isoformat()}.md"
+    path = ws.root / rel
+    notes: list[str] = []
+    with _locked(ws):
+        if commit:
+            what = _operation_in_progress(ws)
+            if what is not None:
+                raise GitmemError(
+                    f"{what} is in progress in {ws.root}; retain will not commit in the middle of it",
+                    "finish or abort it (git status says how), or retain with --no-commit",
+                )
+        if path.exists() and not path.is_file():
+            raise GitmemError(f"{rel} exists and is not a file", f"move {rel} away, then retain again")
+        before = path.read_bytes() if path.exists() else None
+        content, lineno, created_file, created_section = append_bullet(before, line_text, the_day, rel)
+        tracked = git.ok(ws.root, "ls-files", "--error-unmatch", "--", rel)
+        if commit and tracked and git.head(ws.root) and not git.ok(ws.root, "diff", "--quiet", "HEAD", "--", rel):
+            notes.append(f"{rel} had uncommitted edits; they were committed together with the bullet")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        oid: str | None = None
+        if commit:
+            try:
+                oid = _commit(ws, rel, line_text, tracked)
+            except GitmemError:
+                _restore(ws, path, rel, before, tracked)
+                raise
+    from gitmem.recall.search import citation
+
+    return {
+        "bullet": line_text,
+        "kind": fact.kind,
+        "letter": fact.letter,
+        "confidence": fact.confidence,
+        "content": fact.body,
+        "entities": list(fact.entities),
+        "day": the_day.isoformat(),
+        "path": rel,
+        "line": lineno,
+        "created_file": created_file,
+        "created_section": created_section,
+        "committed": oid is not None,
+        "commit": oid,
+        "source": citation(rel, lineno, lineno, oid),
+        "notes": notes,
+    }

@@ -1,0 +1,97 @@
+"""Event time: every supported date form, the log date default, and invalid dates."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from gitmem.parse import log_date, parse_event_time, parse_markdown
+
+LOG_DAY = date(2025, 11, 27)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("on 2025-11-30 we met", ("2025-11-30", "2025-11-30")),
+        ("Marrakech (Nov 27–Dec 1, 2025) trip", ("2025-11-27", "2025-12-01")),
+        ("Nov 27-Dec 1, 2025", ("2025-11-27", "2025-12-01")),
+        ("Nov 27 to Dec 1, 2025", ("2025-11-27", "2025-12-01")),
+        ("Nov 27, 2025 – Dec 1, 2025", ("2025-11-27", "2025-12-01")),
+        ("Nov 27-30, 2025", ("2025-11-27", "2025-11-30")),
+        ("Nov 27–30 2025", ("2025-11-27", "2025-11-30")),
+        ("27 Nov 2025", ("2025-11-27", "2025-11-27")),
+        ("27th November, 2025", ("2025-11-27", "2025-11-27")),
+        ("27–30 Nov 2025", ("2025-11-27", "2025-11-30")),
+        ("27 Nov – 1 Dec 2025", ("2025-11-27", "2025-12-01")),
+        ("November 2025 was busy", ("2025-11-01", "2025-11-30")),
+        ("in Dec 2025", ("2025-12-01", "2025-12-31")),
+        ("Feb 2024", ("2024-02-01", "2024-02-29")),
+        ("2025-11-27..2025-12-01", ("2025-11-27", "2025-12-01")),
+        ("2025-11-27 to 2025-12-01", ("2025-11-27", "2025-12-01")),
+        ("2025-11-27 – 2025-12-01", ("2025-11-27", "2025-12-01")),
+        ("Sept. 3rd, 2024", ("2024-09-03", "2024-09-03")),
+        ("Dec 30 – Jan 2, 2026", ("2025-12-30", "2026-01-02")),
+        ("first date wins: Jan 5, 2024 and 2025-01-01", ("2024-01-05", "2024-01-05")),
+    ],
+)
+def test_dates_in_text(text: str, expected: tuple[str, str]) -> None:
+    assert parse_event_time(text, LOG_DAY) == expected
+    assert parse_event_time(text, None) == expected  # all of these carry their own year
+
+
+@pytest.mark.parametrize(
+    ("text", "with_log", "without"),
+    [
+        ("back on Nov 29", ("2025-11-29", "2025-11-29"), (None, None)),
+        ("Nov 20–22 offsite", ("2025-11-20", "2025-11-22"), (None, None)),
+        ("Dec 30 – Jan 2 holidays", ("2025-12-30", "2026-01-02"), (None, None)),
+        ("3 Dec", ("2025-12-03", "2025-12-03"), (None, None)),
+        ("no date here", ("2025-11-27", "2025-11-27"), (None, None)),
+        ("you may 2x the timeout", ("2025-11-27", "2025-11-27"), (None, None)),
+        ("version 1.2 at 10:30, 3 items", ("2025-11-27", "2025-11-27"), (None, None)),
+    ],
+)
+def test_year_less_dates_take_the_log_year(text: str, with_log: tuple, without: tuple) -> None:
+    assert parse_event_time(text, LOG_DAY) == with_log
+    assert parse_event_time(text, None) == without
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Feb 30, 2025", "2025-02-30", "2025-13-01", "Nov 31 2025", "2025-12-01..2025-11-01",
+     "Nov 30-27, 2025", "0000-01-01", "Dec 0000", "Nov 99, 2025", "Dec 30, 9999 – Jan 2"],
+)
+def test_invalid_dates_are_ignored(text: str) -> None:
+    assert parse_event_time(text, LOG_DAY) == ("2025-11-27", "2025-11-27")
+    assert parse_event_time(text, None) == (None, None)
+
+
+def test_an_invalid_date_does_not_hide_a_later_valid_one() -> None:
+    assert parse_event_time("Feb 30, 2025 then 2025-03-01", None) == ("2025-03-01", "2025-03-01")
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("memory/2025-11-27.md", date(2025, 11, 27)),
+        ("./memory/2025-01-02.md", date(2025, 1, 2)),
+        ("memory\\2025-01-02.md", date(2025, 1, 2)),
+        ("memory/2025-02-30.md", None),
+        ("memory/2025-11-27.txt", None),
+        ("notes/memory/2025-11-27.md", None),
+        ("memory/2025-11-27-extra.md", None),
+        ("memory.md", None),
+        ("bank/world.md", None),
+    ],
+)
+def test_log_date(path: str, expected: date | None) -> None:
+    assert log_date(path) == expected
+
+
+def test_blocks_get_event_time_from_text_or_log() -> None:
+    pf = parse_markdown("## Retain\n- W @Peter: in Lisbon Dec 2025\n- B did a thing\n", "memory/2025-11-27.md")
+    assert [(b.event_start, b.event_end) for b in pf.blocks] == [
+        ("2025-12-01", "2025-12-31"), ("2025-11-27", "2025-11-27"),
+    ]
