@@ -57,9 +57,8 @@ def error_dict(exc: GitmemError) -> dict[str, Any]:
 
 def build_server(ws: Workspace) -> Any:
     """An MCP server exposing gitmem's tools for the workspace `ws` (not yet running)."""
-    from pydantic import Field
-
-    server_cls, call_tool_result = _sdk()
+    server_cls, call_tool_result = _sdk()  # first: it turns a missing SDK into a GitmemError
+    from pydantic import Field  # installed with the SDK
     server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS)
 
     def guarded(fn: Callable[[], dict[str, Any]]) -> Any:

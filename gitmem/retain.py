@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.errors import GitError, GitmemError
-from gitmem.parse import Diagnostic, is_retain_heading, parse_markdown, parse_retain_bullet
+from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, parse_markdown, parse_retain_bullet
 from gitmem.parse.retain import LIST_MARKER
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
@@ -59,7 +59,7 @@ def parse_day(day: str | date | None) -> date:
         raise GitmemError(f"{day!r} is not a day", "write the day as YYYY-MM-DD, e.g. --date 2025-11-27") from None
 
 
-def validate(bullet: str) -> tuple[str, Any]:
+def validate(bullet: str) -> tuple[str, RetainFact]:
     """The normalised bullet line ("- W @Peter: ...") and its RetainFact; GitmemError when invalid."""
     text = bullet.strip()
     fact = parse_retain_bullet(text)

@@ -19,7 +19,8 @@ def _retain_text(d: dict[str, Any]) -> str:
 
 @click.command("retain")
 @click.argument("bullet")
-@click.option("--date", "day", metavar="DAY", help="The daily log to append to, YYYY-MM-DD (default: today, local time).")
+@click.option("--date", "day", metavar="DAY",
+              help="The daily log to append to, YYYY-MM-DD (default: today, local time).")
 @click.option("--no-commit", is_flag=True, help="Only append to the file; do not commit.")
 @json_option
 @click.pass_context

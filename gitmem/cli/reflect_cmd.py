@@ -45,7 +45,9 @@ def _reflect_text(r: dict[str, Any]) -> str:
     lines.append(f"{head.get(status, status)} {r['branch']} ({(r.get('commit') or '')[:7]}), "
                  f"{r['facts']} facts through {r['through'][:7]}, model: {r.get('model') or 'none'}")
     for c in r.get("changes", []):
-        if "opinion" in c:
+        if "opinion" in c and not c["evidence"]:
+            lines.append(f"  opinion {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
+        elif "opinion" in c:
             lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f}, "
                          f"{len(c['evidence'])} evidence)")
         else:

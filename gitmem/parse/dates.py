@@ -58,7 +58,9 @@ _DATE = re.compile(
 # digit run. Trying the big pattern only at those anchors (instead of at every character) is what
 # makes a typical block cost a few microseconds rather than ~170 us.
 _DIGITS = re.compile(r"\d+")
-_AFTER_DAY = frozenset(" \t\u00a0–—-.,sSnNrRtT")
+_SUFFIXES = frozenset(("st", "nd", "rd", "th"))
+_RANGE_CHARS = frozenset("–—-.")
+_RANGE_WORDS = frozenset(("to", "th", "un", "ti"))  # to, through/thru, until, till
 
 
 def _month_start(text: str, lo: int, p: int) -> int:
@@ -77,10 +79,20 @@ def _month_start(text: str, lo: int, p: int) -> int:
 
 
 def _may_start_date(text: str, run: re.Match[str]) -> bool:
-    """Can a date start at this digit run (an ISO year, or a day before a month or a range)?"""
-    n = run.end() - run.start()
-    nxt = text[run.end() : run.end() + 1]
-    return (n == 4 and nxt == "-") or (n <= 2 and nxt in _AFTER_DAY and nxt != "")
+    """Can a date start at this digit run: an ISO year, or a day followed by a month or a range?"""
+    end = run.end()
+    n = end - run.start()
+    if n == 4:
+        return text.startswith("-", end)
+    if n > 2:
+        return False
+    q = end
+    if text[q : q + 2].lower() in _SUFFIXES:
+        q += 2
+    while q < len(text) and text[q] in " \t\u00a0":
+        q += 1
+    nxt = text[q : q + 3].lower()
+    return nxt in _MONTHS or nxt[:1] in _RANGE_CHARS or nxt[:2] in _RANGE_WORDS
 
 
 def log_date(path: str) -> date | None:

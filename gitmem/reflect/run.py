@@ -394,7 +394,9 @@ class _Run:
                  f"through {win.through[:7]}; model: {self.model.name if self.model else 'none (--no-llm)'}.",
                  ""]
         for c in self.changes:
-            if "opinion" in c:
+            if "opinion" in c and not c["evidence"]:
+                lines.append(f"- {c['path']}: {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
+            elif "opinion" in c:
                 lines.append(f"- {c['path']}: {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f})")
             else:
                 lines.append(f"- {c['path']}: {c['status']} ({c['what']})")

@@ -67,7 +67,7 @@ def check_path(path: str) -> str:
     """`path` if it is a place reflection may write to, else UnsafeWrite. Pure (no base tree)."""
     if not isinstance(path, str) or not path:
         raise UnsafeWrite(str(path), "empty path")
-    if "\x00" in path or _CONTROL.search(path):
+    if re.search(r"[\x00-\x1f\x7f\u2028\u2029]", path):
         raise UnsafeWrite(path.replace("\x00", "\\0"), "control character or NUL in the path")
     if "\\" in path:
         raise UnsafeWrite(path, "backslash in the path")
