@@ -175,10 +175,6 @@ def init_workspace(path: Path, *, install_hooks: bool = True) -> InitReport:
 
 
 def _install_hooks(ws: Workspace, report: InitReport) -> None:
-    # TODO(lead): githooks lands — drop this guard and import gitmem.githooks directly.
-    try:
-        from gitmem import githooks
-    except ImportError:
-        report.skipped.append(("hooks", "gitmem.githooks is not available in this build"))
-        return
+    from gitmem import githooks
+
     report.hooks = githooks.install(ws)

@@ -198,3 +198,8 @@ def test_pathological_single_lines_are_fast() -> None:
         t = time.process_time()
         parse_markdown(doc, "memory/2025-11-27.md")
         assert time.process_time() - t < 2.0, doc[:10]
+
+
+def test_whitespace_only_lines_are_blank() -> None:
+    pf = parse_markdown("a\n\r\nb\n\x0c\u00a0\nc\n", "n.md")
+    assert spans(pf.blocks) == [(1, 1), (3, 3), (5, 5)]

@@ -58,6 +58,8 @@ def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = Non
 
 def run_guarded(group: click.Group, argv: list[str] | None) -> int:
     """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2."""
+    global _JSON_MODE
+    _JSON_MODE = False  # per invocation: in-process callers (tests, MCP) run many commands
     try:
         group.main(args=argv, prog_name="gitmem", standalone_mode=False)
         return 0

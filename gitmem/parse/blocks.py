@@ -105,7 +105,7 @@ class _Chunker:
             line = lines[i]
             lineno = i + 1
             stripped = line.lstrip(" \t")
-            if not stripped:
+            if not stripped or stripped.isspace():  # also "\r", "\f", NBSP: nothing to index
                 self.flush(i)
                 i += 1
                 continue
