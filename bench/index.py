@@ -183,8 +183,10 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
             f"| {r.get('facts') or '—'} | {hook} |"
         )
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+    load = os.getloadavg()[0]
     env = (
-        f"Measured {date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} CPU(s), "
+        f"Measured {date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} CPU(s) "
+        f"(load average {load:.1f} at the end: above the CPU count, times are inflated), "
         f"Python {platform.python_version()}, {git_version}. Histories from `bench/gen_history.py` (seed 1). "
         "Hook latency is the installed post-commit script (sh + python + incremental update of one "
         "one-file commit), process start to exit."

@@ -94,6 +94,11 @@ def render(hook: str, python: str | None = None) -> bytes:
     return text.replace("@@HOOK@@", shlex.quote(hook)).encode("utf-8")
 
 
+def _present(path: Path) -> bool:
+    # lexists: a user's hook may be a symlink (hook managers do that), even a dangling one.
+    return os.path.lexists(path)
+
+
 def is_ours(path: Path) -> bool:
     try:
         with path.open("rb") as fh:
@@ -114,14 +119,14 @@ def _interpreter(path: Path) -> str | None:
 
 def _status_of(directory: Path, hook: str) -> HookStatus:
     path = directory / hook
-    legacy = (directory / (hook + LEGACY_SUFFIX)).exists()
-    if not path.exists():
+    legacy = _present(directory / (hook + LEGACY_SUFFIX))
+    if not _present(path):
         return HookStatus(hook, "absent", legacy, False, None, False)
     if not is_ours(path):
         return HookStatus(hook, "foreign", legacy, False, None, False)
     py = _interpreter(path)
     current = path.read_bytes() == render(hook) and os.access(path, os.X_OK)
-    ok = bool(py) and os.access(py, os.X_OK)  # type: ignore[arg-type]
+    ok = py is not None and os.access(py, os.X_OK)
     return HookStatus(hook, "installed", legacy, current, py, ok)
 
 
@@ -151,7 +156,7 @@ def install(ws: Workspace, python: str | None = None) -> HooksReport:
     # Check every hook before touching any, so a refusal leaves the hooks as they were.
     for hook in HOOKS:
         path, legacy = directory / hook, directory / (hook + LEGACY_SUFFIX)
-        if path.exists() and not is_ours(path) and legacy.exists():
+        if _present(path) and not is_ours(path) and _present(legacy):
             raise GitmemError(
                 f"{path} is not gitmem's and {legacy.name} already exists; installing would overwrite one of them",
                 f"merge {path.name} into {legacy.name} (or remove one), then run `gitmem hooks install` again",
@@ -161,7 +166,7 @@ def install(ws: Workspace, python: str | None = None) -> HooksReport:
     for hook in HOOKS:
         path, legacy = directory / hook, directory / (hook + LEGACY_SUFFIX)
         script = render(hook, python)
-        if path.exists() and not is_ours(path):
+        if _present(path) and not is_ours(path):
             os.replace(path, legacy)
             changed.append(f"kept existing {hook} as {legacy.name}")
         if path.exists() and path.read_bytes() == script:
@@ -181,10 +186,10 @@ def uninstall(ws: Workspace) -> HooksReport:
     changed: list[str] = []
     for hook in HOOKS:
         path, legacy = directory / hook, directory / (hook + LEGACY_SUFFIX)
-        if path.exists() and is_ours(path):
+        if _present(path) and is_ours(path):
             path.unlink()
             changed.append(f"removed {hook}")
-        if legacy.exists() and not path.exists():
+        if _present(legacy) and not _present(path):
             os.replace(legacy, path)
             changed.append(f"restored {hook} from {legacy.name}")
     return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], changed)

@@ -99,14 +99,12 @@ def build_server(ws: Workspace) -> Any:
         raw: Annotated[bool, Field(description="Pass query to SQLite FTS5 unchanged.")] = False,
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
-            from gitmem.config import load_config
-            from gitmem.recall.search import Options
+            from gitmem.recall.search import options_for
 
             with session() as s:
-                cfg = load_config(s.ws)
-                opts = Options(k=k or cfg.recall.k, as_of=as_of, since=since, until=until, during=during,
-                               kinds=tuple(kinds or ()), entity=entity, include_history=include_history,
-                               raw=raw, budget=cfg.recall.budget if budget is None else budget)
+                opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until,
+                                   during=during, kinds=kinds, entity=entity, include_history=include_history,
+                                   raw=raw)
                 return s.search(query, opts).to_dict()
 
         return guarded(run)

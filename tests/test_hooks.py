@@ -293,7 +293,10 @@ def test_script_exit_status_is_the_legacy_hooks(repo: GitRepo) -> None:
     hooks = _hooks(repo)
     githooks.install(Workspace(repo.path), python="/nonexistent/bin/python3")
     script = hooks / "post-merge"
-    run = lambda: subprocess.run(["sh", str(script), "0"], cwd=repo.path, capture_output=True).returncode  # noqa: E731
+
+    def run() -> int:
+        return subprocess.run(["sh", str(script), "0"], cwd=repo.path, capture_output=True).returncode
+
     assert run() == 0  # gitmem missing: still 0
     _write_hook(hooks / "post-merge.legacy", b"#!/bin/sh\nexit 3\n")
     assert run() == 3
@@ -367,3 +370,17 @@ def test_template_ships_as_package_data() -> None:
     rendered = githooks.render("post-rewrite", "/opt/py with space/bin/python")
     assert subprocess.run([sh, "-n"], input=rendered).returncode == 0
     assert b"PY='/opt/py with space/bin/python'" in rendered
+
+
+def test_symlinked_user_hook_is_kept_and_restored_as_a_symlink(repo: GitRepo, tmp_path: Path) -> None:
+    # Hook managers often link hooks to a shared script; the link itself must survive.
+    target = tmp_path / "shared-hook"
+    _write_hook(target, LEGACY_COMMIT)
+    (_hooks(repo) / "post-commit").symlink_to(target)
+    ws = Workspace(repo.path)
+    githooks.install(ws)
+    assert os.readlink(_hooks(repo) / "post-commit.legacy") == str(target)
+    _init(repo)
+    assert (repo.path / "legacy.out").exists()
+    githooks.uninstall(ws)
+    assert os.readlink(_hooks(repo) / "post-commit") == str(target)

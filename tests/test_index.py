@@ -187,7 +187,7 @@ def test_bad_files_are_reported_not_fatal(repo: GitRepo) -> None:
     })
     ws = Workspace(repo.path)
     res = update(ws)
-    problems = "\n".join(res.problems)
+    problems = "\n".join(f"{p['path']}: {p['message']}" for p in res.problems)
     assert "binary.md" in problems and "huge.md" in problems and "latin1.md" in problems
     got = recalled(ws, None)
     contents = {c for _, c in got}

@@ -95,3 +95,8 @@ def test_blocks_get_event_time_from_text_or_log() -> None:
     assert [(b.event_start, b.event_end) for b in pf.blocks] == [
         ("2025-12-01", "2025-12-31"), ("2025-11-27", "2025-11-27"),
     ]
+
+
+def test_only_the_start_of_a_huge_block_is_searched() -> None:
+    assert parse_event_time("x " * 5000 + "2025-01-01", None) == (None, None)
+    assert parse_event_time("x " * 1000 + "2025-01-01", None) == ("2025-01-01", "2025-01-01")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,7 +83,7 @@ def test_bytes_never_raise(data: bytes, path: str) -> None:
 def test_event_time_never_raises(text: str) -> None:
     start, end = parse_event_time(text, None)
     assert (start is None) == (end is None)
-    start, end = parse_event_time(text, __import__("datetime").date(2025, 11, 27))
+    start, end = parse_event_time(text, date(2025, 11, 27))
     assert start is not None and end is not None and start <= end
 
 

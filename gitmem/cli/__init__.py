@@ -22,7 +22,7 @@ from gitmem.cli.output import run_guarded
 @click.option(
     "-C",
     "directory",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Run as if gitmem was started in this directory (like git -C).",
 )
@@ -36,7 +36,9 @@ def cli(ctx: click.Context, directory: Path | None) -> None:
     """
     ctx.ensure_object(dict)
     if directory is not None and not directory.is_dir():
-        raise click.BadParameter(f"{directory} is not a directory", param_hint="-C")
+        from gitmem.errors import NotAWorkspace
+
+        raise NotAWorkspace(f"{directory} is not a directory", "pass -C an existing workspace folder")
     ctx.obj["cwd"] = (directory or Path.cwd()).resolve()
 
 

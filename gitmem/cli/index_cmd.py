@@ -58,7 +58,7 @@ def index_command(ctx: click.Context, rebuild: bool, wait: float, as_json: bool)
 
     def text(d: dict[str, Any]) -> str:
         lines = [f"note: {n}" for n in d["notes"]]
-        lines += [f"skipped: {p}" for p in d["problems"]]
+        lines += [f"skipped: {p['path']}: {p['message']}" for p in d["problems"]]
         tip = (d["indexed"] or "nothing")[:12]
         lines.append(
             f"indexed {d['commits']} commit(s): {d['added']} chunk version(s) added, "

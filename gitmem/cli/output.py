@@ -59,7 +59,9 @@ def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = Non
 def run_guarded(group: click.Group, argv: list[str] | None) -> int:
     """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2."""
     global _JSON_MODE
-    _JSON_MODE = False  # per invocation: in-process callers (tests, MCP) run many commands
+    # Per invocation (in-process callers run many commands). Seeded from argv so errors raised
+    # before click parses --json (e.g. a bad -C) are JSON too.
+    _JSON_MODE = "--json" in (argv if argv is not None else sys.argv[1:])
     try:
         group.main(args=argv, prog_name="gitmem", standalone_mode=False)
         return 0

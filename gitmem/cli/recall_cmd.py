@@ -50,14 +50,11 @@ def recall_command(ctx: click.Context, query: str, k: int | None, as_of: str | N
       gitmem recall Peter --as-of 2025-11-30 --format md --budget 500
       gitmem recall --entity Peter --during "Nov 2025" --kind world
     """
-    from gitmem.config import load_config
-    from gitmem.recall.search import Options
+    from gitmem.recall.search import options_for
 
     with _session(ctx) as s:
-        cfg = load_config(s.ws)
-        opts = Options(k=k or cfg.recall.k, as_of=as_of, since=since, until=until, during=during,
-                       kinds=kinds, entity=entity, include_history=include_history, raw=raw,
-                       budget=cfg.recall.budget if budget is None else budget)
+        opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until, during=during,
+                           kinds=kinds, entity=entity, include_history=include_history, raw=raw)
         answer = s.search(query, opts).to_dict()
     _print_answer(answer, fmt, as_json)
 

@@ -42,7 +42,7 @@ class UpdateResult:
     rebuilt: bool = False
     shallow: bool = False
     notes: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[dict[str, str]] = field(default_factory=list)
 
 
 def ident_of(block: Block) -> int:
@@ -77,7 +77,7 @@ class _Writer:
         self.closes: list[tuple[int, int]] = []
         self.successors: list[tuple[int, int]] = []
         self.problems: list[tuple[int, str, str, str]] = []
-        self.reported: list[str] = []
+        self.reported: list[dict[str, str]] = []
         self.added = 0
         self.closed = 0
 
@@ -111,7 +111,7 @@ class _Writer:
 
     def _problem(self, path: str, code: str, message: str) -> None:
         self.problems.append((self.pos, path, code, message))
-        self.reported.append(f"{path}: {message}")
+        self.reported.append({"path": path, "code": code, "message": message})
 
     def _apply(self, change: FileChange) -> tuple[list[_Row], list[tuple[int, str]]]:
         """Diff the file's chunk multiset against its current rows; returns (closed, inserted)."""

@@ -184,8 +184,15 @@ def _resolve(m: re.Match[str], default: date | None) -> tuple[date, date] | None
     return None
 
 
+# Event time comes from the first date in a block; looking further into a pasted megabyte-long
+# paragraph costs seconds and finds nothing a reader would take as "when this happened".
+SCAN_LIMIT = 4096
+
+
 def find_dates(text: str, default: date | None = None) -> tuple[date, date] | None:
-    """The first valid date or range written in `text` (year-less forms take `default`'s year)."""
+    """The first valid date or range in the first 4 KiB of `text` (year-less forms take `default`'s year)."""
+    if len(text) > SCAN_LIMIT:
+        text = text[:SCAN_LIMIT]
     done = 0  # text before this offset was part of an earlier (invalid) match
     for d in _DIGITS.finditer(text):
         p = d.start()

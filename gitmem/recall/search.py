@@ -86,6 +86,15 @@ class Answer:
                 "results": self.results}
 
 
+def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = None, **kw: Any) -> Options:
+    """Options with the workspace's configured defaults for k and budget (CLI and MCP share this)."""
+    from gitmem.config import load_config
+
+    cfg = load_config(ws).recall
+    kw["kinds"] = tuple(kw.get("kinds") or ())
+    return Options(k=k or cfg.k, budget=cfg.budget if budget is None else budget, **kw)
+
+
 def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     out: list[str] = []
     for k in kinds:
