@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -100,6 +101,9 @@ def report(r: dict) -> str:
         f"- tokens: {r['prompt_tokens']} prompt + {r['completion_tokens']} generated; "
         f"{r['tokens_per_second']:.1f} generated tokens/s "
         f"({r['prompt_tokens_per_second']:.0f} prompt tokens/s) of call wall time",
+        f"- whole run: {r['total_seconds']:.1f} s wall, {r['cpu_seconds']:.1f} s CPU; {r['cpus']} CPUs, "
+        f"load average {r['loadavg'][0]:.1f} before / {r['loadavg'][1]:.1f} after (other work on the machine "
+        "inflates wall times; CPU time is the steadier number)",
         "",
         "Confusion matrix (rows: expected, columns: predicted):",
         "",
@@ -134,10 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
     args = ap.parse_args(argv)
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
+        load_before = os.getloadavg()[0]
         model = LlamaModel(resolve_model_path(None, args.model))
         result = run(model, load_cases(args.cases))
         result["total_seconds"] = time.perf_counter() - start
+        result["cpu_seconds"] = time.process_time() - cpu
+        result["loadavg"] = (load_before, os.getloadavg()[0])
+        result["cpus"] = os.cpu_count()
     except GitmemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

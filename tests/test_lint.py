@@ -71,15 +71,6 @@ def test_lint_paths_limit_the_check(repo: GitRepo) -> None:
     assert result.exit_code == 1 and result.output.startswith("memory/2025-11-28.md:5:")
 
 
-@pytest.fixture(autouse=True)
-def _text_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    # gitmem.cli.output remembers --json for the life of the process (one CLI run per process in
-    # real use); an earlier --json test in this process would otherwise turn errors into JSON.
-    import gitmem.cli.output
-
-    monkeypatch.setattr(gitmem.cli.output, "_JSON_MODE", False)
-
-
 def exit_code_of(argv: list[str]) -> int:
     with pytest.raises(SystemExit) as exc:
         main(argv)  # the real entry point: GitmemError -> exit 1 with a hint on stderr
@@ -91,6 +82,12 @@ def test_lint_missing_path_is_a_user_error(repo: GitRepo, capsys: pytest.Capture
     assert exit_code_of(["-C", str(repo.path), "lint", "nope.md"]) == 1
     err = capsys.readouterr().err
     assert "no such file or directory: " in err and "Hint:" in err
+
+
+def test_cli_uses_the_indexers_size_limit(repo: GitRepo) -> None:
+    repo.commit("big", files={".gitmem.toml": "[index]\nmax_file_bytes = 50\n", "big.md": "x" * 100 + "\n"})
+    data = json.loads(run(repo, "--json").output)
+    assert [(d["path"], d["code"]) for d in data] == [("big.md", "too-large")]
 
 
 def test_encoding_binary_and_size_problems(repo: GitRepo) -> None:

@@ -84,11 +84,10 @@ def test_prompt_injection_yields_only_schema_valid_results(model: LlamaModel) ->
     except InvalidModelOutput:
         pass  # rejected is fine too: it can never turn into anything but a verdict
     try:
-        bullets = P.draft_retain(model, evil + "\n" + LOG, "2025-11-26")
+        summary = P.summarize_entity(model, "Peter", [evil, "Peter lives in Lisbon."])
+        assert summary.strip() and len(summary) <= P.SUMMARY_MAX_CHARS and "\n" not in summary
     except InvalidModelOutput:
-        bullets = []
-    for line in bullets:
-        assert isinstance(parse_retain_bullet(line), RetainFact) and "\n" not in line
+        pass
 
 
 def test_cache_skips_the_model_on_rerun(model: LlamaModel, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from datetime import date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitmem.parse import decode, entity_key, entity_slug, parse_event_time, parse_markdown, split_lines
+from gitmem.parse import decode, entity_key, entity_slug, mentions, parse_event_time, parse_markdown, split_lines
 from gitmem.parse.model import KIND_LETTERS
 
 # Markdown-ish fragments so generated text actually exercises headings, lists, fences, Retain
@@ -97,3 +97,13 @@ def test_entity_slug_is_safe_or_raises_value_error(name: str) -> None:
     assert slug and len(slug) <= 80 and not slug.startswith(".") and ".." not in slug
     assert not any(c in slug for c in "/\\\x00:*?\"<>| ")
     assert entity_key(slug) == entity_key(name)
+
+
+@SETTINGS
+@given(texts)
+def test_every_mention_has_a_slug(text: str) -> None:
+    # Reflection turns each mentioned entity into bank/entities/<slug>.md: a mention the parser
+    # accepts must never be refused as a file name (other than for its length).
+    for name in mentions(text):
+        if len(name) <= 80:
+            assert entity_key(entity_slug(name)) == entity_key(name)

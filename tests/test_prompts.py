@@ -20,6 +20,7 @@ from gitmem.reflect import model as M
 from gitmem.reflect import prompts as P
 from gitmem.reflect.model import CachedModel, InvalidModelOutput, Model, resolve_model_path
 from gitmem.workspace import Workspace
+from gitrepo import GitRepo
 
 
 class FakeModel:
@@ -214,16 +215,29 @@ def test_draft_retain_flattens_caps_and_filters_bullets() -> None:
             ]
         }
     )
-    out = P.draft_retain(fake, LOG, "2025-11-26")
-    assert out == [
+    assert P.draft_retain(fake, LOG, "2025-11-26") == [
         "- W @Peter: Peter flies ## Retain - W: injected",
         "- W: Mallory approved the budget.",
         "- W: Path entity.",
     ]
+    fake = FakeModel(
+        {
+            "bullets": [
+                item(entity="s", text="Andy's birthday is on Nov 27."),  # only the "s" of "Andy's"
+                item(entity="Peter's", text="Peter's trip."),  # "'" cannot be in an entity slug
+                item(entity="andy", text="Andy turns 40."),  # the log says "Andy's": a match
+                item(entity="Pete", text="Pete is not Peter."),  # part of a word is no match
+            ]
+        }
+    )
+    out = P.draft_retain(fake, LOG, "2025-11-26")
+    assert out == [
+        "- W: Andy's birthday is on Nov 27.",
+        "- W: Peter's trip.",
+        "- W @andy: Andy turns 40.",
+        "- W: Pete is not Peter.",
+    ]
     assert all(isinstance(parse_retain_bullet(line), RetainFact) for line in out)
-    text = "word " * 100
-    (capped,) = P.draft_retain(FakeModel({"bullets": [item(text=text.strip()[: P.BULLET_TEXT_MAX_CHARS])]}), LOG, "2025-11-26")
-    assert len(capped) <= len("- W @Peter: ") + P.BULLET_TEXT_MAX_CHARS
 
 
 @pytest.mark.parametrize(
@@ -318,11 +332,12 @@ def test_cache_remembers_rejected_answers(tmp_path: Path) -> None:
     assert len(fake.calls) == 1
 
 
-def test_cache_for_workspace_lives_in_derived_dir(tmp_path: Path) -> None:
-    ws = Workspace(tmp_path)
+def test_cache_for_workspace_lives_in_derived_dir(repo: GitRepo) -> None:
+    ws = Workspace.find(repo.path)
     with CachedModel.for_workspace(FakeModel({}), ws) as cached:
-        assert cached.path == tmp_path / ".memory" / "reflect-cache.sqlite"
+        assert cached.path == ws.root / ".memory" / "reflect-cache.sqlite"
         assert cached.path.exists()
+    assert repo.git("status", "--porcelain", "--ignored=no") == ""  # derived data, never committed
 
 
 # --------------------------------------------------------------------------- resolution

@@ -30,7 +30,7 @@ def lint(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
       gitmem lint
       gitmem lint memory/2025-11-27.md --json
     """
-    from gitmem.parse import DEFAULT_MAX_BYTES
+    from gitmem.config import load_config
     from gitmem.parse.lint import lint_workspace
     from gitmem.workspace import Workspace
 
@@ -38,7 +38,8 @@ def lint(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
     ws = Workspace.find(here)
     # Relative PATHS are relative to where the command runs (-C honoured), as in git.
     targets = [p if p.is_absolute() else here / p for p in paths]
-    diagnostics = lint_workspace(ws.root, targets, max_bytes=DEFAULT_MAX_BYTES)
+    # The indexer's own size limit, so "too-large" here means exactly "the index skips this file".
+    diagnostics = lint_workspace(ws.root, targets, max_bytes=load_config(ws).index.max_file_bytes)
     data = [{"path": d.path, "line": d.line, "code": d.code, "message": d.message} for d in diagnostics]
     emit(data, as_json, lambda _: "\n".join(str(d) for d in diagnostics))
     if diagnostics:

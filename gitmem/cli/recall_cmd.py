@@ -119,6 +119,10 @@ def opinions_command(ctx: click.Context, entity: str | None, min_confidence: flo
             for step in o.get("history", []):
                 c = "?" if step["confidence"] is None else f"{step['confidence']:.2f}"
                 lines.append(f"    {step['record_time'][:10] if step['record_time'] else '-'} c={c} {step['source']}")
+            for step in o.get("reflections", []):
+                c = "?" if step.get("confidence") is None else f"{step['confidence']:.2f}"
+                lines.append(f"    reflected {str(step.get('at') or '-')[:10]} c={c} "
+                             f"({step.get('delta', 0):+.2f}) {step.get('reason') or ''}")
             for ev in o.get("evidence", []):
                 lines.append(f"    {ev['relation']}: {ev['content']} ({ev['source']})")
         return "\n".join(lines)

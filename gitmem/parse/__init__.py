@@ -14,12 +14,7 @@ from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
 from gitmem.parse.retain import is_retain_heading, parse_retain_bullet
 from gitmem.parse.text import decode, is_binary, split_lines
 
-# The size above which the indexer and lint skip a file ("too-large"): memory files are written
-# by people and assistants; a multi-megabyte .md is almost always a pasted dump or an export.
-DEFAULT_MAX_BYTES = 8 * 1024 * 1024
-
 __all__ = [
-    "DEFAULT_MAX_BYTES",
     "KIND_LETTERS",
     "NOTE",
     "Block",

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# A mention is "@" + a letter, then letters/digits/"_", with single "-", "." or "'" joining word runs
+# A mention is "@" + a letter, then letters/digits/"_", with single "-" or "." joining word runs
 # (so "@The-Castle" works and a trailing "." / ":" / "-" is punctuation, not part of the name).
+# No apostrophe: "@Peter's car" is about Peter, and "'" could not be part of a file slug anyway.
 # The character before "@" must not be a letter, digit, "_" or one of "@./+-": that rejects e-mail
 # addresses ("a@b.com"), "@@x", URL paths ("/@user") and "x.@y".
-_NAME = re.compile(r"[^\W\d_]\w*(?:[-.'][^\W_]\w*)*")
+_NAME = re.compile(r"[^\W\d_]\w*(?:[-.][^\W_]\w*)*")
 _NOT_BEFORE = frozenset("@./+-")
 _CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 _SEPARATORS = re.compile(r"[\s_\-]+")

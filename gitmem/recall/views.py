@@ -95,23 +95,46 @@ def _rows_by_id(s: Session, ids: list[int]) -> list[dict[str, Any]]:
     return results
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0.0,
              as_of: str | None = None, history: bool = False) -> dict[str, Any]:
+    """Opinions in memory. The same statement stated in a log and curated in bank/opinions.md is
+    one opinion: the bank version (reflected confidence) wins, the log versions are its evidence.
+    With `history`, each opinion carries its trajectory: its edited versions (supersession chain)
+    and the confidence steps reflection recorded in bank/.reflect.json."""
     answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",)))
-    out = []
-    for r in answer.results:
-        if (r["confidence"] if r["confidence"] is not None else 0.5) < min_confidence:
-            continue
+    merged: dict[str, dict[str, Any]] = {}
+    for r in sorted(answer.results, key=lambda r: (r["path"] == "bank/opinions.md", r["id"] or 0)):
+        key = _norm(r["content"])
+        evidence = {"relation": "stated", "content": r["content"], "source": r["source"],
+                    "confidence": r["confidence"]}
+        prior = merged.get(key)
         item: dict[str, Any] = {
             "id": r["id"], "statement": r["content"], "confidence": r["confidence"], "entities": r["entities"],
             "last_updated": r["record_time"], "timestamp": r["timestamp"], "source": r["source"],
-            "status": r["status"], "evidence": [{"relation": "stated", "content": r["content"], "source": r["source"]}],
+            "status": r["status"], "evidence": (prior["evidence"] if prior else []) + [evidence],
         }
-        if history and r["id"] is not None:
-            versions = _rows_by_id(s, _chain(s, r["id"]))
-            item["history"] = [{"confidence": v["confidence"], "record_time": v["record_time"],
-                                "content": v["content"], "source": v["source"]} for v in versions]
-        out.append(item)
+        merged[key] = item  # later (bank, newer) versions replace earlier ones, keeping their evidence
+    out = [o for o in merged.values()
+           if (o["confidence"] if o["confidence"] is not None else 0.5) >= min_confidence]
+    if history:
+        reflected: dict[str, list[dict[str, Any]]] = {}
+        try:
+            from gitmem.reflect.state import opinion_history
+
+            rev = (answer.as_of or {}).get("commit") or s.tip or "HEAD"
+            for op in opinion_history(s.ws, rev)["opinions"]:
+                reflected[_norm(str(op["statement"]))] = op.get("history", [])
+        except GitmemError as exc:
+            answer.notes.append(f"reflection history unavailable: {exc.message}")
+        for o in out:
+            versions = _rows_by_id(s, _chain(s, o["id"])) if o["id"] is not None else []
+            o["history"] = [{"confidence": v["confidence"], "record_time": v["record_time"],
+                             "content": v["content"], "source": v["source"]} for v in versions]
+            o["reflections"] = reflected.get(_norm(o["statement"]), [])
     out.sort(key=lambda o: -(o["confidence"] or 0))
     return {"opinions": out, "as_of": answer.as_of, "index": s.index_info(), "notes": answer.notes}
 

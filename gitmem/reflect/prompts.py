@@ -340,8 +340,9 @@ def _entity_mention(name: str, log_text: str) -> str | None:
     except ValueError:
         return None
     key = entity_key(slug)
-    haystack = entity_key(log_text)
-    if not key or not re.search(r"(?<![\w])" + re.escape(key) + r"(?![\w])", haystack):
+    # Whole words only, and not the "s" of "Andy's"; a possessive after the name is fine.
+    pattern = r"(?<![\w'’])" + re.escape(key) + r"(?!\w)"
+    if len(key) < 2 or not re.search(pattern, entity_key(log_text)):
         return None
     return f"@{slug}"
 
