@@ -403,7 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-lme", action="store_true")
     ap.add_argument("--cli-check", type=int, default=5, help="questions re-asked through `gitmem recall --json`")
     ap.add_argument("--write", action="store_true", help="update the Recall quality section of bench/RESULTS.md")
-    ap.add_argument("--notes", type=Path, help="Markdown file appended under the tables when writing")
+    ap.add_argument("--notes", type=Path, default=Path(__file__).with_name("recall_notes.md"),
+                    help="Markdown file appended under the tables when writing (default: bench/recall_notes.md)")
     args = ap.parse_args(argv)
 
     lo = run_locomo(args.locomo, args.cli_check)
