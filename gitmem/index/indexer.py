@@ -20,13 +20,14 @@ from pathlib import Path
 
 from gitmem.config import load_config
 from gitmem.index.db import get_meta, open_index, set_meta, writer_lock
-from gitmem.parse import Block, parse_markdown
+from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
 from gitmem.timeline.history import CommitInfo, FileChange, walk
 from gitmem.workspace import Workspace
 
 BATCH_COMMITS = 2000
 BATCH_SECONDS = 2.0
+_PARSE_CACHE = 512
 # Problems worth telling the user about; lint-style grammar diagnostics are `gitmem lint`'s job.
 _INDEX_PROBLEMS = {"binary", "too-large", "decode-replaced"}
 
@@ -71,6 +72,9 @@ class _Writer:
         last = conn.execute("SELECT pos, record_time FROM commits ORDER BY pos DESC LIMIT 1").fetchone()
         self.pos, self.record_time = (last[0], last[1]) if last else (0, 0)
         self.current: dict[str, list[_Row]] = {}
+        # The last parse of recently changed files (insertion-ordered: oldest evicted first), kept
+        # so the next version of a file is re-chunked from its first changed line only.
+        self.parsed: dict[str, tuple[ParsedFile, list[int]]] = {}
         self.commits: list[tuple] = []
         self.inserts: list[tuple] = []
         self.entity_rows: list[tuple[str, int]] = []
@@ -114,43 +118,67 @@ class _Writer:
         self.reported.append({"path": path, "code": code, "message": message})
 
     def _apply(self, change: FileChange) -> tuple[list[_Row], list[tuple[int, str]]]:
-        """Diff the file's chunk multiset against its current rows; returns (closed, inserted)."""
-        old = self._rows(change.path)
+        """Diff the file's chunk multiset against its current rows; returns (closed, inserted).
+
+        Both sides are multisets of chunk identities. When the previous version of the file was
+        parsed in this run, only the blocks after the unchanged prefix can differ (the parser
+        reuses that prefix), so only that suffix is compared: the result is the same as a full
+        comparison (the same rows closed: the newest of a duplicated identity; the same blocks
+        inserted: the later occurrences), at the cost of the change instead of the file."""
+        path = change.path
+        old = self._rows(path)
+        prev = self.parsed.pop(path, None)
         blocks: list[Block] = []
+        parsed = None
         if change.data is not None:
             if change.binary:
-                self._problem(change.path, "binary", "binary file named .md: skipped")
+                self._problem(path, "binary", "binary file named .md: skipped")
             else:
-                parsed = parse_markdown(change.data, change.path, max_bytes=self.max_bytes)
+                parsed = parse_markdown(change.data, path, max_bytes=self.max_bytes,
+                                        previous=prev[0] if prev else None)
                 blocks = parsed.blocks
                 for d in parsed.diagnostics:
                     if d.code in _INDEX_PROBLEMS:
-                        self._problem(change.path, d.code, d.message)
-        wanted = Counter(ident_of(b) for b in blocks)
-        keep: list[_Row] = []
+                        self._problem(path, d.code, d.message)
+        reused = parsed.reused if (parsed is not None and prev is not None) else 0
+        idents = (prev[1][:reused] if reused else []) + [ident_of(b) for b in blocks[reused:]]
+        if prev is not None:
+            surplus = Counter(prev[1][reused:])
+            surplus.subtract(idents[reused:])
+        else:
+            surplus = Counter(r.ident for r in old)
+            surplus.subtract(idents)
         closed: list[_Row] = []
-        for row in old:
-            if wanted[row.ident] > 0:
-                wanted[row.ident] -= 1
-                keep.append(row)
-            else:
+        for row in reversed(old):  # newest first: a duplicated identity loses its newest rows
+            if surplus[row.ident] > 0:
+                surplus[row.ident] -= 1
                 closed.append(row)
-        have = Counter(r.ident for r in keep)
+        closed.reverse()
+        # Blocks are new where the new version has more of an identity than the old one had.
+        extra = Counter({k: -v for k, v in surplus.items() if v < 0})
+        seen = Counter(idents[reused:]) if prev is not None else Counter(idents)
+        start = reused if prev is not None else 0
         new_rows: list[tuple[int, str]] = []
         inserted: list[_Row] = []
-        for block in blocks:
-            ident = ident_of(block)
-            if have[ident] > 0:
-                have[ident] -= 1
-                continue
-            row = self._insert(change.path, block, ident)
-            inserted.append(row)
-            new_rows.append((row.id, block.content))
+        # The last `extra[i]` occurrences of identity i (in file order) are the inserted ones.
+        for block, ident in zip(blocks[start:], idents[start:]):
+            seen[ident] -= 1
+            if seen[ident] < extra[ident]:
+                row = self._insert(path, block, ident)
+                inserted.append(row)
+                new_rows.append((row.id, block.content))
         for row in closed:
             self.closes.append((self.pos, row.id))
         self.closed += len(closed)
         self._pair_edits(closed, inserted)
-        self.current[change.path] = sorted(keep + inserted, key=lambda r: r.id)
+        if closed:
+            gone = {r.id for r in closed}
+            old = [r for r in old if r.id not in gone]
+        self.current[path] = old + inserted  # ids only grow, so this stays sorted
+        if parsed is not None and parsed.resume is not None:
+            self.parsed[path] = (parsed, idents)
+            if len(self.parsed) > _PARSE_CACHE:
+                self.parsed.pop(next(iter(self.parsed)))
         return closed, new_rows
 
     def _insert(self, path: str, block: Block, ident: int) -> _Row:

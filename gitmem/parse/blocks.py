@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from dataclasses import dataclass
 from functools import lru_cache
 
 from gitmem.parse.dates import log_date, parse_event_time
@@ -91,17 +92,39 @@ class _Chunker:
         self.marker_end = 0  # for items: where the text after the marker starts in the first line
         self.top_item = False
         self.fence_closed = False
+        # Resume points: (line index, blocks so far, diagnostics so far, state). At the top of the
+        # main loop the state depends only on the lines before the index, so the next version of
+        # the file can restart there when those lines are unchanged.
+        self.checkpoints: list[tuple[int, int, int, tuple]] = []
+        self.resumable = True
+
+    def _snapshot(self) -> tuple:
+        return (tuple(self.headings), self.heading, self.in_retain, tuple(self.list_stack), self.start,
+                self.pending, self.marker_end, self.top_item, self.fence_closed)
+
+    def restore(self, i: int, blocks: list[Block], diagnostics: list[Diagnostic], state: tuple) -> None:
+        (headings, self.heading, self.in_retain, stack, self.start, self.pending, self.marker_end,
+         self.top_item, self.fence_closed) = state
+        self.headings, self.list_stack = list(headings), list(stack)
+        self.blocks, self.diagnostics = blocks, diagnostics
+        self.resume_at = i
 
     def run(self) -> None:
         lines = self.lines
         n = len(lines)
-        i = 0
-        fm_end = _front_matter_end(lines)
-        if fm_end > 0:
-            self.start, self.pending = 1, _FRONT
-            self.flush(fm_end + 1)
-            i = fm_end + 1
+        i = getattr(self, "resume_at", 0)
+        record = self.checkpoints.append
+        if i == 0:
+            fm_end = _front_matter_end(lines)
+            if fm_end > 0:
+                # Whether line 1 opens front matter depends on a later line: never resume such a file.
+                self.resumable = False
+                self.start, self.pending = 1, _FRONT
+                self.flush(fm_end + 1)
+                i = fm_end + 1
         while i < n:
+            if self.resumable:
+                record((i, len(self.blocks), len(self.diagnostics), self._snapshot()))
             line = lines[i]
             lineno = i + 1
             stripped = line.lstrip(" \t")
@@ -168,6 +191,8 @@ class _Chunker:
         while j < len(lines) and not _closes_fence(lines[j], ch, n):
             j += 1
         self.fence_closed = j < len(lines)
+        if not self.fence_closed:
+            self.resumable = False  # an unclosed fence swallows whatever a later version appends
         end = min(j + 1, len(lines))  # an unclosed fence runs to the end of the file
         self.start, self.pending = i + 1, _CODE
         self.flush(end)
@@ -240,12 +265,56 @@ def _derive(
     return kind, fact, confidence, content, entities, ev_start, ev_end, problem
 
 
-def parse_markdown(data: str | bytes, path: str, *, max_bytes: int | None = None) -> ParsedFile:
+@dataclass(frozen=True, slots=True)
+class _Resume:
+    lines: list[str]
+    checkpoints: list[tuple[int, int, int, tuple]]
+    chunk_diagnostics: list[Diagnostic]
+
+
+def _resumed(lines: list[str], path: str, previous: ParsedFile | None) -> _Chunker:
+    """A chunker positioned after the longest prefix `previous` shares with `lines`.
+
+    Consecutive versions of a file in history mostly differ near the end (a daily log grows), so
+    re-chunking only from the last resume point before the first changed line makes indexing a
+    commit cost the size of the change, not of the file. The result is identical to a full parse
+    (a property test checks this)."""
+    chunker = _Chunker(lines, path, log_date(path))
+    prev = previous.resume if previous is not None else None
+    if not isinstance(prev, _Resume) or not prev.checkpoints:
+        return chunker
+    old = prev.lines
+    limit = min(len(old), len(lines))
+    first = 0
+    while first < limit and old[first] == lines[first]:
+        first += 1
+    cps = prev.checkpoints
+    lo, hi = 0, len(cps) - 1
+    best = -1
+    while lo <= hi:  # the last checkpoint whose index is <= first (their indexes increase)
+        mid = (lo + hi) // 2
+        if cps[mid][0] <= first:
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    if best <= 0:
+        return chunker
+    i, nb, nd, state = cps[best]
+    chunker.checkpoints = cps[: best]
+    chunker.restore(i, previous.blocks[:nb], prev.chunk_diagnostics[:nd], state)  # type: ignore[union-attr]
+    return chunker
+
+
+def parse_markdown(
+    data: str | bytes, path: str, *, max_bytes: int | None = None, previous: ParsedFile | None = None
+) -> ParsedFile:
     """Parse one Markdown file into blocks and diagnostics. Never raises.
 
     `path` is workspace-relative (it names the file in diagnostics and gives a daily log its date).
     Bytes are decoded as UTF-8 with replacement ("decode-replaced"); NUL in the first 8 KiB means
     binary (no blocks, "binary"); more than `max_bytes` bytes means no blocks and "too-large".
+    `previous` is the parse of an earlier version of the same file: unchanged leading blocks are
+    reused instead of re-chunked (`reused` says how many).
     """
     diagnostics: list[Diagnostic] = []
     try:
@@ -266,10 +335,13 @@ def parse_markdown(data: str | bytes, path: str, *, max_bytes: int | None = None
                 return _skipped(path, "too-large", f"over the {max_bytes}-byte limit; not indexed")
             if "\x00" in text[:8192]:
                 return _skipped(path, "binary", "contains NUL characters: treated as binary and not indexed")
-        chunker = _Chunker(split_lines(text), path, log_date(path))
+        lines = split_lines(text)
+        chunker = _resumed(lines, path, previous)
+        reused = len(chunker.blocks)
         chunker.run()
         diagnostics.extend(chunker.diagnostics)
-        return ParsedFile(path, chunker.blocks, diagnostics)
+        resume = _Resume(lines, chunker.checkpoints, chunker.diagnostics) if chunker.resumable else None
+        return ParsedFile(path, chunker.blocks, diagnostics, resume, reused)
     except Exception as exc:  # noqa: BLE001 - the indexer must survive any file; report instead
         # Reaching this is a gitmem bug (the property tests assert it never happens), but one odd
         # file must not stop the index of years of history: skip it and say so.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Kind letters of the Retain grammar (DESIGN.md "Retain bullets").
 KIND_LETTERS: dict[str, str] = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
@@ -44,6 +44,11 @@ class ParsedFile:
     path: str
     blocks: list[Block]
     diagnostics: list[Diagnostic]
+    # Opaque resume points for re-parsing the next version of this file (see blocks.py); None when
+    # the file cannot be resumed (skipped, front matter, an unclosed fence).
+    resume: object | None = field(default=None, compare=False, repr=False)
+    # How many leading blocks were carried over unchanged from `previous` (0 for a full parse).
+    reused: int = field(default=0, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
