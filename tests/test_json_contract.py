@@ -224,8 +224,6 @@ def test_index_problems_are_objects(repo: Any) -> None:
     assert data["problems"]
 
 
-@pytest.mark.xfail(strict=True, reason="CONTRACT GAP: `lint --json` prints a bare list of diagnostics; the contract "
-                                       "wants an object {files, diagnostics, ok} like every other command")
 def test_lint(ws: Path, repo: Any) -> None:
     clean = check("lint", ws, "lint")
     assert clean["ok"] is True and clean["diagnostics"] == [] and clean["files"] > 0

@@ -44,7 +44,9 @@ def test_lint_json(repo: GitRepo) -> None:
     make(repo)
     result = run(repo, "--json")
     assert result.exit_code == 1
-    data = json.loads(result.output)
+    out = json.loads(result.output)
+    assert out["ok"] is False and out["files"] >= 2
+    data = out["diagnostics"]
     assert [(d["path"], d["line"], d["code"]) for d in data] == [
         ("memory/2025-11-28.md", 5, "retain-unknown-kind"),
         ("memory/2025-11-28.md", 6, "retain-bad-confidence"),
@@ -58,15 +60,15 @@ def test_lint_clean_exits_0(repo: GitRepo) -> None:
     result = run(repo)
     assert result.exit_code == 0 and result.output == ""
     result = run(repo, "--json")
-    assert result.exit_code == 0 and json.loads(result.output) == []
+    assert result.exit_code == 0 and json.loads(result.output)["diagnostics"] == []
 
 
 def test_lint_paths_limit_the_check(repo: GitRepo) -> None:
     make(repo)
     result = run(repo, "memory/2025-11-27.md", "--json")
-    assert result.exit_code == 0 and json.loads(result.output) == []
+    assert result.exit_code == 0 and json.loads(result.output) == {"files": 1, "ok": True, "diagnostics": []}
     result = run(repo, "notes", "--json")
-    assert [d["path"] for d in json.loads(result.output)] == ["notes/draft.md"]
+    assert [d["path"] for d in json.loads(result.output)["diagnostics"]] == ["notes/draft.md"]
     result = CliRunner().invoke(cli, ["-C", str(repo.path / "memory"), "lint", "2025-11-28.md"])
     assert result.exit_code == 1 and result.output.startswith("memory/2025-11-28.md:5:")
 
@@ -86,7 +88,7 @@ def test_lint_missing_path_is_a_user_error(repo: GitRepo, capsys: pytest.Capture
 
 def test_cli_uses_the_indexers_size_limit(repo: GitRepo) -> None:
     repo.commit("big", files={".gitmem.toml": "[index]\nmax_file_bytes = 50\n", "big.md": "x" * 100 + "\n"})
-    data = json.loads(run(repo, "--json").output)
+    data = json.loads(run(repo, "--json").output)["diagnostics"]
     assert [(d["path"], d["code"]) for d in data] == [("big.md", "too-large")]
 
 
@@ -96,7 +98,7 @@ def test_encoding_binary_and_size_problems(repo: GitRepo) -> None:
         "blob.md": b"\x00\x01binary",
         "big.md": "x" * 100 + "\n",
     })
-    diags = lint_workspace(repo.path, max_bytes=50)
+    _, diags = lint_workspace(repo.path, max_bytes=50)
     assert [(d.path, d.line, d.code) for d in diags] == [
         ("big.md", 1, "too-large"), ("blob.md", 1, "binary"), ("latin1.md", 1, "decode-replaced"),
     ]

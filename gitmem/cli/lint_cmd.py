@@ -39,8 +39,12 @@ def lint(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
     # Relative PATHS are relative to where the command runs (-C honoured), as in git.
     targets = [p if p.is_absolute() else here / p for p in paths]
     # The indexer's own size limit, so "too-large" here means exactly "the index skips this file".
-    diagnostics = lint_workspace(ws.root, targets, max_bytes=load_config(ws).index.max_file_bytes)
-    data = [{"path": d.path, "line": d.line, "code": d.code, "message": d.message} for d in diagnostics]
+    files, diagnostics = lint_workspace(ws.root, targets, max_bytes=load_config(ws).index.max_file_bytes)
+    data = {
+        "files": files,
+        "ok": not diagnostics,
+        "diagnostics": [{"path": d.path, "line": d.line, "code": d.code, "message": d.message} for d in diagnostics],
+    }
     emit(data, as_json, lambda _: "\n".join(str(d) for d in diagnostics))
     if diagnostics:
         ctx.exit(1)

@@ -63,8 +63,9 @@ def run_guarded(group: click.Group, argv: list[str] | None) -> int:
     # before click parses --json (e.g. a bad -C) are JSON too.
     _JSON_MODE = "--json" in (argv if argv is not None else sys.argv[1:])
     try:
-        group.main(args=argv, prog_name="gitmem", standalone_mode=False)
-        return 0
+        # Without standalone mode click returns ctx.exit(N)'s code instead of exiting.
+        code = group.main(args=argv, prog_name="gitmem", standalone_mode=False)
+        return code if isinstance(code, int) else 0
     except GitmemError as exc:
         if _JSON_MODE:
             click.echo(json.dumps({"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}))

@@ -64,9 +64,10 @@ def lint_paths(root: Path, rels: Iterable[str], *, max_bytes: int | None = None)
 
 def lint_workspace(
     root: Path, targets: Sequence[Path] = (), *, max_bytes: int | None = None
-) -> list[Diagnostic]:
-    """Lint the workspace's Markdown (or only `targets`, absolute or cwd-relative paths inside it)."""
+) -> tuple[int, list[Diagnostic]]:
+    """Lint the workspace's Markdown (or only `targets`, absolute or cwd-relative paths inside it).
+    Returns (files checked, diagnostics)."""
     root = root.resolve()
     all_md = workspace_markdown(root)
     rels = _select(root, all_md, targets) if targets else all_md
-    return lint_paths(root, rels, max_bytes=max_bytes)
+    return len(rels), lint_paths(root, rels, max_bytes=max_bytes)
