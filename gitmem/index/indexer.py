@@ -280,8 +280,17 @@ def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
     return dropped
 
 
-def _shared_position(conn: sqlite3.Connection, root: Path, head: str) -> int:
+def _shared_position(conn: sqlite3.Connection, root: Path, head: str, tip: str) -> int:
     """Newest indexed position whose commit is still on HEAD's first-parent chain (0 if none)."""
+    # Fast path: after an amend, rebase or reset the merge base of the old tip and HEAD is that
+    # commit, when it is on both first-parent lines (checked, since merge-base follows any parent).
+    base = git.out(root, "merge-base", tip, head, check=False).strip()
+    row = conn.execute("SELECT pos FROM commits WHERE oid = ?", (base,)).fetchone() if base else None
+    if row is not None:
+        newer = git.first_parent_oids(root, head, since=base)
+        if not newer or git.first_parent(root, newer[0]) == base:
+            return int(row[0])
+    # General case (e.g. a different branch checked out): walk HEAD's whole first-parent chain.
     chain = set(git.first_parent_oids(root, head))
     for pos, oid in conn.execute("SELECT pos, oid FROM commits ORDER BY pos DESC"):
         if oid in chain:
@@ -355,7 +364,7 @@ def _update_locked(
         if not new or git.first_parent(root, new[0]) != tip:
             # The indexed tip is gone from this branch's first-parent line: history was rewritten
             # (amend, rebase, reset) or the branch switched. Keep what both histories share.
-            pos = _shared_position(conn, root, head)
+            pos = _shared_position(conn, root, head, tip)
             result.rolled_back = _rollback_to(conn, pos)
             base = get_meta(conn, "tip")
             result.notes.append(
