@@ -36,6 +36,25 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]
             bar.__exit__(None, None, None)
 
 
+def _change_lines(summary: dict[str, Any], *, evidence: bool) -> list[str]:
+    """One line per proposed change, skipped block and rejected model output (reflect and review
+    share it; review also lists each opinion's evidence)."""
+    lines: list[str] = []
+    for c in summary.get("changes", []):
+        if "opinion" in c and not c["evidence"]:
+            lines.append(f"  opinion {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
+        elif "opinion" in c:
+            lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f}, "
+                         f"{len(c['evidence'])} evidence)")
+            if evidence:
+                lines += [f"    {e['relation']} ({e['strength']}, {e['delta']:+.2f}) {e['source']}" for e in c["evidence"]]
+        else:
+            lines.append(f"  {c['status']:<8} {c['path']}")
+    lines += [f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}" for sk in summary.get("skipped", [])]
+    lines += [f"  rejected {j['item']}: {j['reason']}" for j in summary.get("rejected", [])]
+    return lines
+
+
 def _reflect_text(r: dict[str, Any]) -> str:
     status = r["status"]
     if status in ("nothing-new", "up-to-date"):
@@ -44,18 +63,7 @@ def _reflect_text(r: dict[str, Any]) -> str:
     head = {"written": "Proposal written to", "unchanged": "Proposal unchanged on", "dry-run": "Dry run (no ref written) for"}
     lines.append(f"{head.get(status, status)} {r['branch']} ({(r.get('commit') or '')[:7]}), "
                  f"{r['facts']} facts through {r['through'][:7]}, model: {r.get('model') or 'none'}")
-    for c in r.get("changes", []):
-        if "opinion" in c and not c["evidence"]:
-            lines.append(f"  opinion {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
-        elif "opinion" in c:
-            lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f}, "
-                         f"{len(c['evidence'])} evidence)")
-        else:
-            lines.append(f"  {c['status']:<8} {c['path']}")
-    for s in r.get("skipped", []):
-        lines.append(f"  skipped  {s['path']} [{s['block']}]: {s['reason']}")
-    for j in r.get("rejected", []):
-        lines.append(f"  rejected {j['item']}: {j['reason']}")
+    lines += _change_lines(r, evidence=False)
     for n in r.get("notes", []):
         lines.append(f"  note: {n}")
     if r.get("diffstat"):
@@ -110,17 +118,7 @@ def _review_text(r: dict[str, Any]) -> str:
              f"model: {s.get('model') or 'none'})"]
     for n in r.get("notes", []):
         lines.append(f"NOTE: {n}")
-    for c in s.get("changes", []):
-        if "opinion" in c:
-            lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f})")
-            for e in c.get("evidence", []):
-                lines.append(f"    {e['relation']} ({e['strength']}, {e['delta']:+.2f}) {e['source']}")
-        else:
-            lines.append(f"  {c['status']:<8} {c['path']}")
-    for sk in s.get("skipped", []):
-        lines.append(f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}")
-    for j in s.get("rejected", []):
-        lines.append(f"  rejected {j['item']}: {j['reason']}")
+    lines += _change_lines(s, evidence=True)
     lines += ["", r["diffstat"], "", r.get("diff", ""), "",
               "Merge with `gitmem review --merge`, drop with `gitmem review --discard`."]
     return "\n".join(lines)

@@ -64,6 +64,9 @@ class Builder:
         """The content at `path` as it will be in the proposal (pending changes first)."""
         if path in self.changes:
             return self.changes[path]
+        return self._base_blob(path)
+
+    def _base_blob(self, path: str) -> bytes | None:
         try:
             obj = self.base.tree[path]
         except (KeyError, ValueError):
@@ -73,13 +76,8 @@ class Builder:
         return bytes(obj.data)
 
     def base_text(self, path: str) -> str | None:
-        try:
-            obj = self.base.tree[path]
-        except (KeyError, ValueError):
-            return None
-        if obj.type_str != "blob":
-            return None
-        return bytes(obj.data).decode("utf-8", "replace")
+        data = self._base_blob(path)
+        return None if data is None else data.decode("utf-8", "replace")
 
     def write(self, path: str, data: bytes) -> bool:
         """Stage `data` at `path` after the safety gate; False when it equals the base content."""
