@@ -89,3 +89,41 @@ def test_one_letter_parts_are_not_query_terms() -> None:
 def test_a_question_of_stopwords_only_still_searches() -> None:
     q = build("what is it?")
     assert not q.empty
+
+
+@pytest.mark.parametrize("scored_rows", [5000, 3, 1])
+def test_as_of_search_for_a_word_is_exactly_that_times_matching_memory(repo: GitRepo, monkeypatch: pytest.MonkeyPatch,
+                                                                        scored_rows: int) -> None:
+    # The FTS-first path (rank in FTS5, filter after, id bound for as-of) and its bounded-cost
+    # plans (rarest terms only, newest matches only) must never leak a later version nor lose one
+    # that was current: with every matching chunk fitting in k, the answer is the exact set.
+    from gitmem.recall import search
+
+    monkeypatch.setattr(search, "SCORED_ROWS", scored_rows)
+    monkeypatch.setattr(search, "MIN_CANDIDATES", 2)
+    monkeypatch.setattr(search, "CANDIDATES_PER_K", 1)
+    days = [("2025-11-01", "- kiwi one\n- kiwi two\n- plum\n"), ("2025-11-02", "- kiwi one\n- kiwi deux\n"),
+            ("2025-11-03", "- plum\n"), ("2025-11-04", "- kiwi three\n- plum\n- kiwi four\n")]
+    for day, text in days:
+        repo.commit(day, date=day, files={"memory.md": text, f"memory/{day}.md": f"- kiwi log {day}\n"})
+    ws = Workspace(repo.path)
+    with Session(ws) as s:
+        for i, (day, text) in enumerate(days):
+            want = {line[2:] for line in text.splitlines() if "kiwi" in line}
+            want |= {f"kiwi log {d}" for d, _ in days[: i + 1]}
+            got = s.search("kiwi", Options(k=len(want), as_of=f"{day}T23:59:59+00:00")).results
+            if scored_rows >= 100:
+                assert {r["content"] for r in got} == want, day
+            else:  # bounded plans score only the newest matches: a subset, never a leak
+                assert {r["content"] for r in got} <= want and got, day
+            assert all(r["status"] == "current" for r in got)
+
+
+def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.recall import search
+
+    monkeypatch.setattr(search, "SCORED_ROWS", 5)
+    lines = "".join(f"- common word line {i}\n\n\n\n" for i in range(8)) + "- the rare zanzibar line\n"
+    repo.commit("day", date="2025-11-03", files={"memory.md": lines})
+    got = ask(repo, "common zanzibar", k=1)
+    assert got == ["the rare zanzibar line"]

@@ -39,13 +39,15 @@ class Query:
     terms: tuple[str, ...]  # lowercased search terms, stopwords removed
     entity_candidates: tuple[str, ...]  # entity keys the question may be about
     fts: str  # the MATCH expression
+    parts: tuple[str, ...] = ()  # the unquoted terms OR-ed in `fts` (empty for raw queries)
+    raw: bool = False
 
     @property
     def empty(self) -> bool:
         return not self.fts
 
 
-def _quote(term: str) -> str:
+def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -73,16 +75,17 @@ def build(text: str, raw: bool = False) -> Query:
     for m in re.finditer(r"@([^\s@:,;!?()]+)", text):
         cands.append(entity_key(m.group(1)))
     cands = [c for c in dict.fromkeys(cands) if c]
+    parts: list[str] = []
     if raw:
         fts = text.strip()
     else:
         # Split hyphenated/apostrophe words into their tokens the way unicode61 does, so each part
         # is a quoted term; a phrase "warelay-bot" would otherwise require adjacency.
-        parts: list[str] = []
         for t in terms:
             parts.extend(p for p in re.split(r"['’-]", t) if len(p) > 1 and p not in STOPWORDS)
         # One-letter parts (the "s" of "Caroline's") and stopword parts (the "the" of "The-Castle")
         # match most chunks: noise, and the slowest OR queries (bench/recall_latency.py: 340 -> ~60 ms
         # for "The-Castle gateway config" at 1M lines).
-        fts = " OR ".join(_quote(p) for p in dict.fromkeys(parts or terms))
-    return Query(text=text, terms=tuple(terms), entity_candidates=tuple(cands), fts=fts)
+        parts = list(dict.fromkeys(parts or terms))
+        fts = " OR ".join(quote(p) for p in parts)
+    return Query(text=text, terms=tuple(terms), entity_candidates=tuple(cands), fts=fts, parts=tuple(parts), raw=raw)

@@ -14,19 +14,26 @@ R@10 / at a 1000-token budget; see bench/RESULTS.md "Recall quality"):
   rare term outweigh several matched ones, and a chunk answering the whole question should win
   close calls (+0.01 R@10, +0.005 at 1000 tokens).
 - neighbour smoothing: a chunk gains NEIGHBOUR_WEIGHTS[d-1] x the best score of a candidate d lines
-  away in the same file (d = 1, 2, 3). Lines written next to each other are about the same thing:
+  away in the same file (d = 1..4). Lines written next to each other are about the same thing:
   the answer is often the line after the one that repeats the question's words ("did you go?" /
   "yes, last Friday"). The big one: with 600 candidates 0.613 -> 0.706 R@10, 0.669 -> 0.772 at
-  1000 tokens. It only sees neighbours inside the candidate pool, so the pool matters:
-  MIN_CANDIDATES 150 / 300 / 600 give 0.693 / 0.714 / 0.724 R@10 and 0.737 / 0.763 / 0.778 at
-  1000 tokens. 300 is the compromise with latency: every candidate is turned into a result dict
-  before reranking, which costs ~10 ms p95 more at 600 (bench/recall_latency.py).
+  1000 tokens; the 4th weight (0.125) adds +0.002 / +0.005. It only sees neighbours inside the
+  candidate pool, so the pool matters: MIN_CANDIDATES 150 / 300 / 600 give 0.693 / 0.714 / 0.724
+  R@10 and 0.737 / 0.764 / 0.777 at 1000 tokens (1000 or 3000: no further change on LoCoMo, where
+  600 already holds nearly every matching turn). Only returned candidates become result dicts, so
+  600 costs ~4 ms of row fetching and ~2 ms of reranking per query.
+- cost bound (SCORED_ROWS, see Session._match_plan): FTS5 computes bm25 for every matching row
+  (~1.5 us each), so at most SCORED_ROWS rows are scored: the rarest terms first; past that, the
+  newest matches. Never triggers below SCORED_ROWS chunks (LoCoMo and ordinary workspaces).
 - query terms of one character (the "s" of "Caroline's") are dropped in query.py: no measurable
   recall change, but such terms match most chunks and slow OR queries down.
 Tried and not kept: dividing the score by the result's token cost (-0.01 to -0.04 at every
-budget); summing instead of maxing the neighbours (-0.005); neighbour weight 1.0 (-0.01);
-returning +-1/+-2 neighbouring lines with each result (on top of smoothing: +0.002 / -0.001 at
-1000 tokens, not worth the tokens).
+budget; by cost ** 0.15 / 0.3 / 0.5: 0 / -0.002 / -0.011); summing instead of maxing the
+neighbours (-0.005); neighbour weight 1.0 (-0.01); returning +-1/+-2 neighbouring lines with each
+result (+0.002 / -0.001 at 1000 tokens); adding the non-matching lines next to the 10-100 best
+candidates as candidates of their own (-0.002); IDF-weighted term coverage (-0.002, or +0.003
+with COVERAGE_POWER 1.5: noise); weighting the line above differently from the line below
+(x0.6 / x0.8 / x1.3 for below: -0.002 / -0.004 / -0.007).
 
 Nothing here writes history: the only writes are the catch-up indexing and the working-tree overlay.
 """
@@ -43,23 +50,29 @@ from gitmem.index.db import get_meta, open_index
 from gitmem.index.indexer import target_commit, update
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
-from gitmem.recall.query import Query, build
+from gitmem.recall.query import Query, build, quote as _quote
 from gitmem.timeline.when import Point, parse_time, position_at, resolve_point
 from gitmem.workspace import Workspace
 
 BM25_WEIGHTS = (1.0, 0.3, 0.2, 2.0)  # content, heading, path, entities
 CANDIDATES_PER_K = 4
-MIN_CANDIDATES = 300
+MIN_CANDIDATES = 600
+SCORED_ROWS = 5000  # most rows bm25 scores for one question (see Session._match_plan)
+MIN_RESULT_TOKENS = 6  # no rendered result line costs less (see _least_tokens)
 ENTITY_BOOST = 1.5
 FACT_BOOST = 1.15
 COVERAGE_POWER = 1.0
-NEIGHBOUR_WEIGHTS = (0.5, 0.5, 0.25)  # for candidates 1, 2, 3 lines away
+NEIGHBOUR_WEIGHTS = (0.5, 0.5, 0.25, 0.125)  # for candidates 1, 2, 3, 4 lines away
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
                 "biographical": "experience", "summary": "observation"}
 
 _COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.entities, c.confidence,"
          " c.event_start, c.event_end, c.content")
+_COLS_ALL = _COLS + ", c.valid_from, c.valid_to, c.successor"
+_NAMES_ALL = tuple(c.strip()[2:] for c in _COLS_ALL.split(","))
+# Candidates are ranked as plain tuples (or Rows) in _COLS order: cheaper than Rows by name.
+_ID, _PATH, _START, _END, _KIND, _FACT, _ENTITIES, _CONTENT = 0, 1, 2, 3, 5, 6, 7, 11
 
 
 def iso(ts: int | None, tz: str | None = None) -> str | None:
@@ -192,10 +205,9 @@ class Session:
     def known_entities(self, keys: tuple[str, ...] | list[str]) -> list[str]:
         if not keys:
             return []
-        marks = ",".join("?" * len(keys))
-        rows = self.conn.execute(f"SELECT DISTINCT entity FROM chunk_entities WHERE entity IN ({marks})", list(keys))
-        found = {r[0] for r in rows}
-        return [k for k in keys if k in found]
+        # One index probe per key: DISTINCT over `IN` would read every mention of a common entity.
+        probe = "SELECT 1 FROM chunk_entities WHERE entity = ? LIMIT 1"
+        return [k for k in dict.fromkeys(keys) if self.conn.execute(probe, (k,)).fetchone()]
 
     # -- rows to results --------------------------------------------------------------------
     def _commit_info(self, positions: set[int]) -> dict[int, sqlite3.Row]:
@@ -222,8 +234,10 @@ class Session:
         where: list[str] = []
         params: list[Any] = []
         use_overlay = opts.as_of is None and opts.until is None
+        last_pos: int | None = None  # nothing recorded after this position can be returned
         if opts.as_of is not None:
             pos, pt = self.position(opts.as_of)
+            last_pos = pos
             row = self.commit_at(pos)
             as_of_info = {"when": opts.as_of, "position": pos, "commit": row["oid"] if row else None,
                           "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}
@@ -242,6 +256,7 @@ class Session:
             params.append(self.position_before(opts.since))
         if opts.until:
             upos, _ = self.position(opts.until)
+            last_pos = upos if last_pos is None else min(last_pos, upos)
             where.append("c.valid_from <= ?")
             params.append(upos)
         kinds = normalize_kinds(opts.kinds)
@@ -263,19 +278,55 @@ class Session:
             if dirty:
                 where.append("c.path NOT IN (SELECT path FROM wt_files)")
         limit = max(opts.k * CANDIDATES_PER_K, MIN_CANDIDATES, opts.budget // 8)
-        rows, scores = self._query("chunks", "chunks_fts", q, where, params, limit)
-        results = self.results(rows, scores, at=as_of_info["position"] if as_of_info else None)
+        at = as_of_info["position"] if as_of_info else None
+        # Row ids follow the timeline (migrations.py): no chunk recorded after `last_pos` has an id
+        # at or below this bound, so FTS5 skips those rows instead of scoring them.
+        bound = None if last_pos is None else self._id_bound(last_pos)
+        freqs = self._doc_freqs(q, bound)
+        cands = [Candidate(r, s) for r, s in self._candidates(q, freqs, where, params, limit, bound)]
         if use_overlay and self.dirty:
             owhere = [w for w in where if "valid_" not in w and "wt_files" not in w]
             oparams = _params_without_validity(where, params)
-            orows, oscores = self._query("wt_chunks", "wt_fts", q, owhere, oparams, limit)
-            results += self.results(orows, oscores, uncommitted=True)
-        results = self.rerank(results, q)
-        if opts.budget:
-            results = pack(results, opts.budget)
-        else:
-            results = results[: opts.k]
+            orows, oscores = self._query("wt_chunks", "wt_fts", q.fts, owhere, oparams, limit)
+            cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
+        ranked = self.rerank(cands, q)
+        results = self._emit(ranked, opts, at)
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+
+    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None) -> list[dict[str, Any]]:
+        """Result dicts for the returned candidates only: the top k, or what `pack` keeps of the
+        ranking for a token budget (the same choice as packing every candidate, without building a
+        dict for those whose text alone cannot fit what is left of the budget)."""
+        if not opts.budget:
+            return self._dicts(ranked[: opts.k], at)
+        out: list[dict[str, Any]] = []
+        left = opts.budget
+        i = 0
+        while i < len(ranked) and left >= MIN_RESULT_TOKENS:
+            batch: list[Candidate] = []
+            while i < len(ranked) and len(batch) < 16:
+                c = ranked[i]
+                i += 1
+                if _least_tokens(c.row) <= left:
+                    batch.append(c)
+            for r in self._dicts(batch, at):
+                cost = estimate_tokens(render_line(r))
+                if cost <= left:
+                    out.append(r)
+                    left -= cost
+        return out
+
+    def _dicts(self, cands: list[Candidate], at: int | None) -> list[dict[str, Any]]:
+        rows = [c.row if isinstance(c.row, sqlite3.Row) else dict(zip(_NAMES_ALL, c.row)) for c in cands]
+        committed = [r for r, c in zip(rows, cands) if not c.uncommitted]
+        commits = self._commit_info({r["valid_from"] for r in committed} | {r["valid_to"] for r in committed if r["valid_to"]})
+        return [to_result(r, {} if c.uncommitted else commits, c.score, c.uncommitted, at) for r, c in zip(rows, cands)]
+
+    def _id_bound(self, pos: int) -> int | None:
+        """The largest chunk id that can be in memory at `pos` (None: every id can)."""
+        row = self.conn.execute("SELECT id FROM chunks WHERE valid_from > ? ORDER BY valid_from, id LIMIT 1",
+                                (pos,)).fetchone()
+        return None if row is None else int(row[0]) - 1
 
     def during_window(self, text: str) -> tuple[str, str]:
         """Event-time window from "2025-11", "Nov 2025", "2025-11-27", "2025-11-01..2025-11-30"."""
@@ -304,66 +355,171 @@ class Session:
             start = end = dt.date().isoformat()
         return start, end
 
-    def _query(self, table: str, fts: str, q: Query, where: list[str], params: list[Any],
-               limit: int) -> tuple[list[sqlite3.Row], dict[int, float]]:
-        cols = _COLS + (", c.valid_from, c.valid_to, c.successor" if table == "chunks" else "")
-        cond = " AND ".join(where) or "1"
+    def _candidates(self, q: Query, freqs: dict[str, int], where: list[str], params: list[Any], limit: int,
+                    bound: int | None) -> list[tuple[sqlite3.Row, float | None]]:
+        """The best `limit` chunks by bm25 that pass the filters, best first.
+
+        FTS5 ranks on its own first (no join: half the cost per matching row at 1M lines), then
+        the filters are applied to its top rows. That is exact whenever at least `limit` of them
+        pass: the survivors of a ranked list are the top of the filtered ranking. Otherwise (a
+        selective filter, or history superseded many matches) the filtered join answers instead."""
         if q.empty:
+            cond = " AND ".join(where) or "1"
+            sql = f"SELECT {_COLS_ALL} FROM chunks c WHERE {cond} ORDER BY c.id DESC LIMIT ?"
+            return [(r, None) for r in self.conn.execute(sql, [*params, limit])]
+        match, low = (q.fts, None) if q.raw else self._match_plan(freqs, bound)
+        if not match:
+            return []
+        rowids, rparams = _rowid_range("rowid", low, bound)
+        rowids = "".join(f" AND {x}" for x in rowids)
+        want = limit + limit // 8 + 20  # room for rows the filters drop (closed versions, other kinds)
+        w = ", ".join(str(x) for x in BM25_WEIGHTS)
+        try:
+            ranked = self.conn.execute(
+                f"SELECT rowid, bm25(chunks_fts, {w}) FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
+                " ORDER BY 2 LIMIT ?", [match, *rparams, want]).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise _bad_query(match, exc) from None
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        cond = "".join(f" AND {x}" for x in where)
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        got = {r[_ID]: r for r in cur.execute(
+            f"SELECT {_COLS_ALL} FROM chunks c WHERE c.id IN ({marks}){cond}", [i for i, _ in ranked] + params)}
+        if len(got) >= limit or len(ranked) < want:
+            return [(got[i], -s) for i, s in ranked if i in got][:limit]
+        crow, cparams = _rowid_range("c.id", low, bound)
+        rows, scores = self._query("chunks", "chunks_fts", match, [*where, *crow], [*params, *cparams], limit)
+        return [(r, scores[r["id"]]) for r in rows]
+
+    def _doc_freqs(self, q: Query, bound: int | None) -> dict[str, int]:
+        """How many chunks (at or below row id `bound`) each query part matches, counted up to
+        SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters."""
+        conds, rparams = _rowid_range("rowid", None, bound)
+        rowids = "".join(f" AND {x}" for x in conds)
+        return {part: self.conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
+            [_quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in q.parts}
+
+    def _match_plan(self, freqs: dict[str, int], bound: int | None) -> tuple[str, int | None]:
+        """The MATCH expression to score, and a lowest row id to score from (None: all).
+
+        bm25 costs ~1.2 us per matching row, whatever LIMIT says, so a question of common words
+        over a 1M-line memory would cost 50+ ms. Terms are taken rarest first while the rows they
+        match add up to at most SCORED_ROWS; the more common terms left out still count in the
+        rerank's term coverage. When even the rarest term matches more, only its newest
+        SCORED_ROWS matches (at or before the as-of bound) are scored. A memory under
+        SCORED_ROWS chunks is never affected (LoCoMo, any workspace of ordinary size)."""
+        conds, rparams = _rowid_range("rowid", None, bound)
+        rowids = "".join(f" AND {x}" for x in conds)
+        counted = [(n, _quote(part)) for part, n in freqs.items() if n]
+        if not counted:
+            return "", None
+        counted.sort()
+        keep = [counted[0][1]]
+        total = counted[0][0]
+        for n, phrase in counted[1:]:
+            if total + n > SCORED_ROWS:
+                break
+            keep.append(phrase)
+            total += n
+        if total <= SCORED_ROWS:
+            return " OR ".join(keep), None
+        row = self.conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
+                                " ORDER BY rowid DESC LIMIT 1 OFFSET ?", [keep[0], *rparams, SCORED_ROWS - 1]).fetchone()
+        return keep[0], (int(row[0]) if row else None)
+
+    def _query(self, table: str, fts: str, match: str, where: list[str], params: list[Any],
+               limit: int) -> tuple[list[sqlite3.Row], dict[int, float]]:
+        """bm25 over the filtered join of an FTS table and its chunks (the overlay, and the exact fallback)."""
+        cols = _COLS_ALL if table == "chunks" else _COLS
+        cond = " AND ".join(where) or "1"
+        if not match:
             sql = f"SELECT {cols} FROM {table} c WHERE {cond} ORDER BY c.id DESC LIMIT ?"
-            rows = self.conn.execute(sql, [*params, limit]).fetchall()
-            return rows, {}
+            return self.conn.execute(sql, [*params, limit]).fetchall(), {}
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
         sql = (f"SELECT {cols}, bm25({fts}, {w}) AS rank FROM {fts} JOIN {table} c ON c.id = {fts}.rowid"
                f" WHERE {fts} MATCH ? AND {cond} ORDER BY rank LIMIT ?")
         try:
-            rows = self.conn.execute(sql, [q.fts, *params, limit]).fetchall()
+            rows = self.conn.execute(sql, [match, *params, limit]).fetchall()
         except sqlite3.OperationalError as exc:
-            if q.fts and "fts5" in str(exc).lower() or "syntax" in str(exc).lower() or "no such column" in str(exc):
-                raise BadQuery(
-                    f"the FTS5 query {q.fts!r} is malformed: {exc}",
-                    "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)",
-                ) from None
-            raise
+            raise _bad_query(match, exc) from None
         return rows, {r["id"]: -float(r["rank"]) for r in rows}
 
-    def rerank(self, results: list[dict[str, Any]], q: Query) -> list[dict[str, Any]]:
+    def rerank(self, cands: list[Candidate], q: Query) -> list[Candidate]:
         """Re-score the bm25 candidates (see the module docstring for each factor and its effect)."""
         wanted = set(self.known_entities(list(q.entity_candidates)))
         # A crude prefix stem, close enough to the index's porter stemmer to tell whether a chunk
         # contains a question term ("painting" -> "paint", "painted" -> "pain"), tested as a substring.
         stems = {t[: max(4, len(t) - 3)] if len(t) > 4 else t for t in q.terms if len(t) > 1}
         base: dict[int, float] = {}
-        for i, r in enumerate(results):
-            score = r.get("score")
+        for i, c in enumerate(cands):
+            score = c.score
             if score is None:
                 continue
-            if wanted and wanted.intersection(r["entities"]):
+            r = c.row
+            if wanted and not wanted.isdisjoint(r[_ENTITIES].split()):
                 score *= ENTITY_BOOST
-            if r["fact"]:
+            if r[_FACT]:
                 score *= FACT_BOOST
             if stems:
                 # Substring tests are C-speed; tokenizing hundreds of candidates per query is not.
-                low = r["content"].lower()
+                low = r[_CONTENT].lower()
                 score *= (0.5 + sum(st in low for st in stems) / len(stems)) ** COVERAGE_POWER
             base[i] = score
         # Neighbours by line distance within one file: a range ending d lines before another's start.
         starts: dict[tuple[str, int], int] = {}
         ends: dict[tuple[str, int], int] = {}
         for i in base:
-            r = results[i]
-            starts.setdefault((r["path"], r["lines"][0]), i)
-            ends.setdefault((r["path"], r["lines"][1]), i)
+            r = cands[i].row
+            starts.setdefault((r[_PATH], r[_START]), i)
+            ends.setdefault((r[_PATH], r[_END]), i)
         for i, score in base.items():
-            r = results[i]
-            path, (start, end) = r["path"], r["lines"]
+            r = cands[i].row
+            path, start, end = r[_PATH], r[_START], r[_END]
             for d, weight in enumerate(NEIGHBOUR_WEIGHTS, 1):
                 near = [base[j] for j in (ends.get((path, start - d)), starts.get((path, end + d))) if j is not None]
                 if near:
                     score += weight * max(near)
-            r["score"] = round(score, 4)
+            cands[i].score = score
         if base:
-            results.sort(key=lambda r: -(r.get("score") or 0.0))
-        return results
+            cands.sort(key=lambda c: -(c.score or 0.0))
+        return cands
+
+@dataclass(slots=True)
+class Candidate:
+    """A chunk row on its way to becoming a result: ranked as a row, turned into a dict only if returned."""
+
+    row: sqlite3.Row | tuple[Any, ...]
+    score: float | None
+    uncommitted: bool = False
+
+
+def _least_tokens(row: sqlite3.Row) -> int:
+    # A lower bound of estimate_tokens(render_line(result)): the line holds at least the kind, the
+    # content, the path and "[] (#L1@1234567)".
+    return (len(row[_CONTENT]) + len(row[_PATH]) + len(row[_KIND]) + 17) // 4 + 1
+
+
+def _rowid_range(col: str, low: int | None, high: int | None) -> tuple[list[str], list[int]]:
+    conds, params = [], []
+    if low is not None:
+        conds.append(f"{col} >= ?")
+        params.append(low)
+    if high is not None:
+        conds.append(f"{col} <= ?")
+        params.append(high)
+    return conds, params
+
+
+def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
+    msg = str(exc).lower()
+    if "fts5" in msg or "syntax" in msg or "no such column" in msg or "unterminated" in msg:
+        return BadQuery(f"the FTS5 query {match!r} is malformed: {exc}",
+                        "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)")
+    return exc
 
 
 def _params_without_validity(where: list[str], params: list[Any]) -> list[Any]:
@@ -383,7 +539,7 @@ def citation(path: str, start: int, end: int, oid: str | None) -> str:
     return f"{path}#{lines}@{oid[:7] if oid else 'worktree'}"
 
 
-def to_result(r: sqlite3.Row, commits: dict[int, sqlite3.Row], score: float | None,
+def to_result(r: sqlite3.Row | dict[str, Any], commits: dict[int, sqlite3.Row], score: float | None,
               uncommitted: bool = False, at: int | None = None) -> dict[str, Any]:
     """One result record. `at` is the as-of position: status is relative to it (a version that
     was current then is "current" in that answer, with `valid_until` saying when it later changed)."""
