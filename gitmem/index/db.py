@@ -58,6 +58,19 @@ def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
         return conn, note
 
 
+def target_commit(ws: Workspace) -> str | None:
+    """The commit the index should reflect: the configured branch (`index.branch`), else HEAD."""
+    from gitmem.config import load_config
+    from gitmem.timeline import git
+
+    branch = load_config(ws).index.branch
+    if branch:
+        oid = git.resolve(ws.root, branch)
+        if oid is not None:
+            return oid
+    return git.head(ws.root)
+
+
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None

@@ -19,7 +19,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from gitmem.config import load_config
-from gitmem.index.db import get_meta, open_index, set_meta, writer_lock
+from gitmem.index.db import get_meta, open_index, set_meta, target_commit, writer_lock
 from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
 from gitmem.timeline.history import CommitInfo, FileChange, walk
@@ -305,16 +305,6 @@ def _wipe(ws: Workspace) -> None:
         p = Path(str(ws.index_path) + suffix)
         if p.exists():
             p.unlink()
-
-
-def target_commit(ws: Workspace) -> str | None:
-    """The commit the index should reflect: the configured branch, else HEAD."""
-    branch = load_config(ws).index.branch
-    if branch:
-        oid = git.resolve(ws.root, branch)
-        if oid is not None:
-            return oid
-    return git.head(ws.root)
 
 
 def update(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitmem.index.db import get_meta, open_index
-from gitmem.index.indexer import target_commit
+from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 

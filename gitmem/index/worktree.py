@@ -12,7 +12,6 @@ import os
 import sqlite3
 
 from gitmem.config import load_config
-from gitmem.parse import parse_markdown
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
@@ -37,6 +36,7 @@ def refresh(conn: sqlite3.Connection, ws: Workspace) -> list[str]:
     if not todo and not stale:
         return sorted(dirty)
     max_bytes = load_config(ws).index.max_file_bytes
+    from gitmem.parse import parse_markdown  # only when a dirty file needs (re)parsing
     conn.execute("BEGIN IMMEDIATE")
     try:
         for path in stale + [t[0] for t in todo]:

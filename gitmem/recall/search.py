@@ -46,8 +46,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gitmem.errors import BadQuery, GitmemError, IndexLocked
-from gitmem.index.db import get_meta, open_index
-from gitmem.index.indexer import target_commit, update
+from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
 from gitmem.recall.query import Query, build, quote as _quote
@@ -146,16 +145,20 @@ class Session:
         self.ws = ws
         self.notes: list[str] = []
         self.head = target_commit(ws)
-        if catch_up:
-            self._catch_up()
         self.conn, note = open_index(ws)
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
+        if catch_up and self.tip != self.head:
+            self._catch_up()
+            self.tip = get_meta(self.conn, "tip")
         self._overlay_ready = False
 
     def _catch_up(self) -> None:
-        # Recall is never silently stale: index what is missing first, or say why not.
+        # Recall is never silently stale: index what is missing first, or say why not. The
+        # indexer (and its parser) is imported only when there is something to index.
+        from gitmem.index.indexer import update
+
         try:
             result = update(self.ws, wait=2.0)
             self.notes += result.notes
