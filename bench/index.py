@@ -132,11 +132,11 @@ def measure(commits: int, hook_commits: int) -> dict[str, object]:
     repo = history(commits)
     # Warm the page cache once, then time: the floor and the rebuild see the same warm cache.
     subprocess.run(["git", "-C", str(repo), "log", "-p", "--first-parent"], stdout=subprocess.DEVNULL, check=True)
-    floor, code, _ = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
+    floor, code, floor_rss = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
     assert code == 0
     shutil.rmtree(repo / ".memory", ignore_errors=True)
     rebuild, code, rss = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
-    row: dict[str, object] = {"commits": commits, "floor_s": floor, "ok": code == 0}
+    row: dict[str, object] = {"commits": commits, "floor_s": floor, "floor_rss_mb": floor_rss / 2**20, "ok": code == 0}
     if code != 0:
         return row
     st = status(repo)
@@ -164,7 +164,7 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
         return "—" if v is None else format(v, fmt)
 
     head = (
-        "| commits | `git log -p` floor (s) | `index --rebuild` (s) | ratio | peak RSS (MB) | index (MB) "
+        "| commits | `git log -p` floor (s) | `index --rebuild` (s) | ratio | peak RSS (MB): rebuild / floor | index (MB) "
         f"| chunk versions | current facts | post-commit hook median / p90 (ms, n={hook_commits}) |"
     )
     lines = [head, "|" + "---:|" * 9]
@@ -179,17 +179,20 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
             notes.append(f"- {r['commits']} commits: hook error: {r['hook_error']}")
         lines.append(
             f"| {r['commits']} | {f(r['floor_s'], '.2f')} | {f(r.get('rebuild_s'), '.2f')} | {f(r.get('ratio'), '.1f')}x "
-            f"| {f(r.get('rss_mb'), '.0f')} | {f(r.get('index_mb'), '.1f')} | {r.get('versions') or '—'} "
+            f"| {f(r.get('rss_mb'), '.0f')} / {f(r.get('floor_rss_mb'), '.0f')} | {f(r.get('index_mb'), '.1f')} "
+            f"| {r.get('versions') or '—'} "
             f"| {r.get('facts') or '—'} | {hook} |"
         )
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
     load = os.getloadavg()[0]
     env = (
         f"Measured {date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} CPU(s) "
-        f"(load average {load:.1f} at the end: above the CPU count, times are inflated), "
+        f"(load average {load:.1f} at the end{': above the CPU count, times are inflated' if load > (os.cpu_count() or 1) else ''}), "
         f"Python {platform.python_version()}, {git_version}. Histories from `bench/gen_history.py` (seed 1). "
         "Hook latency is the installed post-commit script (sh + python + incremental update of one "
-        "one-file commit), process start to exit."
+        "one-file commit), process start to exit. Peak RSS is wait4()'s, which includes the git "
+        "children: the rebuild's peak is its `git log -p` process (compare the floor's own RSS), the "
+        "Python indexer itself stays far below it."
     )
     return "\n".join(lines + [""] + notes + ([""] if notes else []) + [env])
 
