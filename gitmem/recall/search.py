@@ -50,6 +50,7 @@ from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
 from gitmem.recall.query import Query, build, quote as _quote
+from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, position_at, resolve_point
 from gitmem.workspace import Workspace
 
@@ -144,6 +145,8 @@ class Session:
     def __init__(self, ws: Workspace, *, catch_up: bool = True) -> None:
         self.ws = ws
         self.notes: list[str] = []
+        # Started first so the working tree's lstat calls overlap with the work below.
+        self._status: git.DirtyMarkdown | None = git.DirtyMarkdown(ws.root) if catch_up else None
         self.head = target_commit(ws)
         self.conn, note = open_index(ws)
         if note:
@@ -169,6 +172,8 @@ class Session:
 
     def close(self) -> None:
         self.conn.close()
+        if self._status is not None:
+            self._status.close()
 
     def __enter__(self) -> Session:
         return self
@@ -201,7 +206,7 @@ class Session:
     def overlay(self) -> list[str]:
         """Refresh the uncommitted-edits overlay once per session; returns dirty paths."""
         if not self._overlay_ready:
-            self.dirty = refresh(self.conn, self.ws)
+            self.dirty = refresh(self.conn, self.ws, self._status)
             self._overlay_ready = True
         return self.dirty
 

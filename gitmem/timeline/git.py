@@ -195,21 +195,42 @@ class CatFile:
         self.close()
 
 
-def dirty_markdown(repo: Path | str) -> list[tuple[str, str]]:
-    """Markdown files whose working-tree state differs from HEAD: [(status, path)].
+class DirtyMarkdown:
+    """`git status` for Markdown files, started in the background: on a large work tree it costs
+    tens of milliseconds of lstat calls, which recall overlaps with opening the index and querying.
+    `result()` waits for it: [(status, path)], status "M" (modified, added or untracked) or "D"."""
 
-    status is "M" (modified or added, incl. untracked) or "D" (deleted in the working tree).
-    """
-    raw = run(repo, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]).stdout
-    result: list[tuple[str, str]] = []
-    for entry in raw.split(b"\0"):
-        if len(entry) < 4:
-            continue
-        xy, path = entry[:2].decode(), entry[3:].decode("utf-8", "surrogateescape")
-        if not path.lower().endswith(".md") or path.startswith(".memory/"):
-            continue
-        result.append(("D" if "D" in xy else "M", path))
-    return result
+    def __init__(self, repo: Path | str) -> None:
+        self._proc = subprocess.Popen(
+            [*_BASE, "-C", str(repo), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
+        )
+        self._result: list[tuple[str, str]] | None = None
+
+    def result(self) -> list[tuple[str, str]]:
+        if self._result is None:
+            raw, err = self._proc.communicate()
+            if self._proc.returncode != 0:
+                raise GitError(err.decode("utf-8", "replace").strip() or "git status failed")
+            self._result = []
+            for entry in raw.split(b"\0"):
+                if len(entry) < 4:
+                    continue
+                xy, path = entry[:2].decode(), entry[3:].decode("utf-8", "surrogateescape")
+                if not path.lower().endswith(".md") or path.startswith(".memory/"):
+                    continue
+                self._result.append(("D" if "D" in xy else "M", path))
+        return self._result
+
+    def close(self) -> None:
+        if self._result is None and self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()
+
+
+def dirty_markdown(repo: Path | str) -> list[tuple[str, str]]:
+    """Markdown files whose working-tree state differs from HEAD (see DirtyMarkdown)."""
+    return DirtyMarkdown(repo).result()
 
 
 ZERO_OID = "0" * 40
