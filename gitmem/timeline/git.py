@@ -201,8 +201,11 @@ class DirtyMarkdown:
     `result()` waits for it: [(status, path)], status "M" (modified, added or untracked) or "D"."""
 
     def __init__(self, repo: Path | str) -> None:
+        # --no-optional-locks: status would otherwise take .git/index.lock to refresh stat data,
+        # which makes a user's concurrent `git add`/`commit` fail ("index.lock: File exists").
         self._proc = subprocess.Popen(
-            [*_BASE, "-C", str(repo), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"],
+            [*_BASE, "--no-optional-locks", "-C", str(repo), "status", "--porcelain=v1", "-z",
+             "--untracked-files=all", "--no-renames"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
         )
         self._result: list[tuple[str, str]] | None = None
@@ -223,8 +226,7 @@ class DirtyMarkdown:
         return self._result
 
     def close(self) -> None:
-        if self._result is None and self._proc.poll() is None:
-            self._proc.kill()
+        # Wait rather than kill: a git killed mid-command can leave a lock file behind.
         self._proc.communicate()
 
 
