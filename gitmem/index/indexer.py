@@ -15,7 +15,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from pathlib import Path
 
 from gitmem.config import load_config
@@ -198,6 +197,8 @@ class _Writer:
         inserted in the same file by the same commit (greedy, in file order, similarity >= 0.5)."""
         if not closed or not inserted:
             return
+        from difflib import SequenceMatcher  # only commits that edit need it
+
         free = list(inserted[:200])
         for row in closed[:200]:
             best, best_score = None, 0.5

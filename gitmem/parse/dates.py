@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, timedelta
 
 _LOG_PATH = re.compile(r"(?:\./)?memory/(\d{4})-(\d{2})-(\d{2})\.md")
@@ -35,25 +36,31 @@ def _iso(p: str) -> str:
 _SEP = r"(?:\s*(?:–|—|-|\.\.)\s*|\s+(?:to|through|thru|until|till)\s+)"
 _YSEP = r"(?:,\s*|\s+)"
 
-# Alternatives are tried left to right at each position, so the longer forms come first:
-# a range before a single date, a day before a whole month.
-_DATE = re.compile(
-    "|".join(
-        [
-            rf"(?P<A>{_iso('a1')}{_SEP}{_iso('a2')})",
-            rf"(?P<B>{_iso('b')})",
-            rf"(?P<C>{_mon('cm1')}\s*{_day('cd1')}(?:{_YSEP}{_year('cy1')})?{_SEP}"
-            rf"{_mon('cm2')}\s*{_day('cd2')}(?:{_YSEP}{_year('cy2')})?)",
-            rf"(?P<D>{_mon('dm')}\s*{_day('dd1')}{_SEP}{_day('dd2')}(?:{_YSEP}{_year('dy')})?)",
-            rf"(?P<E>{_mon('em')}\s*{_day('ed')}(?:{_YSEP}{_year('ey')})?)",
-            rf"(?P<H>{_mon('hm')},?\s+{_year('hy')})",
-            rf"(?P<F>{_day('fd1')}(?:\s+{_mon('fm1')})?{_SEP}{_day('fd2')}\s+{_mon('fm2')}"
-            rf"(?:{_YSEP}{_year('fy')})?)",
-            rf"(?P<G>{_day('gd')}\s+{_mon('gm')}(?:{_YSEP}{_year('gy')})?)",
-        ]
-    ),
-    re.IGNORECASE,
-)
+
+@lru_cache(maxsize=1)
+def _date_re() -> re.Pattern[str]:
+    # Compiled on first use (~11 ms): a block without digits never needs it, and neither does a
+    # process that only asks for entity keys. Alternatives are tried left to right at each
+    # position, so the longer forms come first: a range before a single date, a day before a month.
+    return re.compile(
+        "|".join(
+            [
+                rf"(?P<A>{_iso('a1')}{_SEP}{_iso('a2')})",
+                rf"(?P<B>{_iso('b')})",
+                rf"(?P<C>{_mon('cm1')}\s*{_day('cd1')}(?:{_YSEP}{_year('cy1')})?{_SEP}"
+                rf"{_mon('cm2')}\s*{_day('cd2')}(?:{_YSEP}{_year('cy2')})?)",
+                rf"(?P<D>{_mon('dm')}\s*{_day('dd1')}{_SEP}{_day('dd2')}(?:{_YSEP}{_year('dy')})?)",
+                rf"(?P<E>{_mon('em')}\s*{_day('ed')}(?:{_YSEP}{_year('ey')})?)",
+                rf"(?P<H>{_mon('hm')},?\s+{_year('hy')})",
+                rf"(?P<F>{_day('fd1')}(?:\s+{_mon('fm1')})?{_SEP}{_day('fd2')}\s+{_mon('fm2')}"
+                rf"(?:{_YSEP}{_year('fy')})?)",
+                rf"(?P<G>{_day('gd')}\s+{_mon('gm')}(?:{_YSEP}{_year('gy')})?)",
+            ]
+        ),
+        re.IGNORECASE,
+    )
+
+
 # Every form contains a digit run, and a month-first form has its month name just before its first
 # digit run. Trying the big pattern only at those anchors (instead of at every character) is what
 # makes a typical block cost a few microseconds rather than ~170 us.
@@ -203,7 +210,7 @@ def find_dates(text: str, default: date | None = None) -> tuple[date, date] | No
         if _may_start_date(text, d):
             starts.append(p)
         for start in starts:
-            m = _DATE.match(text, start)
+            m = _date_re().match(text, start)
             if m is None:
                 continue
             try:
