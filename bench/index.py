@@ -38,7 +38,12 @@ RESULTS = BENCH / "RESULTS.md"
 SECTION = "## Index"
 
 
+GITMEM_EXE: str | None = None  # --gitmem: e.g. a venv where the built wheel is installed
+
+
 def gitmem_exe() -> list[str]:
+    if GITMEM_EXE:
+        return [GITMEM_EXE]
     exe = ROOT / ".venv" / "bin" / "gitmem"
     if exe.exists():
         return [str(exe)]
@@ -192,7 +197,8 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
         "Hook latency is the installed post-commit script (sh + python + incremental update of one "
         "one-file commit), process start to exit. Peak RSS is wait4()'s, which includes the git "
         "children: the rebuild's peak is its `git log -p` process (compare the floor's own RSS), the "
-        "Python indexer itself stays far below it."
+        "Python indexer itself stays far below it. gitmem measured: "
+        f"`{' '.join(gitmem_exe())}`" + (" (a wheel install)" if GITMEM_EXE else " (the repo's editable .venv install)") + "."
     )
     return "\n".join(lines + [""] + notes + ([""] if notes else []) + [env])
 
@@ -215,8 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000", help="comma-separated commit counts (default 1000,10000)")
     ap.add_argument("--hook-commits", type=int, default=15, help="commits timed for hook latency (0 = skip)")
+    ap.add_argument("--gitmem", help="the gitmem executable to measure (default: .venv's, an editable install, whose "
+                                     "import hook adds ~14 ms to every start; pass a wheel install's to see a user's)")
     ap.add_argument("--write", action="store_true", help=f"also write the table into {RESULTS.relative_to(ROOT)}")
     args = ap.parse_args(argv)
+    global GITMEM_EXE
+    GITMEM_EXE = args.gitmem
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     OUT.mkdir(parents=True, exist_ok=True)
     rows = []
