@@ -11,6 +11,12 @@ DERIVED_DIR = ".memory"
 CONFIG_FILE = ".gitmem.toml"
 
 
+def is_memory_markdown(rel: str) -> bool:
+    """Whether a workspace-relative path is memory: any *.md (any case) outside the derived folder.
+    The one rule the indexer, the working-tree overlay, status and lint share."""
+    return rel.lower().endswith(".md") and not rel.startswith((f"{DERIVED_DIR}/", ".git/"))
+
+
 @dataclass(frozen=True)
 class Workspace:
     """A git work tree used as memory. Each worktree has its own derived index."""

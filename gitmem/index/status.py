@@ -6,7 +6,7 @@ from typing import Any
 
 from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.timeline import git
-from gitmem.workspace import Workspace
+from gitmem.workspace import Workspace, is_memory_markdown
 
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:
@@ -60,7 +60,7 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
         "recovered": note,
         "shallow": shallow,
         "counts": counts,
-        "uncommitted": [p for _, p in git.dirty_markdown(ws.root)],
+        "uncommitted": [p for _, p in git.status(ws.root) if is_memory_markdown(p)],
         "problems": problems,
         "last_hook_error": last_hook_error(ws),
     }

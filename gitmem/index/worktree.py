@@ -13,14 +13,14 @@ import sqlite3
 
 from gitmem.config import load_config
 from gitmem.timeline import git
-from gitmem.workspace import Workspace
+from gitmem.workspace import Workspace, is_memory_markdown
 
 
-def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.DirtyMarkdown | None = None) -> list[str]:
+def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None = None) -> list[str]:
     """Bring the overlay in line with the working tree; returns the dirty Markdown paths.
     `status` is a `git status` already started by the caller (else one is run now)."""
-    found = status.result() if status is not None else git.dirty_markdown(ws.root)
-    dirty = dict((path, st) for st, path in found)
+    found = status.result() if status is not None else git.status(ws.root)
+    dirty = {path: st for st, path in found if is_memory_markdown(path)}
     known = {r[0]: (r[1], r[2], r[3]) for r in conn.execute("SELECT path, mtime_ns, size, deleted FROM wt_files")}
     todo: list[tuple[str, int, int, bool]] = []
     for path, status in dirty.items():

@@ -9,9 +9,7 @@ from gitmem.errors import GitmemError
 from gitmem.parse.blocks import parse_markdown
 from gitmem.parse.model import Diagnostic
 from gitmem.timeline import git
-
-SKIP_DIRS = (".memory/", ".git/")
-
+from gitmem.workspace import is_memory_markdown
 
 def workspace_markdown(root: Path) -> list[str]:
     """Workspace-relative paths of the tracked and untracked (not ignored) *.md files, sorted.
@@ -23,7 +21,7 @@ def workspace_markdown(root: Path) -> list[str]:
     paths = set()
     for entry in raw.split(b"\0"):
         rel = entry.decode("utf-8", "surrogateescape")
-        if not rel.lower().endswith(".md") or rel.startswith(SKIP_DIRS):
+        if not is_memory_markdown(rel):
             continue
         if (root / rel).is_file():
             paths.add(rel)

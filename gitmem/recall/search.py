@@ -146,7 +146,7 @@ class Session:
         self.ws = ws
         self.notes: list[str] = []
         # Started first so the working tree's lstat calls overlap with the work below.
-        self._status: git.DirtyMarkdown | None = git.DirtyMarkdown(ws.root) if catch_up else None
+        self._status: git.Status | None = git.Status(ws.root) if catch_up else None
         self.head = target_commit(ws)
         self.conn, note = open_index(ws)
         if note:

@@ -36,8 +36,7 @@ def ref_name(branch: str) -> str:
 
 
 def read_ref(root: Path, ref: str) -> str | None:
-    proc = git.run(root, ["rev-parse", "--verify", "--quiet", ref], check=False)
-    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+    return git.resolve(root, ref)
 
 
 class Builder:

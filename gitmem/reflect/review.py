@@ -56,11 +56,6 @@ def show(ws: Workspace, *, diff: bool = True) -> dict[str, Any]:
     return out
 
 
-def _dirty(ws: Workspace) -> set[str]:
-    raw = git.run(ws.root, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"]).stdout
-    return {e[3:].decode("utf-8", "surrogateescape") for e in raw.split(b"\0") if len(e) > 3}
-
-
 def merge(ws: Workspace) -> dict[str, Any]:
     ref, commit, base = _pending(ws)
     head = git.head(ws.root)
@@ -69,7 +64,7 @@ def merge(ws: Workspace) -> dict[str, Any]:
             f"HEAD moved since the proposal was built (proposal base {base[:7]}, HEAD {head[:7] if head else 'none'})",
             "run `gitmem reflect` to rebuild the proposal on top of HEAD, then `gitmem review --merge`")
     paths = changed_paths(ws, base, commit)
-    overlap = sorted(_dirty(ws).intersection(paths))
+    overlap = sorted({p for _, p in git.status(ws.root)}.intersection(paths))
     if overlap:
         raise GitmemError(
             f"uncommitted changes touch files the proposal changes: {', '.join(overlap[:5])}"

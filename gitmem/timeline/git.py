@@ -195,10 +195,11 @@ class CatFile:
         self.close()
 
 
-class DirtyMarkdown:
-    """`git status` for Markdown files, started in the background: on a large work tree it costs
-    tens of milliseconds of lstat calls, which recall overlaps with opening the index and querying.
-    `result()` waits for it: [(status, path)], status "M" (modified, added or untracked) or "D"."""
+class Status:
+    """`git status`, started in the background: on a large work tree it costs tens of milliseconds
+    of lstat calls, which recall overlaps with opening the index and querying. `result()` waits
+    for it: [(status, path)] of every changed or untracked file, status "M" (modified, added or
+    untracked) or "D" (deleted in the working tree)."""
 
     def __init__(self, repo: Path | str) -> None:
         # --no-optional-locks: status would otherwise take .git/index.lock to refresh stat data,
@@ -220,8 +221,6 @@ class DirtyMarkdown:
                 if len(entry) < 4:
                     continue
                 xy, path = entry[:2].decode(), entry[3:].decode("utf-8", "surrogateescape")
-                if not path.lower().endswith(".md") or path.startswith(".memory/"):
-                    continue
                 self._result.append(("D" if "D" in xy else "M", path))
         return self._result
 
@@ -230,9 +229,9 @@ class DirtyMarkdown:
         self._proc.communicate()
 
 
-def dirty_markdown(repo: Path | str) -> list[tuple[str, str]]:
-    """Markdown files whose working-tree state differs from HEAD (see DirtyMarkdown)."""
-    return DirtyMarkdown(repo).result()
+def status(repo: Path | str) -> list[tuple[str, str]]:
+    """Files whose working-tree state differs from HEAD (see Status)."""
+    return Status(repo).result()
 
 
 ZERO_OID = "0" * 40

@@ -21,6 +21,7 @@ import unidiff
 from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
 
 from gitmem.timeline import git
+from gitmem.workspace import is_memory_markdown
 
 # A record separator at the start of a line cannot occur inside a patch (every patch line starts
 # with a diff prefix) and a NUL cannot occur in a commit message, so the header parses unambiguously.
@@ -151,7 +152,7 @@ class FileStates:
     def change(self, commit: str, patched: unidiff.PatchedFile) -> FileChange | None:
         src, dst = _side_path(patched.source_file), _side_path(patched.target_file)
         path = dst or src
-        if not _is_markdown(path):
+        if path is None or not is_memory_markdown(path):
             return None
         if dst is None:  # deleted
             self._lines[path] = None
@@ -223,10 +224,6 @@ def _mostly_other_files(repo: Path, tip: str) -> bool:
         return False
     other = sum(1 for n in names if not n.lower().endswith(b".md"))
     return other / len(names) >= PATHSPEC_MIN_OTHER
-
-
-def _is_markdown(path: str | None) -> bool:
-    return bool(path) and path.lower().endswith(".md") and not path.startswith(".memory/")  # type: ignore[union-attr]
 
 
 def _markdown_sections(patch: str) -> str:
