@@ -7,6 +7,37 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from gitmem.demo import DemoInfo, build_demo
+
+
+def seal_git_env(mp: pytest.MonkeyPatch, home: Path) -> None:
+    """Point HOME and the global git config at `home`, so the machine's own git config (signing,
+    hooksPath, templates, default branch) cannot leak into a test, and pin the identity."""
+    cfg = home / ".gitconfig"
+    cfg.write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n"
+        "[advice]\n\tdetachedHead = false\n"
+    )
+    mp.setenv("HOME", str(home))
+    mp.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        mp.setenv(f"GIT_{role}_NAME", "Test User")
+        mp.setenv(f"GIT_{role}_EMAIL", "test@example.com")
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GITMEM_MODEL"):
+        mp.delenv(var, raising=False)
+
+
+def sealed_demo(tmp_path_factory: pytest.TempPathFactory, name: str) -> DemoInfo:
+    """Build the demo workspace under a sealed git environment. For module-scoped fixtures: they
+    are set up before the function-scoped `sealed_git` fixture of their first test."""
+    with pytest.MonkeyPatch.context() as mp:
+        seal_git_env(mp, tmp_path_factory.mktemp(f"{name}-home"))
+        return build_demo(tmp_path_factory.mktemp(name) / "ws")
+
 
 def _iso(date: str) -> str:
     # "2025-11-27" -> noon UTC that day, so date-only fixtures are unambiguous in any timezone.

@@ -13,12 +13,12 @@ from gitmem.cli import cli
 from gitmem.cli.output import run_guarded
 from gitmem.config import Config, load_config
 from gitmem.parse import parse_markdown
-from gitrepo import GitRepo
+from gitrepo import GitRepo, sealed_demo
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[demo.DemoInfo, GitRepo]:
-    info = demo.build_demo(tmp_path_factory.mktemp("demo") / "ws")
+    info = sealed_demo(tmp_path_factory, "demo")
     return info, GitRepo(info.root)
 
 

@@ -21,6 +21,7 @@ referencing = pytest.importorskip("referencing")
 
 from gitmem import demo, schemas  # noqa: E402
 from gitmem.cli import cli  # noqa: E402
+from gitrepo import sealed_demo  # noqa: E402
 
 # command path -> schema name; every --json command must be listed here.
 COMMAND_SCHEMAS = {
@@ -75,7 +76,7 @@ def check_error(cwd: Path | None, *args: str, code: int = 1) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = demo.build_demo(tmp_path_factory.mktemp("contract") / "ws").root
+    root = sealed_demo(tmp_path_factory, "contract").root
     # An uncommitted edit: recall answers from the working tree too, cited @worktree.
     (root / "memory.md").write_text((root / "memory.md").read_text() + "\n- @Peter ordered a zeppelin kit.\n")
     return root

@@ -19,13 +19,15 @@ pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from gitrepo import sealed_demo  # noqa: E402
+
 CITATION = re.compile(r"^[^#]+\.md#L\d+(-L\d+)?@([0-9a-f]{7}|worktree)$")
 TOOLS = {"recall", "about", "opinions", "changes", "why", "core", "retain"}
 
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return demo.build_demo(tmp_path_factory.mktemp("mcp") / "ws").root
+    return sealed_demo(tmp_path_factory, "mcp").root
 
 
 def _run(ws: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:

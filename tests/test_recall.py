@@ -14,20 +14,13 @@ from gitmem.errors import BadQuery, BadRevision, GitmemError
 from gitmem.recall import views
 from gitmem.recall.search import Options, Session
 from gitmem.workspace import Workspace
-from gitrepo import GitRepo
+from gitrepo import GitRepo, sealed_demo
 from indexoracle import recalled, tree_chunks
 
 
 @pytest.fixture(scope="module")
 def demo_ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    import os
-
-    # module-scoped: seal git config by hand (the autouse fixture is function-scoped)
-    home = tmp_path_factory.mktemp("demo-home")
-    os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
-    root = tmp_path_factory.mktemp("demo") / "ws"
-    demo.build_demo(root)
-    return Workspace(root)
+    return Workspace(sealed_demo(tmp_path_factory, "demo").root)
 
 
 def contents(answer: object) -> list[str]:
