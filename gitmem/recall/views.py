@@ -153,13 +153,12 @@ def why(s: Session, target: str) -> dict[str, Any]:
         chunk_id = hits[0]["id"]
     ids = _chain(s, chunk_id)
     versions = _rows_by_id(s, ids)
-    commits = {r["pos"]: r for r in s.conn.execute(
-        f"SELECT * FROM commits WHERE pos IN (SELECT valid_from FROM chunks WHERE id IN ({','.join('?' * len(ids))}))",
-        ids)}
-    pos_of = {r["id"]: r["valid_from"] for r in s.conn.execute(
-        f"SELECT id, valid_from FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    # Each version's result already names its commit; add who made it and why.
+    by_oid = {r["oid"]: r for r in s.conn.execute(
+        f"SELECT oid, author, message FROM commits WHERE oid IN ({','.join('?' * len(versions))})",
+        [v["commit"] for v in versions])}
     for v in versions:
-        c = commits.get(pos_of.get(v["id"]))
+        c = by_oid.get(v["commit"])
         v["author"] = c["author"] if c else None
         v["message"] = c["message"].splitlines()[0] if c and c["message"] else None
     return {"target": target, "match": chunk_id, "versions": versions, "index": s.index_info(), "notes": notes}
