@@ -1,52 +1,53 @@
-"""The `gitmem` command: a thin click layer over the library.
+"""The `gitmem` command: a thin click layer over the library (the group is in `app.py`).
 
-Each command group lives in its own module and is registered here. Command modules import the
-library lazily (inside the command function) so `gitmem recall` does not pay for reflection,
-pygit2 or llama.cpp at start-up.
+`main` starts the working-tree scan of a read command before importing click: on a large
+workspace `git status` costs tens of milliseconds of lstat calls, and the ~50 ms of imports that
+follow are the best place to hide them (recall picks the scan up through `git.Status.take`).
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from typing import Any
 
-import click
-
-from gitmem import __version__
-from gitmem.cli import agent_cmd, hooks_cmd, index_cmd, init_cmd, lint_cmd, recall_cmd, reflect_cmd
-from gitmem.cli.output import run_guarded
+# The commands that open a recall Session (gitmem/cli/recall_cmd.py; a test keeps these in step).
+SESSION_COMMANDS = frozenset({"recall", "about", "opinions", "why", "changes", "core", "show"})
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, "--version", prog_name="gitmem")
-@click.option(
-    "-C",
-    "directory",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Run as if gitmem was started in this directory (like git -C).",
-)
-@click.pass_context
-def cli(ctx: click.Context, directory: Path | None) -> None:
-    """gitmem: an assistant's memory as Markdown in git, with time-travel recall.
+def _prestart_status(args: list[str]) -> None:
+    """Start `git status` for the workspace named by the global options, if the command reads."""
+    directory = "."
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "-C" and i + 1 < len(args):
+            directory = args[i + 1]
+            i += 1
+        elif args[i].startswith("-C"):
+            directory = args[i][2:]
+        i += 1
+    if i < len(args) and args[i] in SESSION_COMMANDS:
+        from gitmem.timeline.git import Status
 
-    \b
-    Example:
-      gitmem init ~/assistant && gitmem -C ~/assistant recall "what does Peter prefer?"
-    """
-    ctx.ensure_object(dict)
-    if directory is not None and not directory.is_dir():
-        from gitmem.errors import NotAWorkspace
-
-        raise NotAWorkspace(f"{directory} is not a directory", "pass -C an existing workspace folder")
-    ctx.obj["cwd"] = (directory or Path.cwd()).resolve()
-
-
-for _module in (init_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd):
-    for _command in _module.commands:
-        cli.add_command(_command)
+        Status.prestart(directory)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors exit 2, user errors exit 1 with a next step."""
-    sys.exit(run_guarded(cli, argv))
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        _prestart_status(args)
+    except OSError:
+        pass  # no git, no directory: the command itself reports it properly
+    from gitmem.cli.app import cli
+    from gitmem.cli.output import run_guarded
+
+    sys.exit(run_guarded(cli, args))
+
+
+def __getattr__(name: str) -> Any:
+    # `from gitmem.cli import cli` (tests, embedding) without paying for click in `main`'s path.
+    if name == "cli":
+        from gitmem.cli.app import cli
+
+        return cli
+    raise AttributeError(name)

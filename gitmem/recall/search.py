@@ -145,8 +145,9 @@ class Session:
     def __init__(self, ws: Workspace, *, catch_up: bool = True) -> None:
         self.ws = ws
         self.notes: list[str] = []
-        # Started first so the working tree's lstat calls overlap with the work below.
-        self._status: git.Status | None = git.Status(ws.root) if catch_up else None
+        # Started first (or taken from the CLI, which starts it before its imports) so the
+        # working tree's lstat calls overlap with the work below.
+        self._status: git.Status | None = git.Status.take(ws.root) if catch_up else None
         self.head = target_commit(ws)
         self.conn, note = open_index(ws)
         if note:

@@ -211,6 +211,27 @@ class Status:
         )
         self._result: list[tuple[str, str]] | None = None
 
+    _early: tuple[Path, Status] | None = None
+
+    @classmethod
+    def prestart(cls, directory: Path | str) -> None:
+        """Start the scan for the repository containing `directory` before the caller knows its
+        root (the CLI does this before importing click); `take` hands it over."""
+        cls._early = (Path(directory).resolve(), cls(directory))
+
+    @classmethod
+    def take(cls, root: Path) -> Status:
+        """The prestarted scan when it ran inside `root`, else a new one. Porcelain paths are
+        relative to the repository root whatever directory git ran in, so either answer is the
+        same."""
+        early, cls._early = cls._early, None
+        if early is not None:
+            directory, status = early
+            if directory == root or root in directory.parents:
+                return status
+            status.close()
+        return cls(root)
+
     def result(self) -> list[tuple[str, str]]:
         if self._result is None:
             raw, err = self._proc.communicate()
