@@ -475,23 +475,33 @@ class Session:
                 score *= FACT_BOOST
             if stems:
                 # Substring tests are C-speed; tokenizing hundreds of candidates per query is not.
-                low = r[_CONTENT].lower()
-                score *= (0.5 + sum(st in low for st in stems) / len(stems)) ** COVERAGE_POWER
+                score *= (0.5 + sum(map(r[_CONTENT].lower().__contains__, stems)) / len(stems)) ** COVERAGE_POWER
             base[i] = score
         # Neighbours by line distance within one file: a range ending d lines before another's start.
-        starts: dict[tuple[str, int], int] = {}
-        ends: dict[tuple[str, int], int] = {}
+        # Only files with two or more candidates can have any (at 1M lines most have one).
+        by_path: dict[str, list[int]] = {}
         for i in base:
-            r = cands[i].row
-            starts.setdefault((r[_PATH], r[_START]), i)
-            ends.setdefault((r[_PATH], r[_END]), i)
-        for i, score in base.items():
-            r = cands[i].row
-            path, start, end = r[_PATH], r[_START], r[_END]
-            for d, weight in enumerate(NEIGHBOUR_WEIGHTS, 1):
-                near = [base[j] for j in (ends.get((path, start - d)), starts.get((path, end + d))) if j is not None]
-                if near:
-                    score += weight * max(near)
+            by_path.setdefault(cands[i].row[_PATH], []).append(i)
+        smoothed = dict(base)
+        for group in by_path.values():
+            if len(group) < 2:
+                continue
+            starts: dict[int, int] = {}
+            ends: dict[int, int] = {}
+            for i in group:
+                r = cands[i].row
+                starts.setdefault(r[_START], i)
+                ends.setdefault(r[_END], i)
+            for i in group:
+                r = cands[i].row
+                start, end = r[_START], r[_END]
+                score = base[i]
+                for d, weight in enumerate(NEIGHBOUR_WEIGHTS, 1):
+                    near = [base[j] for j in (ends.get(start - d), starts.get(end + d)) if j is not None]
+                    if near:
+                        score += weight * max(near)
+                smoothed[i] = score
+        for i, score in smoothed.items():
             cands[i].score = score
         if base:
             cands.sort(key=lambda c: -(c.score or 0.0))
