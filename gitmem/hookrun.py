@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         from gitmem.workspace import Workspace
 
-        ws = Workspace.find(top)
+        # The work tree's top holds .git (a folder, or a file in a linked worktree): no need to
+        # spend a git call asking where the top is.
+        ws = Workspace(top) if (top / ".git").exists() else Workspace.find(top)
     except Exception:
         return 0
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from gitmem.timeline import git
@@ -17,15 +16,28 @@ def is_memory_markdown(rel: str) -> bool:
     return rel.lower().endswith(".md") and not rel.startswith((f"{DERIVED_DIR}/", ".git/"))
 
 
-@dataclass(frozen=True)
 class Workspace:
-    """A git work tree used as memory. Each worktree has its own derived index."""
+    """A git work tree used as memory. Each worktree has its own derived index.
 
+    A plain class, not a dataclass: the post-commit hook imports this (see parse/model.py)."""
+
+    __slots__ = ("root",)
     root: Path
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.root, Path):  # accept str from library callers
-            object.__setattr__(self, "root", Path(self.root))
+    def __init__(self, root: Path | str) -> None:
+        object.__setattr__(self, "root", root if isinstance(root, Path) else Path(root))  # str from library callers
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Workspace is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Workspace) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
+
+    def __repr__(self) -> str:
+        return f"Workspace(root={self.root!r})"
 
     @classmethod
     def find(cls, start: Path | str) -> Workspace:

@@ -18,12 +18,12 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
     assert cfg.recall.k == 10 and cfg.reflect.branch == "gitmem/reflect" and cfg.index.max_file_bytes == 5_000_000
 
 
-def test_template_documents_every_key_with_the_dataclass_defaults() -> None:
+def test_template_documents_every_key_with_the_config_defaults() -> None:
     text = default_text()
     parsed = tomllib.loads(text)
     defaults = Config()
     for section in ("index", "recall", "reflect"):
-        expected = vars(getattr(defaults, section))
+        expected = getattr(defaults, section)._asdict()
         assert parsed[section] == expected, section
         for key in expected:
             # every key line is preceded by a comment line explaining it

@@ -9,13 +9,12 @@ indexer killed at any point leaves a consistent prefix that the next run continu
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.config import load_config
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, writer_lock
@@ -24,6 +23,11 @@ from gitmem.timeline import git
 from gitmem.timeline.history import CommitInfo, FileChange, walk
 from gitmem.workspace import Workspace
 
+try:  # the C module behind hashlib.blake2b: importing hashlib also loads OpenSSL, ~4 ms per hook run
+    from _blake2 import blake2b
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b
+
 BATCH_COMMITS = 2000
 BATCH_SECONDS = 2.0
 _PARSE_CACHE = 512
@@ -31,31 +35,32 @@ _PARSE_CACHE = 512
 _INDEX_PROBLEMS = {"binary", "too-large", "decode-replaced"}
 
 
-@dataclass
 class UpdateResult:
-    tip: str | None = None
-    head: str | None = None
-    commits: int = 0
-    added: int = 0
-    closed: int = 0
-    rolled_back: int = 0
-    rebuilt: bool = False
-    shallow: bool = False
-    notes: list[str] = field(default_factory=list)
-    problems: list[dict[str, str]] = field(default_factory=list)
+    """What one `update()` did. A plain class: the hook imports this module (see parse/model.py)."""
+
+    def __init__(self, rebuilt: bool = False) -> None:
+        self.tip: str | None = None  # the indexed commit afterwards
+        self.head: str | None = None  # the commit the index should reflect
+        self.commits = 0  # commits indexed by this run
+        self.added = 0  # chunk versions inserted
+        self.closed = 0  # chunk versions ended
+        self.rolled_back = 0  # commits dropped because history was rewritten
+        self.rebuilt = rebuilt
+        self.shallow = False
+        self.notes: list[str] = []
+        self.problems: list[dict[str, str]] = []
 
 
 def ident_of(block: Block) -> int:
     """Identity of a chunk version: the same text under the same headings is the same chunk,
     wherever it moves in the file. Stable across processes (unlike hash())."""
-    digest = hashlib.blake2b(
+    digest = blake2b(
         ("\x1f".join(block.heading) + "\0" + block.text).encode("utf-8", "surrogatepass"), digest_size=8
     ).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
-@dataclass(slots=True)
-class _Row:
+class _Row(NamedTuple):
     id: int
     ident: int
     content: str
@@ -290,8 +295,8 @@ def _shared_position(conn: sqlite3.Connection, root: Path, head: str, tip: str) 
     base = git.out(root, "merge-base", tip, head, check=False).strip()
     row = conn.execute("SELECT pos FROM commits WHERE oid = ?", (base,)).fetchone() if base else None
     if row is not None:
-        newer = git.first_parent_oids(root, head, since=base)
-        if not newer or git.first_parent(root, newer[0]) == base:
+        newer = git.first_parent_links(root, head, since=base)
+        if not newer or newer[0][1] == base:
             return int(row[0])
     # General case (e.g. a different branch checked out): walk HEAD's whole first-parent chain.
     chain = set(git.first_parent_oids(root, head))
@@ -348,13 +353,10 @@ def _update_locked(
         return
     if tip == head:
         return
-    result.shallow = git.is_shallow(root)
-    if result.shallow:
-        result.notes.append("shallow clone: history before the shallow boundary is not indexed")
     base = tip
     if tip is not None:
-        new = git.first_parent_oids(root, head, since=tip)
-        if not new or git.first_parent(root, new[0]) != tip:
+        new = git.first_parent_links(root, head, since=tip)
+        if not new or new[0][1] != tip:
             # The indexed tip is gone from this branch's first-parent line: history was rewritten
             # (amend, rebase, reset) or the branch switched. Keep what both histories share.
             pos = _shared_position(conn, root, head, tip)
@@ -363,6 +365,11 @@ def _update_locked(
             result.notes.append(
                 f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
             )
+    # Shallowness is looked up on a walk from the root; an incremental run inherits it (fetching
+    # the missing history later does not put it in this index: only a rebuild does).
+    result.shallow = git.is_shallow(root) if base is None else get_meta(conn, "shallow") == "1"
+    if result.shallow:
+        result.notes.append("shallow clone: history before the shallow boundary is not indexed")
     total = len(git.first_parent_oids(root, head, since=base)) if progress else 0
     writer = _Writer(conn, load_config(ws).index.max_file_bytes)
     done = 0

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from gitmem.parse.dates import log_date, parse_event_time
 from gitmem.parse.entities import mention_keys
@@ -265,8 +265,7 @@ def _derive(
     return kind, fact, confidence, content, entities, ev_start, ev_end, problem
 
 
-@dataclass(frozen=True, slots=True)
-class _Resume:
+class _Resume(NamedTuple):
     lines: list[str]
     checkpoints: list[tuple[int, int, int, tuple]]
     chunk_diagnostics: list[Diagnostic]

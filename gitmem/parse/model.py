@@ -1,16 +1,19 @@
-"""The value types of the Markdown memory model (no logic, so every parse module can import them)."""
+"""The value types of the Markdown memory model (no logic, so every parse module can import them).
+
+NamedTuples rather than dataclasses: the post-commit hook imports these, and the dataclasses
+module (it imports inspect) plus building each class cost ~20 ms of the hook's ~100 ms budget.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Kind letters of the Retain grammar (DESIGN.md "Retain bullets").
 KIND_LETTERS: dict[str, str] = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 NOTE = "note"
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """One indexed chunk: a paragraph, a list item, a fenced code block or YAML front matter."""
 
     start: int  # 1-based first line
@@ -26,8 +29,7 @@ class Block:
     event_end: str | None  # ISO date, == event_start for a single day
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """A problem found in a file; never fatal. `line` is 1-based."""
 
     path: str
@@ -39,20 +41,35 @@ class Diagnostic:
         return f"{self.path}:{self.line}: {self.code}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
 class ParsedFile:
-    path: str
-    blocks: list[Block]
-    diagnostics: list[Diagnostic]
-    # Opaque resume points for re-parsing the next version of this file (see blocks.py); None when
-    # the file cannot be resumed (skipped, front matter, an unclosed fence).
-    resume: object | None = field(default=None, compare=False, repr=False)
-    # How many leading blocks were carried over unchanged from `previous` (0 for a full parse).
-    reused: int = field(default=0, compare=False, repr=False)
+    """One parse. Equal when path, blocks and diagnostics are: how a file was parsed (resumed or
+    not) is not part of what it says."""
+
+    __slots__ = ("path", "blocks", "diagnostics", "resume", "reused")
+
+    def __init__(self, path: str, blocks: list[Block], diagnostics: list[Diagnostic],
+                 resume: object | None = None, reused: int = 0) -> None:
+        self.path = path
+        self.blocks = blocks
+        self.diagnostics = diagnostics
+        # Opaque resume points for re-parsing the next version of this file (see blocks.py); None
+        # when the file cannot be resumed (skipped, front matter, an unclosed fence).
+        self.resume = resume
+        # How many leading blocks were carried over unchanged from `previous` (0 for a full parse).
+        self.reused = reused
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParsedFile):
+            return NotImplemented
+        return (self.path, self.blocks, self.diagnostics) == (other.path, other.blocks, other.diagnostics)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside
+
+    def __repr__(self) -> str:
+        return f"ParsedFile(path={self.path!r}, blocks={self.blocks!r}, diagnostics={self.diagnostics!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class RetainFact:
+class RetainFact(NamedTuple):
     """A valid Retain bullet, as validated by `parse_retain_bullet`."""
 
     kind: str  # world|experience|opinion|observation

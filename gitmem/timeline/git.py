@@ -116,11 +116,20 @@ def is_shallow(repo: Path | str) -> bool:
 
 def first_parent_oids(repo: Path | str, tip: str, since: str | None = None) -> list[str]:
     """Oids on the first-parent chain of `tip`, oldest first, excluding `since` and its ancestors."""
-    args = ["rev-list", "--first-parent", "--reverse", tip]
+    return [oid for oid, _ in first_parent_links(repo, tip, since)]
+
+
+def first_parent_links(repo: Path | str, tip: str, since: str | None = None) -> list[tuple[str, str | None]]:
+    """(oid, first parent or None) along the same chain as `first_parent_oids`, in one git call."""
+    args = ["rev-list", "--first-parent", "--parents", "--reverse", tip]
     if since:
         args += [f"^{since}"]
-    text = out(repo, *args)
-    return text.split() if text else []
+    links: list[tuple[str, str | None]] = []
+    for line in out(repo, *args).splitlines():
+        oids = line.split()
+        if oids:
+            links.append((oids[0], oids[1] if len(oids) > 1 else None))
+    return links
 
 
 def first_parent(repo: Path | str, oid: str) -> str | None:

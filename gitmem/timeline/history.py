@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import unidiff
 from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
@@ -37,8 +37,7 @@ PATHSPEC_MIN_OTHER = 0.2
 _DIFF_HEADER = "\ndiff --git "
 
 
-@dataclass(frozen=True, slots=True)
-class CommitInfo:
+class CommitInfo(NamedTuple):
     oid: str
     parent: str | None
     author: str
@@ -50,15 +49,14 @@ class CommitInfo:
     message: str
 
 
-@dataclass(slots=True)
-class FileChange:
+class FileChange(NamedTuple):
     """A Markdown file's state after a commit. `data` is None when the file was deleted."""
 
     path: str
     data: bytes | None
     binary: bool = False
     # Line numbers (new file) that the commit added or changed; used to pair edits as supersessions.
-    touched: set[int] = field(default_factory=set)
+    touched: frozenset[int] | set[int] = frozenset()
 
 
 _C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
