@@ -35,6 +35,9 @@ MD_PATHSPEC = ":(icase)*.md"  # without glob magic `*` also matches "/", so this
 # the few non-Markdown sections before parsing them.
 PATHSPEC_MIN_OTHER = 0.2
 _DIFF_HEADER = "\ndiff --git "
+# git's default caches are sized for interactive use of big repositories: a --reverse walk of
+# 100k commits peaked at 267 MB with them and at 89 MB with these, in the same time.
+_LEAN_GIT = ["-c", "core.deltaBaseCacheLimit=8m", "-c", "core.packedGitWindowSize=1m", "-c", "core.packedGitLimit=16m"]
 
 
 class CommitInfo(NamedTuple):
@@ -240,7 +243,7 @@ def walk(repo: Path, tip: str, base: str | None) -> Iterator[tuple[CommitInfo, l
     # --sparse keeps commits that touched no Markdown in the listing (with an empty patch): every
     # first-parent commit is a point on the timeline that `--as-of REV` may name.
     args = [
-        "log", "--first-parent", "--sparse", "--reverse", "--diff-merges=first-parent", "-p", "--no-renames",
+        *_LEAN_GIT, "log", "--first-parent", "--sparse", "--reverse", "--diff-merges=first-parent", "-p", "--no-renames",
         "--no-ext-diff", "--no-textconv", "--no-color", "--date=format:%z", f"--format={_FORMAT}",
         tip,
     ]
