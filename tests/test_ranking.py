@@ -127,3 +127,13 @@ def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeyp
     repo.commit("day", date="2025-11-03", files={"memory.md": lines})
     got = ask(repo, "common zanzibar", k=1)
     assert got == ["the rare zanzibar line"]
+
+
+def test_coverage_counts_stems_at_word_starts_only() -> None:
+    from gitmem.recall.search import _covered
+
+    assert _covered("rented an apartment downtown", {"part"}) == 0
+    assert _covered("an apartment, then a part-time job", {"part"}) == 1
+    assert _covered("(party) at noon", {"part", "noon", "tokyo"}) == 2
+    assert _covered("x_party", {"part"}) == 1  # "_" separates words, as FTS5's tokenizer does
+
