@@ -52,6 +52,11 @@ _SECTIONS: dict[str, type] = {"index": IndexConfig, "recall": RecallConfig, "ref
 _MIN: dict[str, int] = {"index.max_file_bytes": 1, "recall.k": 1, "reflect.n_ctx": 256, "reflect.max_facts": 1}
 
 
+def known_settings() -> list[str]:
+    """Every setting gitmem reads, as "section.key"."""
+    return [f"{name}.{key}" for name, cls in _SECTIONS.items() for key in cls._fields]  # type: ignore[attr-defined]
+
+
 def _known_type(dotted: str) -> type | None:
     section, _, key = dotted.partition(".")
     cls = _SECTIONS.get(section)

@@ -27,7 +27,7 @@ from gitrepo import sealed_demo  # noqa: E402
 COMMAND_SCHEMAS = {
     "init": "init", "demo": "demo", "lint": "lint", "index": "index", "status": "status",
     "recall": "recall", "about": "about", "opinions": "opinions", "why": "why", "changes": "changes",
-    "core": "core", "show": "show", "retain": "retain",
+    "core": "core", "show": "show", "retain": "retain", "config": "config",
     "hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks",
     "reflect": "reflect", "review": "review",
 }
@@ -234,3 +234,21 @@ def test_lint(ws: Path, repo: Any) -> None:
     data = json.loads(proc.stdout)
     validate("lint", data)
     assert data["ok"] is False and data["diagnostics"][0]["code"] == "retain-unknown-kind"
+
+
+def test_config(tmp_path: Path) -> None:
+    ws = tmp_path / "c"
+    check("init", None, "init", "--no-hooks", str(ws))
+    shown = check("config", ws, "config")
+    assert shown["settings"]["recall.k"] == 10 and shown["changed"] is None
+    text_before = (ws / ".gitmem.toml").read_text()
+    changed = check("config", ws, "config", "recall.k", "20")
+    assert changed == {"path": str((ws / ".gitmem.toml").resolve()), "settings": {"recall.k": 20}, "changed": "recall.k"}
+    text_after = (ws / ".gitmem.toml").read_text()
+    # Only that value changed: every comment line of the template is still there.
+    assert [l for l in text_before.splitlines() if l.startswith("#")] == [l for l in text_after.splitlines() if l.startswith("#")]
+    assert check("config", ws, "config", "recall.k")["settings"] == {"recall.k": 20}
+    bad = run(ws, "config", "recall.kk", "3", "--json")
+    assert bad.returncode == 1 and "recall.k" in json.loads(bad.stdout)["hint"]
+    assert run(ws, "config", "recall.k", "zero", "--json").returncode == 1
+
