@@ -195,9 +195,10 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
         f"(load average {load:.1f} at the end{': above the CPU count, times are inflated' if load > (os.cpu_count() or 1) else ''}), "
         f"Python {platform.python_version()}, {git_version}. Histories from `bench/gen_history.py` (seed 1). "
         "Hook latency is the installed post-commit script (sh + python + incremental update of one "
-        "one-file commit), process start to exit. Peak RSS is wait4()'s, which includes the git "
-        "children: the rebuild's peak is its `git log -p` process (compare the floor's own RSS), the "
-        "Python indexer itself stays far below it. gitmem measured: "
+        "one-file commit), process start to exit. Peak RSS is wait4()'s: the largest resident size of "
+        "the indexer process or any git child it waited for (not their sum, which is at most twice it). "
+        "The floor is plain `git log -p` with git's default caches; the indexer runs its git with small "
+        "delta-base and pack-window caches (gitmem/timeline/history.py). gitmem measured: "
         f"`{' '.join(gitmem_exe())}`" + (" (a wheel install)" if GITMEM_EXE else " (the repo's editable .venv install)") + "."
     )
     return "\n".join(lines + [""] + notes + ([""] if notes else []) + [env])
