@@ -32,7 +32,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from gitmem.index.indexer import update  # noqa: E402
-from gitmem.recall.search import Options, Session  # noqa: E402
+from gitmem.recall.search import SCORED_ROWS, Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
 
 OUT = HERE / "out" / "lat"
@@ -139,21 +139,22 @@ def cli(ws: Workspace, runs: int, gitmem: str | None = None) -> dict[str, float]
     return {"median": statistics.median(times), "p95": pct(times, 0.95), "help": noop}
 
 
-NOTES = """How a query is answered (gitmem/recall/search.py): FTS5 ranks by bm25 on its own (no join), then
+NOTES = f"""How a query is answered (gitmem/recall/search.py): FTS5 ranks by bm25 on its own (no join), then
 the filters (current / as-of validity, kind, entity) are applied to its top rows, with the filtered
 join as an exact fallback when too few survive; as-of queries bound the row id (ids follow the
 timeline), so FTS5 skips later rows. bm25 costs ~1.5 us per matching row whatever the LIMIT, so at
-most SCORED_ROWS (5,000) rows are scored: the rarest query terms first (the common ones left out
-still count in the rerank's term coverage), and when even the rarest term matches more, its newest
-5,000 matches. Memories under 5,000 chunks (LoCoMo) are never affected; at 1M lines this bound is
-what keeps questions of common words ("what does Peter prefer?": 39k matching chunks, 47 ms of
-bm25 alone) near 15 ms. Only the returned candidates become result dicts.
+most SCORED_ROWS ({SCORED_ROWS:,}) rows are scored: the rarest query terms first (the common ones
+left out still count in the rerank's term coverage), and when even the rarest term matches more,
+its newest {SCORED_ROWS:,} matches. Memories under {SCORED_ROWS:,} chunks (LoCoMo, LongMemEval) are
+never affected; at 1M lines this bound is what keeps questions of common words ("what does Peter
+prefer?": 39k matching chunks, 47 ms of bm25 alone) near 15 ms. Only the returned candidates
+become result dicts, and ranking reads only the columns it needs.
 
 The CLI adds process start-up (`gitmem --help` alone: Python and click), importing the read path
 (the indexer and the Markdown parser are imported only when the index must catch up), and git
 subprocesses: HEAD for the catch-up check, and `git status` for the uncommitted-edits overlay
-(~60 ms of lstat calls on the 1M repository's 25,000 files), which runs in the background while
-the index is opened and queried. The repo's `.venv` is an editable install, whose import hook adds
+(~45 ms of lstat calls on the 1M repository's 25,000 files), which the CLI starts before it even
+imports click, so it overlaps the imports, opening the index and the query. The repo's `.venv` is an editable install, whose import hook adds
 ~14 ms to every start; `--gitmem PATH` also times a wheel install's executable, as a user has it."""
 
 

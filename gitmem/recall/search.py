@@ -23,8 +23,10 @@ R@10 / at a 1000-token budget; see bench/RESULTS.md "Recall quality"):
   600 already holds nearly every matching turn). Only returned candidates become result dicts, so
   600 costs ~4 ms of row fetching and ~2 ms of reranking per query.
 - cost bound (SCORED_ROWS, see Session._match_plan): FTS5 computes bm25 for every matching row
-  (~1.5 us each), so at most SCORED_ROWS rows are scored: the rarest terms first; past that, the
-  newest matches. Never triggers below SCORED_ROWS chunks (LoCoMo and ordinary workspaces).
+  (~1.2 us each), so at most SCORED_ROWS rows are scored: the rarest terms first; past that, the
+  newest matches. Never triggers below SCORED_ROWS chunks (LoCoMo and LongMemEval: no change).
+  5000 -> 3000 took ~3 ms off a 1M-line question (p95 ~21 -> ~17 ms): at that size the cap
+  decides how many of the newest mentions of a common name are scored, not whether one is found.
 - query terms of one character (the "s" of "Caroline's") are dropped in query.py: no measurable
   recall change, but such terms match most chunks and slow OR queries down.
 Tried and not kept: dividing the score by the result's token cost (-0.01 to -0.04 at every
@@ -57,7 +59,7 @@ from gitmem.workspace import Workspace
 BM25_WEIGHTS = (1.0, 0.3, 0.2, 2.0)  # content, heading, path, entities
 CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
-SCORED_ROWS = 5000  # most rows bm25 scores for one question (see Session._match_plan)
+SCORED_ROWS = 3000  # most rows bm25 scores for one question (see Session._match_plan)
 MIN_RESULT_TOKENS = 6  # no rendered result line costs less (see _least_tokens)
 ENTITY_BOOST = 1.5
 FACT_BOOST = 1.15
