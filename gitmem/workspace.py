@@ -39,6 +39,9 @@ class Workspace:
     def __repr__(self) -> str:
         return f"Workspace(root={self.root!r})"
 
+    def __reduce__(self) -> tuple[type[Workspace], tuple[Path]]:
+        return (Workspace, (self.root,))  # copy and pickle rebuild it through __init__
+
     @classmethod
     def find(cls, start: Path | str) -> Workspace:
         """The workspace containing `start`; raises NotAWorkspace with a next step otherwise."""
