@@ -206,7 +206,7 @@ class _Writer:
         from difflib import SequenceMatcher  # only commits that edit need it
 
         # Similarity of the word sequences: an edit changes words, and comparing ~60 words instead
-        # of ~400 characters made pairing ~10x cheaper (it was a fifth of a 100k-commit rebuild).
+        # of ~400 characters made pairing ~10x cheaper (it led the profile of a 100k-commit rebuild).
         free = [(cand, cand.content.split()[:_PAIR_WORDS]) for cand in inserted[:200]]
         for row in closed[:200]:
             words = row.content.split()[:_PAIR_WORDS]
