@@ -72,8 +72,11 @@ def history(commits: int) -> Path:
     return repo
 
 
-def timed(cmd: list[str], cwd: Path | None = None, stdout: int | None = subprocess.DEVNULL) -> tuple[float, int, int]:
-    """(wall seconds, exit code, peak RSS in bytes) of one process and the children it waited for."""
+def timed(
+    cmd: list[str], cwd: Path | None = None, stdout: int | None = subprocess.DEVNULL
+) -> tuple[float, int, int, float]:
+    """(wall seconds, exit code, peak RSS in bytes, CPU seconds) of one process and the children it
+    waited for (CPU is summed over them: Python and its git processes together)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -82,7 +85,7 @@ def timed(cmd: list[str], cwd: Path | None = None, stdout: int | None = subproce
     err = proc.stderr.read() if proc.stderr else b""
     if proc.returncode != 0:
         sys.stderr.write(err.decode("utf-8", "replace"))
-    return elapsed, proc.returncode, usage.ru_maxrss * 1024  # Linux reports KiB
+    return elapsed, proc.returncode, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime  # Linux: KiB
 
 
 def status(repo: Path) -> dict[str, object]:
@@ -121,7 +124,7 @@ def hook_latency(repo: Path, n: int) -> tuple[list[float], str | None]:
                 check=True, env={**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
             )
             # git runs post-commit with the work tree root as cwd and no arguments.
-            elapsed, code, _ = timed(["sh", str(hook)], cwd=repo)
+            elapsed, code, _, _ = timed(["sh", str(hook)], cwd=repo)
             times.append(elapsed)
         error = status(repo).get("last_hook_error")
         behind = status(repo).get("behind")
@@ -137,11 +140,12 @@ def measure(commits: int, hook_commits: int) -> dict[str, object]:
     repo = history(commits)
     # Warm the page cache once, then time: the floor and the rebuild see the same warm cache.
     subprocess.run(["git", "-C", str(repo), "log", "-p", "--first-parent"], stdout=subprocess.DEVNULL, check=True)
-    floor, code, floor_rss = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
+    floor, code, floor_rss, floor_cpu = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
     assert code == 0
     shutil.rmtree(repo / ".memory", ignore_errors=True)
-    rebuild, code, rss = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
-    row: dict[str, object] = {"commits": commits, "floor_s": floor, "floor_rss_mb": floor_rss / 2**20, "ok": code == 0}
+    rebuild, code, rss, cpu = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
+    row: dict[str, object] = {"commits": commits, "floor_s": floor, "floor_rss_mb": floor_rss / 2**20, "ok": code == 0,
+                              "floor_cpu_s": floor_cpu, "cpu_s": cpu}
     if code != 0:
         return row
     st = status(repo)
@@ -169,14 +173,15 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
         return "—" if v is None else format(v, fmt)
 
     head = (
-        "| commits | `git log -p` floor (s) | `index --rebuild` (s) | ratio | peak RSS (MB): rebuild / floor | index (MB) "
+        "| commits | `git log -p` floor (s) | `index --rebuild` (s) | ratio | CPU (s): rebuild / floor "
+        "| peak RSS (MB): rebuild / floor | index (MB) "
         f"| chunk versions | current facts | post-commit hook median / p90 (ms, n={hook_commits}) |"
     )
-    lines = [head, "|" + "---:|" * 9]
+    lines = [head, "|" + "---:|" * 10]
     notes = []
     for r in rows:
         if not r.get("ok"):
-            lines.append(f"| {r['commits']} | {f(r['floor_s'], '.2f')} | failed | | | | | | |")
+            lines.append(f"| {r['commits']} | {f(r['floor_s'], '.2f')} | failed | | | | | | | |")
             continue
         hook = f"{f(r.get('hook_median_ms'), '.0f')} / {f(r.get('hook_p90_ms'), '.0f')}"
         if r.get("hook_error"):
@@ -184,6 +189,7 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
             notes.append(f"- {r['commits']} commits: hook error: {r['hook_error']}")
         lines.append(
             f"| {r['commits']} | {f(r['floor_s'], '.2f')} | {f(r.get('rebuild_s'), '.2f')} | {f(r.get('ratio'), '.1f')}x "
+            f"| {f(r.get('cpu_s'), '.1f')} / {f(r.get('floor_cpu_s'), '.1f')} "
             f"| {f(r.get('rss_mb'), '.0f')} / {f(r.get('floor_rss_mb'), '.0f')} | {f(r.get('index_mb'), '.1f')} "
             f"| {r.get('versions') or '—'} "
             f"| {r.get('facts') or '—'} | {hook} |"
@@ -195,7 +201,9 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
         f"(load average {load:.1f} at the end{': above the CPU count, times are inflated' if load > (os.cpu_count() or 1) else ''}), "
         f"Python {platform.python_version()}, {git_version}. Histories from `bench/gen_history.py` (seed 1). "
         "Hook latency is the installed post-commit script (sh + python + incremental update of one "
-        "one-file commit), process start to exit. Peak RSS is wait4()'s: the largest resident size of "
+        "one-file commit), process start to exit. CPU is user + system time of the process and its git "
+        f"children: with {os.cpu_count()} CPU(s) a rebuild cannot take less wall time than its CPU time "
+        f"divided by {os.cpu_count()}. Peak RSS is wait4()'s: the largest resident size of "
         "the indexer process or any git child it waited for (not their sum, which is at most twice it). "
         "The floor is plain `git log -p` with git's default caches; the indexer runs its git with small "
         "delta-base and pack-window caches (gitmem/timeline/history.py). gitmem measured: "
