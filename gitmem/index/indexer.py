@@ -9,6 +9,7 @@ indexer killed at any point leaves a consistent prefix that the next run continu
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import time
 from collections import Counter
@@ -378,17 +379,26 @@ def _update_locked(
     done = 0
     last_flush = time.monotonic()
     pending_tip: str | None = None
-    for info, changes in walk(root, head, base):
-        writer.commit(info, changes)
-        pending_tip = info.oid
-        done += 1
-        if len(writer.commits) >= BATCH_COMMITS or time.monotonic() - last_flush > BATCH_SECONDS:
+    # The walk allocates millions of short-lived tuples and makes no reference cycles (peak RSS
+    # of a 100k-commit rebuild is the same with the cyclic collector off), so the collector's
+    # passes over them are pure cost: ~9% of a rebuild's CPU. It is switched back on after.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for info, changes in walk(root, head, base):
+            writer.commit(info, changes)
+            pending_tip = info.oid
+            done += 1
+            if len(writer.commits) >= BATCH_COMMITS or time.monotonic() - last_flush > BATCH_SECONDS:
+                writer.flush(pending_tip)
+                last_flush = time.monotonic()
+            if progress:
+                progress(done, total)
+        if pending_tip is not None:
             writer.flush(pending_tip)
-            last_flush = time.monotonic()
-        if progress:
-            progress(done, total)
-    if pending_tip is not None:
-        writer.flush(pending_tip)
+    finally:
+        if collecting:
+            gc.enable()
     result.commits = done
     result.added = writer.added
     result.closed = writer.closed
