@@ -21,7 +21,8 @@ R@10 / at a 1000-token budget; see bench/RESULTS.md "Recall quality"):
   candidate pool, so the pool matters: MIN_CANDIDATES 150 / 300 / 600 give 0.693 / 0.714 / 0.724
   R@10 and 0.737 / 0.764 / 0.777 at 1000 tokens (1000 or 3000: no further change on LoCoMo, where
   600 already holds nearly every matching turn). Only returned candidates become result dicts, so
-  600 costs ~4 ms of row fetching and ~2 ms of reranking per query.
+  600 costs ~1.5 ms of row fetching (only the columns ranking reads) and ~1.5 ms of reranking
+  per query at 1M lines.
 - cost bound (SCORED_ROWS, see Session._match_plan): FTS5 computes bm25 for every matching row
   (~1.2 us each), so at most SCORED_ROWS rows are scored: the rarest terms first; past that, the
   newest matches. Never triggers below SCORED_ROWS chunks (LoCoMo and LongMemEval: no change).
@@ -43,6 +44,7 @@ Nothing here writes history: the only writes are the catch-up indexing and the w
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -347,12 +349,7 @@ class Session:
 
     def _dicts(self, cands: list[Candidate], at: int | None) -> list[dict[str, Any]]:
         narrow = [c.row[_ID] for c in cands if not isinstance(c.row, sqlite3.Row)]
-        whole: dict[int, tuple] = {}
-        if narrow:
-            cur = self.conn.cursor()
-            cur.row_factory = None
-            whole = {r[_ID]: r for r in cur.execute(
-                f"SELECT {_COLS_ALL} FROM chunks c WHERE c.id IN ({','.join('?' * len(narrow))})", narrow)}
+        whole = self._chunks_by_id(_COLS_ALL, narrow) if narrow else {}
         rows = [c.row if isinstance(c.row, sqlite3.Row) else dict(zip(_NAMES_ALL, whole[c.row[_ID]])) for c in cands]
         committed = [r for r, c in zip(rows, cands) if not c.uncommitted]
         commits = self._commit_info({r["valid_from"] for r in committed} | {r["valid_to"] for r in committed if r["valid_to"]})
@@ -418,17 +415,22 @@ class Session:
             raise _bad_query(match, exc) from None
         if not ranked:
             return []
-        marks = ",".join("?" * len(ranked))
-        cond = "".join(f" AND {x}" for x in where)
-        cur = self.conn.cursor()
-        cur.row_factory = None
-        got = {r[_ID]: r for r in cur.execute(
-            f"SELECT {_COLS_RANK} FROM chunks c WHERE c.id IN ({marks}){cond}", [i for i, _ in ranked] + params)}
+        got = self._chunks_by_id(_COLS_RANK, [i for i, _ in ranked], where, params)
         if len(got) >= limit or len(ranked) < want:
             return [(got[i], -s) for i, s in ranked if i in got][:limit]
         crow, cparams = _rowid_range("c.id", low, bound)
         rows, scores = self._query("chunks", "chunks_fts", match, [*where, *crow], [*params, *cparams], limit)
         return [(r, scores[r["id"]]) for r in rows]
+
+    def _chunks_by_id(
+        self, cols: str, ids: list[int], where: Sequence[str] = (), params: Sequence[Any] = ()
+    ) -> dict[int, tuple]:
+        """Plain-tuple rows (cheaper than Rows) of the chunks `ids` that also pass `where`, by id."""
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        cond = "".join(f" AND {x}" for x in where)
+        sql = f"SELECT {cols} FROM chunks c WHERE c.id IN ({','.join('?' * len(ids))}){cond}"
+        return {r[_ID]: r for r in cur.execute(sql, [*ids, *params])}
 
     def _doc_freqs(self, q: Query, bound: int | None) -> dict[str, int]:
         """How many chunks (at or below row id `bound`) each query part matches, counted up to
