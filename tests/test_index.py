@@ -143,6 +143,25 @@ def test_empty_repo_then_first_commit(repo: GitRepo) -> None:
     assert update(ws).commits == 1
 
 
+def test_progress_counts_the_commits_each_run_indexes(repo: GitRepo) -> None:
+    ws = Workspace(repo.path)
+    calls: list[tuple[int, int]] = []
+    for i in range(3):
+        repo.commit(f"c{i}", f"2025-11-0{i + 1}", {"memory.md": f"- fact {i}\n"})
+    assert update(ws, progress=lambda d, t: calls.append((d, t))).commits == 3  # from the root
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    calls.clear()
+    repo.commit("c3", "2025-11-04", {"memory.md": "- fact 3\n"})
+    repo.commit("c4", "2025-11-05", {"memory.md": "- fact 4\n"})
+    update(ws, progress=lambda d, t: calls.append((d, t)))  # incremental
+    assert calls == [(1, 2), (2, 2)]
+    calls.clear()
+    repo.git("reset", "-q", "--hard", "HEAD~2")
+    repo.commit("c3b", "2025-11-06", {"memory.md": "- fact 3b\n"})
+    res = update(ws, progress=lambda d, t: calls.append((d, t)))  # after a rewrite: counted from the shared base
+    assert res.rolled_back == 2 and calls == [(1, 1)]
+
+
 def test_shallow_clone_indexes_what_exists(repo: GitRepo, tmp_path: Path) -> None:
     for i in range(5):
         repo.commit(f"c{i}", f"2025-11-0{i + 1}", {"memory.md": "".join(f"- line {j}\n" for j in range(i + 1))})

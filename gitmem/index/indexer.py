@@ -358,14 +358,17 @@ def _update_locked(
     if tip == head:
         return
     base = tip
+    # The commits after `base`, once listed: the rewrite check lists them, the progress bar counts them.
+    pending: list[tuple[str, str | None]] | None = None
     if tip is not None:
-        new = git.first_parent_links(root, head, since=tip)
-        if not new or new[0][1] != tip:
+        pending = git.first_parent_links(root, head, since=tip)
+        if not pending or pending[0][1] != tip:
             # The indexed tip is gone from this branch's first-parent line: history was rewritten
             # (amend, rebase, reset) or the branch switched. Keep what both histories share.
             pos = _shared_position(conn, root, head, tip)
             result.rolled_back = _rollback_to(conn, pos)
             base = get_meta(conn, "tip")
+            pending = None
             result.notes.append(
                 f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
             )
@@ -374,7 +377,9 @@ def _update_locked(
     result.shallow = git.is_shallow(root) if base is None else get_meta(conn, "shallow") == "1"
     if result.shallow:
         result.notes.append("shallow clone: history before the shallow boundary is not indexed")
-    total = len(git.first_parent_oids(root, head, since=base)) if progress else 0
+    total = 0
+    if progress:
+        total = len(pending if pending is not None else git.first_parent_links(root, head, since=base))
     writer = _Writer(conn, load_config(ws).index.max_file_bytes)
     done = 0
     last_flush = time.monotonic()
