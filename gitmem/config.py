@@ -52,9 +52,14 @@ _SECTIONS: dict[str, type] = {"index": IndexConfig, "recall": RecallConfig, "ref
 _MIN: dict[str, int] = {"index.max_file_bytes": 1, "recall.k": 1, "reflect.n_ctx": 256, "reflect.max_facts": 1}
 
 
+def flat(cfg: Config) -> dict[str, Any]:
+    """Every setting of `cfg` as "section.key" -> value, in file order."""
+    return {f"{section}.{key}": value for section, table in cfg._asdict().items() for key, value in table._asdict().items()}
+
+
 def known_settings() -> list[str]:
     """Every setting gitmem reads, as "section.key"."""
-    return [f"{name}.{key}" for name, cls in _SECTIONS.items() for key in cls._fields]  # type: ignore[attr-defined]
+    return list(flat(Config()))
 
 
 def _known_type(dotted: str) -> type | None:

@@ -33,15 +33,16 @@ def config_command(ctx: click.Context, key: str | None, value: str | None, as_js
       gitmem config recall.k 20
       gitmem config reflect.model ~/models/qwen2.5-1.5b-instruct-q4_k_m.gguf
     """
-    from gitmem.config import config_path, known_settings, load_config, set_value
+    from gitmem.config import config_path, flat, known_settings, load_config, set_value
     from gitmem.errors import GitmemError
     from gitmem.workspace import Workspace
 
     ws = Workspace.find(cwd(ctx))
-    if key is not None and key not in known_settings():
-        raise GitmemError(f"unknown setting {key!r}", f"use one of: {', '.join(known_settings())}")
+    known = known_settings()
+    if key is not None and key not in known:
+        raise GitmemError(f"unknown setting {key!r}", f"use one of: {', '.join(known)}")
     cfg = set_value(ws, key, value) if key is not None and value is not None else load_config(ws)
-    current = {f"{section}.{name}": v for section, table in cfg._asdict().items() for name, v in table._asdict().items()}
+    current = flat(cfg)
     data = {
         "path": str(config_path(ws)),
         "settings": current if key is None else {key: current[key]},
