@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from bisect import bisect_left
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -94,37 +95,83 @@ class _Chunker:
         self.fence_closed = False
         # Resume points: (line index, blocks so far, diagnostics so far, state). At the top of the
         # main loop the state depends only on the lines before the index, so the next version of
-        # the file can restart there when those lines are unchanged.
+        # the file can restart there when those lines are unchanged. The state holds no absolute
+        # line number (a pending block's start is kept relative to the index), so it also holds
+        # where the same lines moved up or down: see `_splice`.
         self.checkpoints: list[tuple[int, int, int, tuple]] = []
         self.resumable = True
+        self.resume_at = 0
+        # Set by `_resumed`: the earlier version's lines from `sync_from` on are this version's
+        # last lines, `shift` lines further up (or down); `tail` counts the blocks taken from it.
+        self.sync_from = 1 << 62
+        self.shift = 0
+        self.previous: ParsedFile | None = None
+        self.tail = 0
 
-    def _snapshot(self) -> tuple:
-        return (tuple(self.headings), self.heading, self.in_retain, tuple(self.list_stack), self.start,
-                self.pending, self.marker_end, self.top_item, self.fence_closed)
+    def _snapshot(self, i: int) -> tuple:
+        return (tuple(self.headings), self.heading, self.in_retain, tuple(self.list_stack),
+                i + 1 - self.start if self.start else 0, self.pending, self.marker_end, self.top_item,
+                self.fence_closed)
 
     def restore(self, i: int, blocks: list[Block], diagnostics: list[Diagnostic], state: tuple) -> None:
-        (headings, self.heading, self.in_retain, stack, self.start, self.pending, self.marker_end,
+        (headings, self.heading, self.in_retain, stack, back, self.pending, self.marker_end,
          self.top_item, self.fence_closed) = state
+        self.start = i + 1 - back if back else 0
         self.headings, self.list_stack = list(headings), list(stack)
         self.blocks, self.diagnostics = blocks, diagnostics
         self.resume_at = i
 
+    def _splice(self, i: int, state: tuple) -> bool:
+        """At index i, inside the lines this version shares with the end of the previous one: when
+        the previous parse was in the same state at the same line, everything it found from there
+        on is found again, `shift` lines away. Take it instead of re-chunking the rest of the file."""
+        back = state[4]
+        if back and i - back < self.sync_from:
+            return False  # the pending block began in the changed lines: its text is not the old one
+        prev = self.previous
+        resume: _Resume = prev.resume  # type: ignore[assignment,union-attr]
+        cps = resume.checkpoints
+        at = i - self.shift
+        k = bisect_left(cps, at, key=_cp_line)
+        if k == len(cps) or cps[k][0] != at or cps[k][3] != state:
+            return False
+        _, nb, nd, _ = cps[k]
+        d = self.shift
+        old_blocks = prev.blocks[nb:]  # type: ignore[union-attr]
+        old_diags = resume.chunk_diagnostics[nd:]
+        db, dd = len(self.blocks) - nb, len(self.diagnostics) - nd
+        if d:
+            self.blocks += [Block(b[0] + d, b[1] + d, *b[2:]) for b in old_blocks]
+            self.diagnostics += [Diagnostic(x[0], x[1] + d, x[2], x[3]) for x in old_diags]
+        else:
+            self.blocks += old_blocks
+            self.diagnostics += old_diags
+        self.checkpoints.pop()  # the one just recorded for i: cps[k], moved
+        self.checkpoints += [(c[0] + d, c[1] + db, c[2] + dd, c[3]) for c in cps[k:]]
+        self.tail = len(old_blocks)
+        return True
+
     def run(self) -> None:
         lines = self.lines
         n = len(lines)
-        i = getattr(self, "resume_at", 0)
+        i = self.resume_at
         record = self.checkpoints.append
-        if i == 0:
+        sync_from = self.sync_from
+        if i == 0 and lines and lines[0].lstrip("\ufeff").rstrip() == "---":
+            # Whether line 1 opens front matter depends on a later line (its closing "---" may come
+            # in the next version): never resume such a file.
+            self.resumable = False
             fm_end = _front_matter_end(lines)
             if fm_end > 0:
-                # Whether line 1 opens front matter depends on a later line: never resume such a file.
-                self.resumable = False
                 self.start, self.pending = 1, _FRONT
                 self.flush(fm_end + 1)
                 i = fm_end + 1
         while i < n:
             if self.resumable:
-                record((i, len(self.blocks), len(self.diagnostics), self._snapshot()))
+                state = self._snapshot(i)
+                record((i, len(self.blocks), len(self.diagnostics), state))
+                if i >= sync_from and self._splice(i, state):
+                    return
             line = lines[i]
             lineno = i + 1
             stripped = line.lstrip(" \t")
@@ -265,6 +312,40 @@ def _derive(
     return kind, fact, confidence, content, entities, ev_start, ev_end, problem
 
 
+def _cp_line(checkpoint: tuple[int, int, int, tuple]) -> int:
+    return checkpoint[0]
+
+
+def _shared_suffix(old: list[str], new: list[str], limit: int) -> int:
+    """How many trailing lines (at most `limit`) two versions share; bisects like `_shared_prefix`."""
+    lo, hi = 0, limit + 1  # invariant: the last lo lines are shared, the last hi are not
+    if old[len(old) - limit :] == new[len(new) - limit :]:
+        return limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if old[len(old) - mid : len(old) - lo] == new[len(new) - mid : len(new) - lo]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _shared_prefix(old: list[str], new: list[str]) -> int:
+    """How many leading lines two versions share. Bisects with slice comparisons (C loops) instead
+    of stepping line by line in Python: the index pays this once per file version it parses."""
+    n = min(len(old), len(new))
+    if old[:n] == new[:n]:  # the usual case: a daily log that only grew
+        return n
+    lo, hi = 0, n  # invariant: the first lo lines are shared, the first hi are not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if old[lo:mid] == new[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 class _Resume(NamedTuple):
     lines: list[str]
     checkpoints: list[tuple[int, int, int, tuple]]
@@ -272,7 +353,8 @@ class _Resume(NamedTuple):
 
 
 def _resumed(lines: list[str], path: str, previous: ParsedFile | None) -> _Chunker:
-    """A chunker positioned after the longest prefix `previous` shares with `lines`.
+    """A chunker positioned after the longest prefix `previous` shares with `lines`, and told the
+    longest suffix they share.
 
     Consecutive versions of a file in history mostly differ near the end (a daily log grows), so
     re-chunking only from the last resume point before the first changed line makes indexing a
@@ -283,10 +365,16 @@ def _resumed(lines: list[str], path: str, previous: ParsedFile | None) -> _Chunk
     if not isinstance(prev, _Resume) or not prev.checkpoints:
         return chunker
     old = prev.lines
-    limit = min(len(old), len(lines))
-    first = 0
-    while first < limit and old[first] == lines[first]:
-        first += 1
+    first = _shared_prefix(old, lines)
+    # The lines both versions end with: once the chunker reaches them in a state the previous
+    # parse also had there, the rest is the previous parse moved (`_Chunker._splice`). A change in
+    # the middle (a line added to a log's narrative, above its Retain section) then costs the
+    # change, not the rest of the file.
+    tail = _shared_suffix(old, lines, min(len(old), len(lines)) - first)
+    if tail:
+        chunker.previous = previous
+        chunker.shift = len(lines) - len(old)
+        chunker.sync_from = len(lines) - tail
     cps = prev.checkpoints
     lo, hi = 0, len(cps) - 1
     best = -1
@@ -313,7 +401,8 @@ def parse_markdown(
     Bytes are decoded as UTF-8 with replacement ("decode-replaced"); NUL in the first 8 KiB means
     binary (no blocks, "binary"); more than `max_bytes` bytes means no blocks and "too-large".
     `previous` is the parse of an earlier version of the same file: unchanged leading blocks are
-    reused instead of re-chunked (`reused` says how many).
+    reused instead of re-chunked (`reused` says how many), and so are the trailing blocks of an
+    unchanged end of the file, moved to their new lines (`reused_tail`).
     """
     diagnostics: list[Diagnostic] = []
     try:
@@ -340,7 +429,7 @@ def parse_markdown(
         chunker.run()
         diagnostics.extend(chunker.diagnostics)
         resume = _Resume(lines, chunker.checkpoints, chunker.diagnostics) if chunker.resumable else None
-        return ParsedFile(path, chunker.blocks, diagnostics, resume, reused)
+        return ParsedFile(path, chunker.blocks, diagnostics, resume, reused, chunker.tail)
     except Exception as exc:  # noqa: BLE001 - the indexer must survive any file; report instead
         # Reaching this is a gitmem bug (the property tests assert it never happens), but one odd
         # file must not stop the index of years of history: skip it and say so.

@@ -45,10 +45,10 @@ class ParsedFile:
     """One parse. Equal when path, blocks and diagnostics are: how a file was parsed (resumed or
     not) is not part of what it says."""
 
-    __slots__ = ("path", "blocks", "diagnostics", "resume", "reused")
+    __slots__ = ("path", "blocks", "diagnostics", "resume", "reused", "reused_tail")
 
     def __init__(self, path: str, blocks: list[Block], diagnostics: list[Diagnostic],
-                 resume: object | None = None, reused: int = 0) -> None:
+                 resume: object | None = None, reused: int = 0, reused_tail: int = 0) -> None:
         self.path = path
         self.blocks = blocks
         self.diagnostics = diagnostics
@@ -57,6 +57,9 @@ class ParsedFile:
         self.resume = resume
         # How many leading blocks were carried over unchanged from `previous` (0 for a full parse).
         self.reused = reused
+        # How many trailing blocks are `previous`'s last blocks, the same text moved by the lines
+        # added or removed above them (0 when none were taken over).
+        self.reused_tail = reused_tail
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ParsedFile):
