@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import sqlite3
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -60,6 +59,18 @@ def ident_of(block: Block) -> int:
         ("\x1f".join(block.heading) + "\0" + block.text).encode("utf-8", "surrogatepass"), digest_size=8
     ).digest()
     return int.from_bytes(digest, "big", signed=True)
+
+
+def _surplus(old_ids: list[int], new_ids: list[int]) -> dict[int, int]:
+    """Per identity: how many more times the old side has it (negative: the new side has more).
+    Plain dicts, not Counter: this runs once per file version, and a typical commit compares one
+    or two blocks a side, where Counter's set-up cost more than the counting."""
+    surplus: dict[int, int] = {}
+    for k in old_ids:
+        surplus[k] = surplus.get(k, 0) + 1
+    for k in new_ids:
+        surplus[k] = surplus.get(k, 0) - 1
+    return surplus
 
 
 class _Row(NamedTuple):
@@ -127,10 +138,10 @@ class _Writer:
         """Diff the file's chunk multiset against its current rows; returns (closed, inserted).
 
         Both sides are multisets of chunk identities. When the previous version of the file was
-        parsed in this run, only the blocks after the unchanged prefix can differ (the parser
-        reuses that prefix), so only that suffix is compared: the result is the same as a full
-        comparison (the same rows closed: the newest of a duplicated identity; the same blocks
-        inserted: the later occurrences), at the cost of the change instead of the file."""
+        parsed in this run, only the blocks between the unchanged prefix and the unchanged end can
+        differ (the parser takes both over), so only those are compared: the result is the same as
+        a full comparison (the same rows closed: the newest of a duplicated identity; the same
+        blocks inserted: the later occurrences), at the cost of the change instead of the file."""
         path = change.path
         old = self._rows(path)
         prev = self.parsed.pop(path, None)
@@ -146,33 +157,51 @@ class _Writer:
                 for d in parsed.diagnostics:
                     if d.code in _INDEX_PROBLEMS:
                         self._problem(path, d.code, d.message)
-        reused = parsed.reused if (parsed is not None and prev is not None) else 0
-        idents = (prev[1][:reused] if reused else []) + [ident_of(b) for b in blocks[reused:]]
-        if prev is not None:
-            surplus = Counter(prev[1][reused:])
-            surplus.subtract(idents[reused:])
-        else:
-            surplus = Counter(r.ident for r in old)
-            surplus.subtract(idents)
+        reused = tail = 0
+        if parsed is not None and prev is not None:
+            reused, tail = parsed.reused, parsed.reused_tail
+        prev_ids = prev[1] if prev is not None else []
+        stop = len(blocks) - tail
+        new_ids = [ident_of(b) for b in blocks[reused:stop]]
+        # The taken-over blocks keep their text and headings, so their identities are the old ones.
+        idents = prev_ids[:reused] + new_ids + prev_ids[len(prev_ids) - tail :] if tail else prev_ids[:reused] + new_ids
+        old_ids = prev_ids[reused : len(prev_ids) - tail] if prev is not None else [r.ident for r in old]
         closed: list[_Row] = []
-        for row in reversed(old):  # newest first: a duplicated identity loses its newest rows
-            if surplus[row.ident] > 0:
-                surplus[row.ident] -= 1
-                closed.append(row)
-        closed.reverse()
-        # Blocks are new where the new version has more of an identity than the old one had.
-        extra = Counter({k: -v for k, v in surplus.items() if v < 0})
-        seen = Counter(idents[reused:]) if prev is not None else Counter(idents)
-        start = reused if prev is not None else 0
-        new_rows: list[tuple[int, str]] = []
         inserted: list[_Row] = []
-        # The last `extra[i]` occurrences of identity i (in file order) are the inserted ones.
-        for block, ident in zip(blocks[start:], idents[start:]):
-            seen[ident] -= 1
-            if seen[ident] < extra[ident]:
-                row = self._insert(path, block, ident)
-                inserted.append(row)
-                new_rows.append((row.id, block.content))
+        new_rows: list[tuple[int, str]] = []
+        if old_ids != new_ids:
+            surplus = _surplus(old_ids, new_ids)
+            if tail and not {k for k, v in surplus.items() if v < 0}.isdisjoint(idents[stop:]):
+                # An identity that grew also occurs in the unchanged end, where its later
+                # occurrences (the ones counted as new) are: compare through the end of the file.
+                stop, new_ids, old_ids = len(blocks), idents[reused:], prev_ids[reused:]
+                surplus = _surplus(old_ids, new_ids)
+            to_close = sum(v for v in surplus.values() if v > 0)
+            extra = {k: -v for k, v in surplus.items() if v < 0}
+            if to_close:
+                for row in reversed(old):  # newest first: a duplicated identity loses its newest rows
+                    n = surplus.get(row.ident, 0)
+                    if n > 0:
+                        surplus[row.ident] = n - 1
+                        closed.append(row)
+                        to_close -= 1
+                        if not to_close:
+                            break
+                closed.reverse()
+            if extra:
+                # Blocks are new where the new version has more of an identity than the old one
+                # had: the last `extra[i]` occurrences of identity i (in file order) are the new ones.
+                seen: dict[int, int] = {}
+                for k in new_ids:
+                    if k in extra:
+                        seen[k] = seen.get(k, 0) + 1
+                for block, ident in zip(blocks[reused:stop], new_ids):
+                    if ident in extra:
+                        seen[ident] -= 1
+                        if seen[ident] < extra[ident]:
+                            row = self._insert(path, block, ident)
+                            inserted.append(row)
+                            new_rows.append((row.id, block.content))
         for row in closed:
             self.closes.append((self.pos, row.id))
         self.closed += len(closed)
