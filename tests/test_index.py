@@ -364,3 +364,33 @@ def test_non_markdown_files_are_ignored_with_or_without_git_filtering(repo: GitR
     update(ws)
     assert {p for p, _ in recalled(ws, None)} == {"memory.md", "notes/A.MD"} | {f"notes/n{i}.md" for i in range(extra_md)}
     check_every_commit(repo, ws)
+
+
+def test_reusing_the_previous_parse_changes_nothing(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk re-chunks only what lies between a file's unchanged start and unchanged end, and
+    compares only those blocks. Over random line edits with many duplicated blocks (where which
+    copy counts as new decides a line range), the index must equal one built by comparing whole
+    files each time."""
+    import random
+
+    from gitmem.index import indexer
+
+    rnd = random.Random(11)
+    texts = ["- W @Peter: same fact", "- B @Alice: went out", "Plain note.", "", "## Retain", "# 2025-11-01"]
+    lines: list[str] = []
+    for i in range(60):
+        op = rnd.random()
+        if op < 0.55 or not lines:
+            at = rnd.randrange(len(lines) + 1)
+            lines[at:at] = [rnd.choice(texts) for _ in range(rnd.randint(1, 3))]
+        elif op < 0.75:
+            j = rnd.randrange(len(lines))
+            lines[j] = rnd.choice(texts)
+        else:
+            del lines[rnd.randrange(len(lines))]
+        repo.commit(f"c{i}", f"2025-11-{1 + i % 28:02d}", {"memory/2025-11-01.md": "\n".join(lines) + "\n"})
+    ws = Workspace(repo.path)
+    reused = _rebuilt_rows(ws)
+    monkeypatch.setattr(indexer, "_PARSE_CACHE", 0)  # no previous parse kept: every file compared whole
+    assert _rebuilt_rows(ws) == reused
+    check_every_commit(repo, ws)
