@@ -136,23 +136,37 @@ def hook_latency(repo: Path, n: int) -> tuple[list[float], str | None]:
     return times, error  # type: ignore[return-value]
 
 
-def measure(commits: int, hook_commits: int) -> dict[str, object]:
+def measure(commits: int, hook_commits: int, repeat: int = 3) -> dict[str, object]:
     repo = history(commits)
     # Warm the page cache once, then time: the floor and the rebuild see the same warm cache.
     subprocess.run(["git", "-C", str(repo), "log", "-p", "--first-parent"], stdout=subprocess.DEVNULL, check=True)
-    floor, code, floor_rss, floor_cpu = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
-    assert code == 0
-    shutil.rmtree(repo / ".memory", ignore_errors=True)
-    rebuild, code, rss, cpu = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
-    row: dict[str, object] = {"commits": commits, "floor_s": floor, "floor_rss_mb": floor_rss / 2**20, "ok": code == 0,
-                              "floor_cpu_s": floor_cpu, "cpu_s": cpu}
-    if code != 0:
-        return row
+    # Each rebuild is timed right after its own floor and the ratio is the median of those pairs:
+    # on a shared machine the speed drifts by 10-30% between minutes, much less within a pair.
+    pairs: list[tuple[float, float]] = []
+    floor_cpus: list[float] = []
+    cpus: list[float] = []
+    floor_rss = rss = 0
+    for _ in range(max(1, repeat)):
+        floor, code, f_rss, f_cpu = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
+        assert code == 0
+        shutil.rmtree(repo / ".memory", ignore_errors=True)
+        rebuild, code, r_rss, cpu = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
+        if code != 0:
+            return {"commits": commits, "floor_s": floor, "ok": False}
+        pairs.append((floor, rebuild))
+        floor_cpus.append(f_cpu)
+        cpus.append(cpu)
+        floor_rss, rss = max(floor_rss, f_rss), max(rss, r_rss)
+    floor = statistics.median(f for f, _ in pairs)
+    rebuild = statistics.median(r for _, r in pairs)
+    row: dict[str, object] = {"commits": commits, "floor_s": floor, "floor_rss_mb": floor_rss / 2**20, "ok": True,
+                              "floor_cpu_s": statistics.median(floor_cpus), "cpu_s": statistics.median(cpus),
+                              "runs": len(pairs)}
     st = status(repo)
     counts = st.get("counts") if isinstance(st.get("counts"), dict) else {}
     row.update(
         rebuild_s=rebuild,
-        ratio=rebuild / floor if floor else None,
+        ratio=statistics.median(r / f for f, r in pairs if f),
         rss_mb=rss / 2**20,
         index_mb=index_bytes(repo) / 2**20,
         versions=counts.get("chunks_total"),  # type: ignore[union-attr]
@@ -205,10 +219,13 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
         f"children: with {os.cpu_count()} CPU(s) a rebuild cannot take less wall time than its CPU time "
         f"divided by {os.cpu_count()}. Peak RSS is wait4()'s: the largest resident size of "
         "the indexer process or any git child it waited for (not their sum, which is at most twice it). "
-        "The floor is plain `git log -p` with git's default caches; the indexer runs its git with small "
+        "The floor is `git log -p --first-parent` with git's default caches; the indexer runs its git with small "
         "delta-base and pack-window caches (gitmem/timeline/history.py). gitmem measured: "
         f"`{' '.join(gitmem_exe())}`" + (" (a wheel install)" if GITMEM_EXE else " (the repo's editable .venv install)") + "."
     )
+    runs = max((int(r.get("runs", 1)) for r in rows), default=1)  # type: ignore[call-overload]
+    env += (f" Each size ran {runs} floor + rebuild pairs back to back: times and CPU are medians, the ratio is "
+            "the median of the pairs' ratios, peak RSS the largest." if runs > 1 else "")
     return "\n".join(lines + [""] + notes + ([""] if notes else []) + [env])
 
 
@@ -230,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000", help="comma-separated commit counts (default 1000,10000)")
     ap.add_argument("--hook-commits", type=int, default=15, help="commits timed for hook latency (0 = skip)")
+    ap.add_argument("--repeat", type=int, default=3, help="floor + rebuild pairs per size; medians reported (default 3)")
     ap.add_argument("--gitmem", help="the gitmem executable to measure (default: .venv's, an editable install, whose "
                                      "import hook adds ~14 ms to every start; pass a wheel install's to see a user's)")
     ap.add_argument("--write", action="store_true", help=f"also write the table into {RESULTS.relative_to(ROOT)}")
@@ -246,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for n in sizes:
         print(f"measuring {n} commits ...", file=sys.stderr)
-        rows.append(measure(n, args.hook_commits))
+        rows.append(measure(n, args.hook_commits, args.repeat))
     body = table(rows, args.hook_commits)
     print(body)
     if args.write:

@@ -102,6 +102,7 @@ def _may_start_date(text: str, run: re.Match[str]) -> bool:
     return nxt in _MONTHS or nxt[:1] in _RANGE_CHARS or nxt[:2] in _RANGE_WORDS
 
 
+@lru_cache(maxsize=4096)  # the indexer asks once per file version: the same few paths, over and over
 def log_date(path: str) -> date | None:
     """The date of a daily log, from its workspace-relative path: memory/2025-11-27.md -> 2025-11-27."""
     m = _LOG_PATH.fullmatch(path.replace("\\", "/"))
