@@ -17,8 +17,8 @@ linear on any input):
 from __future__ import annotations
 
 import re
-from datetime import date
 from bisect import bisect_left
+from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -318,9 +318,9 @@ def _cp_line(checkpoint: tuple[int, int, int, tuple]) -> int:
 
 def _shared_suffix(old: list[str], new: list[str], limit: int) -> int:
     """How many trailing lines (at most `limit`) two versions share; bisects like `_shared_prefix`."""
-    lo, hi = 0, limit + 1  # invariant: the last lo lines are shared, the last hi are not
     if old[len(old) - limit :] == new[len(new) - limit :]:
         return limit
+    lo, hi = 0, limit  # invariant: the last lo lines are shared, the last hi are not
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if old[len(old) - mid : len(old) - lo] == new[len(new) - mid : len(new) - lo]:
