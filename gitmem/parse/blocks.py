@@ -17,7 +17,7 @@ linear on any input):
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
@@ -317,17 +317,9 @@ def _cp_line(checkpoint: tuple[int, int, int, tuple]) -> int:
 
 
 def _shared_suffix(old: list[str], new: list[str], limit: int) -> int:
-    """How many trailing lines (at most `limit`) two versions share; bisects like `_shared_prefix`."""
-    if old[len(old) - limit :] == new[len(new) - limit :]:
-        return limit
-    lo, hi = 0, limit  # invariant: the last lo lines are shared, the last hi are not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if old[len(old) - mid : len(old) - lo] == new[len(new) - mid : len(new) - lo]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    """How many trailing lines (at most `limit`) two versions share: the shared prefix of their
+    last `limit` lines, reversed (two short C copies)."""
+    return _shared_prefix(old[len(old) - limit :][::-1], new[len(new) - limit :][::-1])
 
 
 def _shared_prefix(old: list[str], new: list[str]) -> int:
@@ -376,14 +368,7 @@ def _resumed(lines: list[str], path: str, previous: ParsedFile | None) -> _Chunk
         chunker.shift = len(lines) - len(old)
         chunker.sync_from = len(lines) - tail
     cps = prev.checkpoints
-    lo, hi = 0, len(cps) - 1
-    best = -1
-    while lo <= hi:  # the last checkpoint whose index is <= first (their indexes increase)
-        mid = (lo + hi) // 2
-        if cps[mid][0] <= first:
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
+    best = bisect_right(cps, first, key=_cp_line) - 1  # the last checkpoint at or before `first`
     if best <= 0:
         return chunker
     i, nb, nd, state = cps[best]
