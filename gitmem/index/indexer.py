@@ -164,7 +164,7 @@ class _Writer:
         stop = len(blocks) - tail
         new_ids = [ident_of(b) for b in blocks[reused:stop]]
         # The taken-over blocks keep their text and headings, so their identities are the old ones.
-        idents = prev_ids[:reused] + new_ids + prev_ids[len(prev_ids) - tail :] if tail else prev_ids[:reused] + new_ids
+        idents = prev_ids[:reused] + new_ids + prev_ids[len(prev_ids) - tail :]
         old_ids = prev_ids[reused : len(prev_ids) - tail] if prev is not None else [r.ident for r in old]
         closed: list[_Row] = []
         inserted: list[_Row] = []
