@@ -125,6 +125,13 @@ def timed(
     return elapsed, proc.returncode, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime  # Linux: KiB
 
 
+def floor_time(repo: Path) -> tuple[float, int, float]:
+    """(wall seconds, peak RSS in bytes, CPU seconds) of the floor: `git log -p --first-parent`."""
+    elapsed, code, rss, cpu = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
+    assert code == 0
+    return elapsed, rss, cpu
+
+
 def status(repo: Path) -> dict[str, object]:
     proc = subprocess.run([*gitmem_exe(), "-C", str(repo), "status", "--json"], capture_output=True, text=True)
     try:
@@ -176,7 +183,7 @@ def hook_latency(repo: Path, n: int) -> tuple[list[float], str | None]:
 def measure(commits: int, hook_commits: int, repeat: int = 3) -> dict[str, object]:
     repo = history(commits)
     # Warm the page cache once, then time: the floor and the rebuild see the same warm cache.
-    subprocess.run(["git", "-C", str(repo), "log", "-p", "--first-parent"], stdout=subprocess.DEVNULL, check=True)
+    floor_time(repo)
     # Each rebuild is timed right after its own floor and the ratio is the median of those pairs:
     # on a shared machine the speed drifts by 10-30% between minutes, much less within a pair.
     pairs: list[tuple[float, float]] = []
@@ -184,8 +191,7 @@ def measure(commits: int, hook_commits: int, repeat: int = 3) -> dict[str, objec
     cpus: list[float] = []
     floor_rss = rss = 0
     for _ in range(max(1, repeat)):
-        floor, code, f_rss, f_cpu = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
-        assert code == 0
+        floor, f_rss, f_cpu = floor_time(repo)
         shutil.rmtree(repo / ".memory", ignore_errors=True)
         rebuild, code, r_rss, cpu = timed([*gitmem_exe(), "-C", str(repo), "index", "--rebuild"])
         if code != 0:
@@ -269,11 +275,10 @@ def table(rows: list[dict[str, object]], hook_commits: int) -> str:
 def split(commits: int, repeat: int) -> dict[str, float]:
     """Medians over `repeat` runs of: the floor, and the CPU split of an in-process rebuild."""
     repo = history(commits)
-    subprocess.run(["git", "-C", str(repo), "log", "-p", "--first-parent"], stdout=subprocess.DEVNULL, check=True)
+    floor_time(repo)  # warm the page cache, as measure() does
     runs: list[dict[str, float]] = []
     for _ in range(max(1, repeat)):
-        floor, code, _, floor_cpu = timed(["git", "-C", str(repo), "log", "-p", "--first-parent"])
-        assert code == 0
+        floor, _, floor_cpu = floor_time(repo)
         out = subprocess.run([sys.executable, "-c", _SPLIT, str(repo)], cwd=ROOT, check=True, capture_output=True,
                              text=True).stdout
         runs.append({"floor": floor, "floor_cpu": floor_cpu, **json.loads(out)})
