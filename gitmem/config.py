@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     import tomlkit
 
 from gitmem.errors import GitmemError
-from gitmem.workspace import CONFIG_FILE, Workspace
+from gitmem.layout import CONFIG_FILE
+from gitmem.workspace import Workspace
 
 
 # NamedTuples, not dataclasses: the post-commit hook reads the config (see parse/model.py).

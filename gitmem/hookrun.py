@@ -12,8 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-# Any of these at the top of the work tree makes it a memory workspace (see _skip).
-WORKSPACE_MARKS = (".memory", ".gitmem.toml", "memory.md", "memory")
+from gitmem.layout import WORKSPACE_MARKS  # any of these at the top of the work tree: see _skip
 
 
 def _git_dir(top: Path) -> Path:

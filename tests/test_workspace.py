@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.workspace import Workspace, is_memory_markdown
+from gitmem.layout import is_memory_markdown
+from gitmem.workspace import Workspace
 
 
 def test_value_semantics(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from typing import Any
 
 from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.timeline import git
-from gitmem.workspace import Workspace, is_memory_markdown
+from gitmem.layout import is_memory_markdown
+from gitmem.workspace import Workspace
 
 
 def workspace_status(ws: Workspace) -> dict[str, Any]:

@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.config import load_config
 from gitmem.errors import GitmemError
-from gitmem.parse import entity_key, is_retain_heading, log_date, mentions, parse_retain_bullet, split_lines
+from gitmem import layout
+from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
+from gitmem.parse import entity_key, mentions, parse_retain_bullet, sections
 from gitmem.parse.model import RetainFact
 from gitmem.reflect import confidence, gather, pages
 from gitmem.reflect.branch import Builder, move, read_ref, ref_name
-from gitmem.reflect.safety import ENTITIES_DIR, STATE_PATH, UnsafeWrite, clean_inline, entity_page
+from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
@@ -157,12 +159,12 @@ class _Run:
     def _logs_without_retain(self, builder: Builder, win: gather.Window) -> list[str]:
         out = []
         for path in win.paths:
-            if not path.startswith("memory/") or log_date(path) is None:
+            if log_date(path) is None or not layout.LOG_NAME.fullmatch(path):
                 continue
             text = builder.base_text(path)
             if text is None:
                 continue
-            if not any(ln.startswith("#") and is_retain_heading(ln.lstrip("#")) for ln in split_lines(text)):
+            if not any(s.is_retain for s in sections(text, path)):
                 out.append(path)
         return out
 
@@ -179,7 +181,7 @@ class _Run:
 
         opinions = self._opinions(ops, pairs, state, at)
         if opinions:
-            self._write_page(builder, "bank/opinions.md", "Opinions", [("opinions", pages.opinions_block(opinions))],
+            self._write_page(builder, layout.OPINIONS_PAGE, "Opinions", [("opinions", pages.opinions_block(opinions))],
                              state, blocks, "opinions")
         self.tick("opinions")
 
@@ -202,7 +204,7 @@ class _Run:
             about = [o for o in opinions if key in o["entities"]]
             self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about), state, blocks, "entity")
 
-        for kind, path, title in (("world", "bank/world.md", "World"), ("experience", "bank/experience.md", "Experience")):
+        for kind, path, title in (("world", layout.WORLD_PAGE, "World"), ("experience", layout.EXPERIENCE_PAGE, "Experience")):
             if any(r["kind"] == kind for r in win.facts):
                 facts = self._dedup(gather.current_facts(s, kind))
                 self._write_page(builder, path, title, [(kind, pages.list_block(facts))], state, blocks, kind)
@@ -300,7 +302,7 @@ class _Run:
                     "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
             out.append(item)
             if upd.counted or restated:
-                self.changes.append({"path": "bank/opinions.md", "opinion": clean_inline(op["content"], 120),
+                self.changes.append({"path": layout.OPINIONS_PAGE, "opinion": clean_inline(op["content"], 120),
                                      "before": upd.before, "after": upd.after, "delta": upd.delta,
                                      "clamped": upd.clamped,
                                      "evidence": [{"relation": e.relation, "strength": e.strength, "delta": e.delta,
@@ -375,14 +377,14 @@ class _Run:
 
     def _memory_proposals(self, builder: Builder, opinions: list[dict[str, Any]], state: State,
                           hashes: dict[str, str]) -> None:
-        core = (builder.base_text("memory.md") or "").lower()
+        core = (builder.base_text(layout.CORE_FILE) or "").lower()
         strong = [o for o in opinions if o["confidence"] >= PROPOSE_MEMORY_AT and o["bullet"]
                   and " ".join(o["statement"].lower().split()) not in " ".join(core.split())]
         if not strong:
             return
         body = ("Proposed additions to memory.md (reflection never edits memory.md: copy what you agree with).\n\n"
                 + "\n".join(f"{o['bullet']} ({o['source']})" for o in strong))
-        self._write_page(builder, "bank/proposals/memory.md", "Proposals for memory.md", [("memory", body)],
+        self._write_page(builder, layout.CORE_PROPOSALS_PAGE, "Proposals for memory.md", [("memory", body)],
                          state, hashes, "memory proposals")
 
     def _message(self, result: dict[str, Any], win: gather.Window) -> str:
