@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from gitmem.index import indexer
 
-        indexer.update(ws, quiet=True, wait=0.0)
+        indexer.update(ws, wait=0.0)
     except IndexLocked:
         return 0
     except Exception as exc:  # never let a gitmem problem surface in a git command

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -198,7 +197,8 @@ def _commit(ws: Workspace, rel: str, bullet_line: str, tracked: bool) -> str:
     message = f"{_subject(bullet_line)}\n\n{bullet_line}\n\nAppended to {rel} by `gitmem retain`.\n"
     _git_retrying(ws, ["commit", "--quiet", "--only", "-m", message, "--", rel])
     oid = git.head(ws.root)
-    assert oid is not None
+    if oid is None:
+        raise GitError(f"git commit of {rel} left no HEAD commit", "run `git status`, then retain again")
     return oid
 
 

@@ -11,17 +11,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from gitmem.errors import GitmemError
-from gitmem.timeline import git
 from gitmem.layout import CONFIG_FILE, DERIVED_DIR
+from gitmem.templates import template
+from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
-TEMPLATES = "gitmem._templates"
 IGNORE_LINE = f"{DERIVED_DIR}/"
 
 # package-data globs skip dotfiles, so templates are stored without the dot and renamed on write.
@@ -54,13 +53,6 @@ class InitReport:
             "hooks": hooks,
         }
 
-
-def template(rel: str) -> Traversable:
-    """A template file or folder inside the installed package (works from a wheel or a checkout)."""
-    node = files(TEMPLATES)
-    for part in rel.split("/"):
-        node = node.joinpath(part)
-    return node
 
 
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, bytes]]:

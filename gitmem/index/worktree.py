@@ -8,7 +8,6 @@ size or mtime changed since the last refresh.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from gitmem.config import load_config

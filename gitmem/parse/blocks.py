@@ -459,7 +459,8 @@ def outline(data: str | bytes, path: str = "") -> Outline:
     lines = split_lines(text)
     chunker = _Chunker(lines, path, log_date(path))
     chunker.resumable = False  # no checkpoints: nothing will resume from this parse
-    chunker.outline = found = []
+    found: list[tuple[int, int, int, str]] = []
+    chunker.outline = found
     chunker.run()
     last_line = len(lines) - 1 if len(lines) > 1 and not lines[-1] else len(lines)  # "a\n" is one line
     sections: list[Section] = []

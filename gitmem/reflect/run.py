@@ -18,6 +18,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -199,8 +200,9 @@ class _Run:
             if self.model and facts:
                 from gitmem.reflect.prompts import summarize_entity
 
-                model = self.model
-                summary = self.ask(f"summary of {name}", lambda: summarize_entity(model, name, [f["content"] for f in facts]))
+                # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
+                summary = self.ask(f"summary of {name}",
+                                   partial(summarize_entity, self._model(), name, [f["content"] for f in facts]))
             about = [o for o in opinions if key in o["entities"]]
             self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about), state, blocks, "entity")
 
@@ -268,10 +270,8 @@ class _Run:
             evidence: list[confidence.Evidence] = []
             for fact in pairs.get(op["id"], []):
                 self.tick("judging evidence")
-                model = self.model
-                assert model is not None
                 verdict = self.ask(f"judge {fact['source']} vs {op['source']}",
-                                   lambda f=fact: judge(model, f["content"], op["content"]))
+                                   partial(judge, self._model(), fact["content"], op["content"]))
                 if verdict is None or verdict.relation == "unrelated":
                     continue
                 evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact["path"], fact["commit"],
@@ -324,12 +324,15 @@ class _Run:
             tree = builder.base.tree[ENTITIES_DIR]
         except KeyError:
             return {}
+        from pygit2 import Tree  # loaded already: the builder uses it
+
         out: dict[str, str] = {}
-        if tree.type_str != "tree":
+        if not isinstance(tree, Tree):
             return out
-        for entry in sorted(tree, key=lambda e: e.name):
-            if entry.name.endswith(".md") and entry.type_str == "blob":
-                out.setdefault(entity_key(entry.name[:-3]), f"{ENTITIES_DIR}/{entry.name}")
+        for entry in sorted(tree, key=lambda e: e.name or ""):
+            name = entry.name or ""  # pygit2 types it Optional; tree entries always have one
+            if name.endswith(".md") and entry.type_str == "blob":
+                out.setdefault(entity_key(name[:-3]), f"{ENTITIES_DIR}/{name}")
         return out
 
     @staticmethod
@@ -356,13 +359,20 @@ class _Run:
             self.changes.append({"path": path, "what": what, "status": "added" if old is None else "updated",
                                  "blocks": res.written})
 
+    def _model(self) -> Model:
+        """The model, on the paths that only run with one (the callers check `self.model`)."""
+        if self.model is None:
+            raise GitmemError("reflection needs a model for this step", "this is a gitmem bug; please report it")
+        return self.model
+
     def _draft_retain(self, builder: Builder, path: str) -> None:
         from gitmem.reflect.prompts import draft_retain
 
         old = builder.base_text(path) or ""
         day = log_date(path)
-        model = self.model
-        assert model is not None and day is not None
+        model = self._model()
+        if day is None:  # _logs_without_retain only picks daily logs
+            raise GitmemError(f"{path} is not a daily log", "this is a gitmem bug; please report it")
         bullets = self.ask(f"Retain for {path}", lambda: draft_retain(model, old, day.isoformat()))
         if not bullets:
             return

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gitmem.errors import GitmemError
-from gitmem.layout import BANK_DIR, ENTITIES_DIR, LOG_NAME, STATE_PATH, entity_page_path
+from gitmem.layout import BANK_DIR, LOG_NAME, STATE_PATH, entity_page_path
 from gitmem.parse import entity_slug, is_retain_heading, parse_retain_bullet, sections, split_lines
 from gitmem.parse.model import RetainFact
 
