@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.config import load_config
 from gitmem.errors import GitmemError
@@ -36,6 +36,7 @@ from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
+    from gitmem.recall.search import Session
     from gitmem.reflect.model import Model
 
 Progress = Callable[[int, int, str], None]
@@ -73,6 +74,54 @@ def _display_names(facts: list[dict[str, Any]]) -> dict[str, str]:
     return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in seen.items()}
 
 
+class PageChange(NamedTuple):
+    """Reflection (re)wrote blocks of a bank page."""
+
+    path: str
+    what: str  # "entity", "opinions", "world", "experience", "memory proposals"
+    status: str  # "added" or "updated"
+    blocks: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "what": self.what, "status": self.status, "blocks": self.blocks}
+
+
+class RetainChange(NamedTuple):
+    """Reflection appended a Retain section to a daily log."""
+
+    path: str
+    bullets: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "what": "retain", "status": "updated", "bullets": self.bullets}
+
+
+class EvidenceStep(NamedTuple):
+    relation: str
+    strength: str
+    delta: float
+    source: str
+
+
+class OpinionChange(NamedTuple):
+    """An opinion's confidence moved (or was stated) in bank/opinions.md."""
+
+    path: str
+    opinion: str
+    before: float
+    after: float
+    delta: float
+    clamped: bool
+    evidence: list[EvidenceStep]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "opinion": self.opinion, "before": self.before, "after": self.after,
+                "delta": self.delta, "clamped": self.clamped, "evidence": [e._asdict() for e in self.evidence]}
+
+
+Change = PageChange | RetainChange | OpinionChange
+
+
 class _Run:
     def __init__(self, ws: Workspace, opts: RunOptions) -> None:
         self.ws = ws
@@ -82,7 +131,7 @@ class _Run:
         self.ref = ref_name(self.cfg.reflect.branch)
         self.rejected: list[dict[str, str]] = []
         self.skipped: list[dict[str, str]] = []
-        self.changes: list[dict[str, Any]] = []
+        self.changes: list[Change] = []
         self.notes: list[str] = []
         self.model: Model | None = None
         self.done = 0
@@ -170,7 +219,7 @@ class _Run:
         return out
 
     # ------------------------------------------------------------------------------------
-    def _propose(self, s: Any, builder: Builder, state: State, win: gather.Window, logs: list[str],
+    def _propose(self, s: Session, builder: Builder, state: State, win: gather.Window, logs: list[str],
                  pending: str | None, result: dict[str, Any]) -> dict[str, Any]:
         at = _iso_date(win.through_time)
         names = _display_names(win.facts)
@@ -219,9 +268,10 @@ class _Run:
         self._memory_proposals(builder, opinions, state, blocks)
         self.tick("memory proposals")
 
+        changes = [c.to_json() for c in self.changes]  # the JSON shape: docs/json-contract.md
         run_summary = {"base": result["base"],
                        "since": result["since"], "through": win.through, "facts": len(win.facts),
-                       "model": self.model.name if self.model else None, "changes": self.changes,
+                       "model": self.model.name if self.model else None, "changes": changes,
                        "skipped": self.skipped, "rejected": self.rejected}
         new_state = State(through=win.through, through_time=datetime.fromtimestamp(win.through_time, timezone.utc).isoformat(),
                           model=self.model.name if self.model else None, blocks=dict(sorted(blocks.items())),
@@ -230,7 +280,7 @@ class _Run:
         message = self._message(result, win)
         commit = builder.commit(message)
         stat = git.out(self.root, "diff", "--stat", result["base"], commit)
-        result.update({"commit": commit, "diffstat": stat, "changes": self.changes, "skipped": self.skipped,
+        result.update({"commit": commit, "diffstat": stat, "changes": changes, "skipped": self.skipped,
                        "rejected": self.rejected, "opinions": [{k: o[k] for k in ("statement", "confidence", "delta", "source")}
                                                                for o in opinions],
                        "model": run_summary["model"], "notes": self.notes, "message": message})
@@ -243,7 +293,7 @@ class _Run:
         return result
 
     # ------------------------------------------------------------------------------------
-    def _pairs(self, s: Any, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
+    def _pairs(self, s: Session, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
         out: dict[int, list[dict[str, Any]]] = {}
         budget = gather.MAX_PAIRS
         for op in ops:
@@ -302,11 +352,9 @@ class _Run:
                     "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
             out.append(item)
             if upd.counted or restated:
-                self.changes.append({"path": layout.OPINIONS_PAGE, "opinion": clean_inline(op["content"], 120),
-                                     "before": upd.before, "after": upd.after, "delta": upd.delta,
-                                     "clamped": upd.clamped,
-                                     "evidence": [{"relation": e.relation, "strength": e.strength, "delta": e.delta,
-                                                   "source": e.source} for e in upd.counted]})
+                self.changes.append(OpinionChange(
+                    layout.OPINIONS_PAGE, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
+                    [EvidenceStep(e.relation, e.strength, e.delta, e.source) for e in upd.counted]))
         return out
 
     def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -356,8 +404,7 @@ class _Run:
             return
         hashes.update(res.hashes)
         if changed:
-            self.changes.append({"path": path, "what": what, "status": "added" if old is None else "updated",
-                                 "blocks": res.written})
+            self.changes.append(PageChange(path, what, "added" if old is None else "updated", res.written))
 
     def _model(self) -> Model:
         """The model, on the paths that only run with one (the callers check `self.model`)."""
@@ -383,7 +430,7 @@ class _Run:
         except UnsafeWrite as exc:
             self.reject(f"Retain for {path}", exc.reason)
             return
-        self.changes.append({"path": path, "what": "retain", "status": "updated", "bullets": bullets})
+        self.changes.append(RetainChange(path, bullets))
 
     def _memory_proposals(self, builder: Builder, opinions: list[dict[str, Any]], state: State,
                           hashes: dict[str, str]) -> None:
@@ -398,7 +445,7 @@ class _Run:
                          state, hashes, "memory proposals")
 
     def _message(self, result: dict[str, Any], win: gather.Window) -> str:
-        files = sorted({c["path"] for c in self.changes})
+        files = sorted({c.path for c in self.changes})
         since = result.get("since")
         lines = [f"gitmem reflect: {len(win.facts)} facts, {len(files)} files",
                  "",
@@ -406,12 +453,14 @@ class _Run:
                  f"through {win.through[:7]}; model: {self.model.name if self.model else 'none (--no-llm)'}.",
                  ""]
         for c in self.changes:
-            if "opinion" in c and not c["evidence"]:
-                lines.append(f"- {c['path']}: {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
-            elif "opinion" in c:
-                lines.append(f"- {c['path']}: {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f})")
+            if isinstance(c, OpinionChange) and not c.evidence:
+                lines.append(f"- {c.path}: {c.opinion[:70]}: c={c.after:.2f} (as stated in memory)")
+            elif isinstance(c, OpinionChange):
+                lines.append(f"- {c.path}: {c.opinion[:70]}: {c.before:.2f} -> {c.after:.2f} ({c.delta:+.2f})")
+            elif isinstance(c, RetainChange):
+                lines.append(f"- {c.path}: updated (retain)")
             else:
-                lines.append(f"- {c['path']}: {c['status']} ({c['what']})")
+                lines.append(f"- {c.path}: {c.status} ({c.what})")
         for sk in self.skipped:
             lines.append(f"- skipped {sk['path']} block {sk['block']}: {sk['reason']}")
         for rj in self.rejected:
