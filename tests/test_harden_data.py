@@ -4,7 +4,6 @@ files, real processes) and fails on the behaviour the issue describes."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -124,3 +123,162 @@ def test_any_commit_failure_leaves_no_bullet_behind(ws: tuple[GitRepo, Workspace
     monkeypatch.undo()
     retain(w, "W: Never committed.", day="2025-11-27")
     assert (repo.path / LOG).read_text().count("Never committed") == 1
+
+
+# --- (1) reflect.branch can only name gitmem's own review branch ---------------------------------------
+
+def _reflect_ws(repo: GitRepo) -> Workspace:
+    from gitmem.index.indexer import update
+
+    repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n\n- @Peter is the human I work for.\n",
+                                       ".gitignore": ".memory/\n"})
+    repo.commit("log", "2025-11-05", {"memory/2025-11-05.md": "# 2025-11-05\n\n## Retain\n- W @Peter: Lives in Berlin.\n"})
+    ws = Workspace.find(repo.path)
+    update(ws)
+    return ws
+
+
+@pytest.mark.parametrize("name", ["main", "refs/heads/main", "HEAD", "v1", "gitmem/../main", "gitmem/a..b",
+                                  "gitmem/", "gitmem/x.lock", "other/reflect"])
+def test_config_refuses_a_review_branch_outside_gitmems_namespace(repo: GitRepo, name: str) -> None:
+    repo.commit("start", files={"memory.md": "# Memory\n"})
+    repo.git("tag", "v1")
+    proc = gitmem(repo.path, "config", "reflect.branch", name, "--json")
+    assert proc.returncode == 1, proc.stdout
+    assert "reflect.branch" in json.loads(proc.stdout)["error"]
+    assert not (repo.path / ".gitmem.toml").exists()
+
+
+def test_config_refuses_a_name_that_is_another_ref(repo: GitRepo) -> None:
+    repo.commit("start", files={"memory.md": "# Memory\n"})
+    repo.git("tag", "gitmem/taken")
+    repo.git("branch", "gitmem/mine")  # the user's own branch under the prefix
+    for name, why in (("gitmem/taken", "refs/tags/gitmem/taken"), ("gitmem/mine", "already exists")):
+        proc = gitmem(repo.path, "config", "reflect.branch", name)
+        assert proc.returncode == 1 and why in proc.stderr, proc.stderr
+    assert gitmem(repo.path, "config", "reflect.branch", "gitmem/review").returncode == 0
+
+
+def test_committed_config_naming_main_never_moves_or_deletes_it(repo: GitRepo) -> None:
+    from gitmem.reflect import review
+    from gitmem.reflect.run import RunOptions, reflect
+
+    ws = _reflect_ws(repo)
+    main = repo.head()
+    repo.commit("hostile config", "2025-11-06", {".gitmem.toml": '[reflect]\nbranch = "main"\n'})
+    main = repo.head()
+    for cmd in (["reflect", "--no-llm"], ["review", "--discard"], ["review", "--merge"]):
+        proc = gitmem(repo.path, *cmd, "--json")
+        assert proc.returncode == 1 and "gitmem/" in json.loads(proc.stdout)["error"], (cmd, proc.stdout)
+    assert repo.git("rev-parse", "main") == main
+    with pytest.raises(GitmemError):
+        reflect(ws, RunOptions(model=None))
+    with pytest.raises(GitmemError):
+        review.discard(ws)
+    assert repo.git("rev-parse", "main") == main
+
+
+def test_reflect_and_review_refuse_a_review_branch_with_a_users_commit(repo: GitRepo) -> None:
+    from gitmem.reflect import review
+    from gitmem.reflect.run import RunOptions, reflect
+
+    ws = _reflect_ws(repo)
+    # The user already has a branch of that name with their own work: reflect must not force-move it.
+    repo.git("branch", "gitmem/reflect")
+    theirs = repo.git("rev-parse", "gitmem/reflect")
+    with pytest.raises(GitmemError, match="gitmem did not make"):
+        reflect(ws, RunOptions(model=None))
+    with pytest.raises(GitmemError, match="gitmem did not make"):
+        review.discard(ws)
+    assert repo.git("rev-parse", "gitmem/reflect") == theirs
+    repo.git("branch", "-D", "gitmem/reflect")
+    # A real proposal, then the user commits on top of it: also no longer gitmem's to delete.
+    out = reflect(ws, RunOptions(model=None))
+    assert out["status"] == "written" and repo.git("log", "gitmem/reflect", "-1", "--format=%ae") == \
+        "reflect@gitmem.invalid"
+    repo.git("switch", "-q", "gitmem/reflect")
+    repo.commit("my edit on the proposal", "2025-11-07", {"bank/mine.md": "# Mine\n"})
+    edited = repo.head()
+    repo.git("switch", "-q", "main")
+    with pytest.raises(GitmemError, match="gitmem did not make"):
+        review.discard(ws)
+    with pytest.raises(GitmemError, match="gitmem did not make"):
+        reflect(ws, RunOptions(model=None))
+    assert repo.git("rev-parse", "gitmem/reflect") == edited
+
+
+def test_review_branch_checked_out_elsewhere_is_not_deleted(repo: GitRepo, tmp_path: Path) -> None:
+    from gitmem.reflect import review
+    from gitmem.reflect.run import RunOptions, reflect
+
+    ws = _reflect_ws(repo)
+    proposal = reflect(ws, RunOptions(model=None))["commit"]
+    repo.git("worktree", "add", "-q", str(tmp_path / "wt"), "gitmem/reflect")
+    with pytest.raises(GitmemError, match="checked out in"):
+        review.discard(ws)
+    assert repo.git("rev-parse", "gitmem/reflect") == proposal
+
+
+def test_a_symbolic_review_ref_never_moves_the_branch_it_points_to(repo: GitRepo) -> None:
+    from gitmem.reflect import review
+    from gitmem.reflect.run import RunOptions, reflect
+
+    ws = _reflect_ws(repo)
+    proposal = reflect(ws, RunOptions(model=None))["commit"]
+    repo.git("branch", "gitmem/target", proposal)  # a branch whose tip happens to be gitmem's commit
+    repo.git("symbolic-ref", "refs/heads/gitmem/reflect", "refs/heads/gitmem/target")
+    review.discard(ws)
+    assert repo.git("rev-parse", "gitmem/target") == proposal
+
+
+# --- (12) settings are validated on write and on read ----------------------------------------------------
+
+@pytest.mark.parametrize(("key", "value", "why"), [
+    ("recall.k", "99999999999999999999", "at most"),
+    ("recall.budget", "99999999999999999999", "at most"),
+    ("reflect.seed", "99999999999999999999", "at most"),
+    ("reflect.model", "/nonexistent.gguf", "does not exist"),
+    ("reflect.model", ".", "is not a file"),
+    ("index.branch", "nosuchbranch", "no branch"),
+])
+def test_config_refuses_values_that_cannot_work(repo: GitRepo, key: str, value: str, why: str) -> None:
+    repo.commit("start", files={"memory.md": "# Memory\n"})
+    proc = gitmem(repo.path, "config", key, value, "--json")
+    assert proc.returncode == 1, proc.stdout
+    err = json.loads(proc.stdout)
+    assert why in err["error"] and key in err["error"] and err["hint"]
+    assert not (repo.path / ".gitmem.toml").exists()
+
+
+def test_bad_values_in_a_committed_config_are_reported_on_read(repo: GitRepo) -> None:
+    repo.commit("start", files={"memory.md": "# Memory\n", ".gitmem.toml": "[recall]\nk = 9999999999999\n"})
+    proc = gitmem(repo.path, "recall", "memory", "--json")
+    assert proc.returncode == 1 and "recall.k must be at most" in json.loads(proc.stdout)["error"]
+    (repo.path / ".gitmem.toml").write_text('[index]\nbranch = "gone"\n')
+    for cmd in (["index"], ["status"]):
+        proc = gitmem(repo.path, *cmd, "--json")
+        assert proc.returncode == 1, (cmd, proc.stdout)
+        assert "index.branch = 'gone'" in json.loads(proc.stdout)["error"]
+
+
+def test_review_merge_never_aborts_the_users_own_merge(repo: GitRepo) -> None:
+    from gitmem.index.indexer import update
+    from gitmem.reflect import review
+    from gitmem.reflect.run import RunOptions, reflect
+
+    ws = _reflect_ws(repo)
+    repo.git("switch", "-q", "-c", "side")
+    repo.commit("side", "2025-11-06", {"notes.txt": "side\n"})
+    repo.git("switch", "-q", "main")
+    repo.commit("main", "2025-11-06", {"notes.txt": "main\n"})
+    update(ws)
+    reflect(ws, RunOptions(model=None))  # the proposal is built on main's HEAD
+    repo.git("merge", "side", check=False)  # conflicts, HEAD unchanged: the user is resolving it
+    assert (repo.path / ".git/MERGE_HEAD").exists()
+    repo.write("notes.txt", "my careful resolution\n")
+    head = repo.head()
+    with pytest.raises(GitmemError):
+        review.merge(ws)
+    assert (repo.path / ".git/MERGE_HEAD").exists()
+    assert (repo.path / "notes.txt").read_text() == "my careful resolution\n"
+    assert repo.head() == head

@@ -61,15 +61,20 @@ def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
 
 
 def target_commit(ws: Workspace) -> str | None:
-    """The commit the index should reflect: the configured branch (`index.branch`), else HEAD."""
+    """The commit the index should reflect: the configured branch (`index.branch`), else HEAD. A
+    configured branch that does not exist is an error, never a silent fall-back to HEAD (that would
+    index, and answer from, a different history than the one asked for)."""
     from gitmem.config import load_config
+    from gitmem.errors import GitmemError
     from gitmem.timeline import git
 
     branch = load_config(ws).index.branch
     if branch:
-        oid = git.resolve(ws.root, branch)
-        if oid is not None:
-            return oid
+        oid = git.resolve(ws.root, f"refs/heads/{branch}") or git.resolve(ws.root, branch)
+        if oid is None:
+            raise GitmemError(f"index.branch = {branch!r} in {ws.config_path} names no branch in this repository",
+                              "create that branch, or `gitmem config index.branch \"\"` to index the checked-out branch")
+        return oid
     return git.head(ws.root)
 
 
