@@ -282,3 +282,62 @@ def test_review_merge_never_aborts_the_users_own_merge(repo: GitRepo) -> None:
     assert (repo.path / ".git/MERGE_HEAD").exists()
     assert (repo.path / "notes.txt").read_text() == "my careful resolution\n"
     assert repo.head() == head
+
+
+# --- (10) the recorded tip no longer exists ------------------------------------------------------------
+
+def test_pruned_recorded_tip_means_rebuild_not_bad_object(repo: GitRepo) -> None:
+    repo.commit("one", "2025-11-01", {"memory.md": "# Memory\n\n- first fact\n"})
+    repo.commit("two", "2025-11-02", {"memory.md": "# Memory\n\n- first fact\n- second fact\n"})
+    assert gitmem(repo.path, "index").returncode == 0
+    old_tip = repo.head()
+    # What filter-repo does: rewrite every commit, then drop the old objects for good.
+    repo.git("filter-branch", "-f", "--msg-filter", "sed s/^/rewritten-/", "HEAD",
+             input=None)
+    repo.git("update-ref", "-d", "refs/original/refs/heads/main")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+    assert repo.git("cat-file", "-t", old_tip, check=False) == ""
+    status = json.loads(gitmem(repo.path, "status", "--json").stdout)
+    assert status["behind"] is None and not status["up_to_date"]
+    proc = gitmem(repo.path, "index", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = json.loads(proc.stdout)
+    assert any("no longer exists" in n for n in out["notes"]), out
+    status = json.loads(gitmem(repo.path, "status", "--json").stdout)
+    assert status["indexed"] == repo.head() and status["up_to_date"] and status["counts"]["commits"] == 2
+    # and it stays healthy: the next run has nothing to do
+    assert gitmem(repo.path, "index").returncode == 0
+
+
+def test_amend_then_prune_rolls_back_to_what_still_exists(repo: GitRepo) -> None:
+    repo.commit("one", "2025-11-01", {"memory.md": "# Memory\n\n- first fact\n"})
+    repo.commit("two", "2025-11-02", {"memory.md": "# Memory\n\n- first fact\n- second fact\n"})
+    assert gitmem(repo.path, "index").returncode == 0
+    repo.git("commit", "-q", "--amend", "-m", "two, amended")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+    out = json.loads(gitmem(repo.path, "index", "--json").stdout)
+    assert any("no longer exists" in n and "rolled the index back 1" in n for n in out["notes"]), out
+    found = json.loads(gitmem(repo.path, "recall", "second fact", "--json").stdout)
+    assert found["results"] and found["results"][0]["commit"] == repo.head()
+
+
+# --- (11) `git fetch --unshallow` --------------------------------------------------------------------------
+
+def test_unshallow_is_detected_and_reindexed(repo: GitRepo, tmp_path: Path) -> None:
+    for i in range(1, 5):
+        repo.commit(f"c{i}", f"2025-11-0{i}", {f"memory/2025-11-0{i}.md": f"# Day {i}\n\nfact number {i} here\n"})
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone)], check=True)
+    assert gitmem(clone, "index").returncode == 0
+    status = json.loads(gitmem(clone, "status", "--json").stdout)
+    assert status["shallow"] and status["counts"]["commits"] == 1
+    subprocess.run(["git", "-C", str(clone), "fetch", "-q", "--unshallow"], check=True)
+    status = json.loads(gitmem(clone, "status", "--json").stdout)
+    assert not status["shallow"] and not status["up_to_date"]
+    # recall catches up by itself, and finds what lived only before the old boundary
+    found = json.loads(gitmem(clone, "recall", "fact number 1", "--as-of", "2025-11-01T23:00:00Z", "--json").stdout)
+    assert found["results"], found
+    status = json.loads(gitmem(clone, "status", "--json").stdout)
+    assert not status["shallow"] and status["up_to_date"] and status["counts"]["commits"] == 4

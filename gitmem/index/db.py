@@ -78,6 +78,15 @@ def target_commit(ws: Workspace) -> str | None:
     return git.head(ws.root)
 
 
+def unshallowed(ws: Workspace, conn: sqlite3.Connection) -> bool:
+    """The index was built from a shallow clone whose missing history has since been fetched
+    (`git fetch --unshallow`): it must be rebuilt to include it. Asks git only when the index
+    was shallow, so the usual case costs one meta lookup."""
+    from gitmem.timeline import git
+
+    return get_meta(conn, "shallow") == "1" and not git.is_shallow(ws.root)
+
+
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return row[0] if row else None
