@@ -28,7 +28,7 @@ from typing import Any
 from gitmem.errors import GitError, GitmemError
 from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, parse_markdown, parse_retain_bullet
 from gitmem.parse.retain import LIST_MARKER
-from gitmem.safefile import refuse_symlink, write_atomic
+from gitmem.safefile import open_nofollow, refuse_symlink, write_atomic
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
@@ -79,8 +79,7 @@ def validate(bullet: str) -> tuple[str, RetainFact]:
 def _locked(ws: Workspace) -> Iterator[None]:
     # flock (not a lock file's existence): the kernel releases it if the process dies, so a
     # crashed agent can never wedge every later retain.
-    path = ws.ensure_derived() / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_nofollow(ws.derived_file(LOCK_NAME), os.O_RDWR | os.O_CREAT, f".memory/{LOCK_NAME}")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -42,14 +42,17 @@ def open_nofollow(path: Path, flags: int, shown: str, mode: int = 0o644) -> int:
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace `path` with `data`: temporary file in the same directory, fsync, rename, fsync the
-    directory. On any failure the temporary file is removed and `path` is as it was. The file keeps
-    its permission bits (a new one gets `mode`, default 0o644). A symlink at `path` is refused, not
-    replaced: it may be tracked, and replacing it would turn it into a file behind the user's back."""
+    directory. On any failure the temporary file is removed and `path` is as it was. The file gets
+    `mode` when given, else keeps its permission bits (0o644 when new). A symlink at `path` is
+    refused, not replaced: it may be tracked, and replacing it would turn it into a file behind the
+    user's back."""
     refuse_symlink(path, str(path))
-    try:
-        keep = os.lstat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        keep = 0o644 if mode is None else mode
+    keep = mode
+    if keep is None:
+        try:
+            keep = os.lstat(path).st_mode & 0o7777
+        except FileNotFoundError:
+            keep = 0o644
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.gitmem-tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:

@@ -341,3 +341,55 @@ def test_unshallow_is_detected_and_reindexed(repo: GitRepo, tmp_path: Path) -> N
     assert found["results"], found
     status = json.loads(gitmem(clone, "status", "--json").stdout)
     assert not status["shallow"] and status["up_to_date"] and status["counts"]["commits"] == 4
+
+
+# --- (2) a committed `.memory` symlink is never followed ----------------------------------------------------
+
+def _tree_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_committed_memory_symlink_is_refused_and_never_written_through(repo: GitRepo, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "index.sqlite").write_bytes(b"someone else's database")
+    (target / "hook.log").write_text("theirs\n")
+    repo.commit("start", files={"memory.md": "# Memory\n\n- a fact\n"})
+    (repo.path / ".memory").symlink_to(target)
+    repo.git("add", "-f", ".memory")
+    repo.git("commit", "-qm", "hostile symlink")
+    before = _tree_bytes(target)
+    for cmd in (["index"], ["index", "--rebuild"], ["status"], ["recall", "fact"], ["retain", "W: x", "--date",
+                                                                                   "2025-11-27"]):
+        proc = gitmem(repo.path, *cmd, "--json")
+        assert proc.returncode == 1, (cmd, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        err = json.loads(proc.stdout)
+        assert ".memory/ is a symlink" in err["error"] and err["hint"], err
+    # The post-commit hook runs too (it never fails a commit): it must not write there either.
+    assert gitmem(repo.path, "hooks", "install").returncode == 0
+    repo.commit("after hooks", files={"memory.md": "# Memory\n\n- another fact\n"})
+    assert _tree_bytes(target) == before
+    assert sorted(p.name for p in target.iterdir()) == ["hook.log", "index.sqlite"]
+
+
+def test_symlinks_inside_memory_are_refused(repo: GitRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo.commit("start", files={"memory.md": "# Memory\n\n- a fact\n", ".gitignore": ".memory/\n"})
+    (repo.path / ".memory").mkdir()
+    for name in ("index.sqlite", "index.lock", "retain.lock", "hook.state", "hook.log"):
+        (repo.path / ".memory" / name).unlink(missing_ok=True)
+        (repo.path / ".memory" / name).symlink_to(outside / name)
+        proc = gitmem(repo.path, "index", "--json") if name.startswith("index") else \
+            gitmem(repo.path, "retain", "W: x", "--date", "2025-11-27", "--json") if name == "retain.lock" else None
+        if proc is not None:
+            assert proc.returncode == 1 and f".memory/{name} is a symlink" in json.loads(proc.stdout)["error"]
+        (repo.path / ".memory" / name).unlink()
+    # hook.state and hook.log: the post-commit hook records through them; nothing may land outside.
+    for name in ("hook.state", "hook.log"):
+        (repo.path / ".memory" / name).unlink(missing_ok=True)
+        (repo.path / ".memory" / name).symlink_to(outside / name)
+    assert gitmem(repo.path, "hooks", "install").returncode == 0
+    repo.commit("hooked", files={"memory.md": "# Memory\n\n- b fact\n"})
+    assert list(outside.iterdir()) == []

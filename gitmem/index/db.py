@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gitmem.errors import IndexLocked
 from gitmem.index import migrations
+from gitmem.safefile import open_nofollow
 from gitmem.workspace import Workspace
 
 
@@ -36,8 +37,9 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
     """Open (creating or migrating) the index; returns (connection, recovery note or None)."""
-    ws.ensure_derived()
-    path = ws.index_path
+    path = ws.derived_file(ws.index_path.name)
+    for suffix in ("-wal", "-shm"):  # SQLite opens these beside it, following symlinks
+        ws.derived_file(ws.index_path.name + suffix)
     note: str | None = None
     try:
         conn = _connect(path)
@@ -103,8 +105,7 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str | None) -> None:
 def writer_lock(ws: Workspace, wait: float) -> Iterator[None]:
     """Hold the index's single-writer lock. flock is released by the kernel when the process dies,
     so a SIGKILLed indexer never leaves a stale lock behind."""
-    ws.ensure_derived()
-    fd = os.open(ws.derived / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_nofollow(ws.derived_file("index.lock"), os.O_RDWR | os.O_CREAT, ".memory/index.lock")
     deadline = time.monotonic() + max(wait, 0.0)
     try:
         while True:
