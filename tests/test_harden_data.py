@@ -393,3 +393,31 @@ def test_symlinks_inside_memory_are_refused(repo: GitRepo, tmp_path: Path) -> No
     assert gitmem(repo.path, "hooks", "install").returncode == 0
     repo.commit("hooked", files={"memory.md": "# Memory\n\n- b fact\n"})
     assert list(outside.iterdir()) == []
+
+
+# --- siblings: other files written in place or through symlinks ----------------------------------------------
+
+def test_init_never_appends_through_a_gitignore_symlink(repo: GitRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside-ignore"
+    outside.write_text("theirs\n")
+    (repo.path / ".gitignore").symlink_to(outside)
+    repo.git("add", ".gitignore")
+    repo.git("commit", "-qm", "symlinked ignore")
+    assert gitmem(repo.path.parent, "init", str(repo.path)).returncode in (0, 1)
+    assert outside.read_text() == "theirs\n"
+
+
+def test_config_edit_is_atomic_and_refuses_a_symlinked_config(repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit("start", files={"memory.md": "# Memory\n"})
+    outside = tmp_path / "outside.toml"
+    outside.write_text("[recall]\nk = 3\n")
+    (repo.path / ".gitmem.toml").symlink_to(outside)
+    proc = gitmem(repo.path, "config", "recall.k", "5", "--json")
+    assert proc.returncode == 1 and "is a symlink" in json.loads(proc.stdout)["error"]
+    assert outside.read_text() == "[recall]\nk = 3\n" and (repo.path / ".gitmem.toml").is_symlink()
+    (repo.path / ".gitmem.toml").unlink()
+    # The old fixed temp name `.gitmem.toml.tmp` was written through when it was a symlink.
+    (repo.path / ".gitmem.toml.tmp").symlink_to(tmp_path / "victim")
+    assert gitmem(repo.path, "config", "recall.k", "5").returncode == 0
+    assert not (tmp_path / "victim").exists()
+    assert [p.name for p in repo.path.iterdir() if "gitmem-tmp" in p.name] == []
