@@ -253,7 +253,7 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
             except GitmemError:
                 _restore(ws, path, rel, before, tracked)
                 raise
-    from gitmem.recall.search import citation
+    from gitmem.recall.result import citation
 
     return {
         "bullet": line_text,
