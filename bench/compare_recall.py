@@ -6,7 +6,7 @@
 
 Each LoCoMo conversation is built into a repo (bench/recall.py's builder) under --work, indexed by
 the checkout's own indexer, and every question is asked with several option sets (top k, a token
-budget, now vs as of the middle of the conversation, with history, since, a kind filter). One JSON
+budget, with history since the middle of the conversation and a kind filter). One JSON
 line per (question, setting): the ordered citations, text, status and score of the results. A
 refactor that changes no behaviour gives byte-identical files; --summary counts the lines that
 differ between two dumps.
@@ -27,26 +27,28 @@ LOCOMO = Path("/work/shared/bench/locomo/locomo10.json")
 
 def _load(code: Path) -> tuple[Any, Any, Any, Any]:
     sys.path.insert(0, str(code))
-    import gitmem  # noqa: PLC0415
-    from gitmem.index.indexer import update  # noqa: PLC0415
-    from gitmem.recall.search import Options, Session  # noqa: PLC0415
-    from gitmem.workspace import Workspace  # noqa: PLC0415
+    import gitmem
+    from gitmem.index.indexer import update
+    from gitmem.recall.search import Options, Session
+    from gitmem.workspace import Workspace
 
     assert Path(gitmem.__file__).resolve().is_relative_to(code.resolve()), gitmem.__file__
     return update, Options, Session, Workspace
 
 
-def _builder() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_recall", HERE / "recall.py")
+def _builder(code: Path) -> Any:
+    # The checkout's own bench/recall.py: it imports that checkout's gitmem names.
+    spec = importlib.util.spec_from_file_location("bench_recall", code / "bench" / "recall.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_recall"] = mod
     spec.loader.exec_module(mod)
     return mod
 
 
 def dump(code: Path, out: Path, work: Path, limit: int) -> int:
     update, Options, Session, Workspace = _load(code)
-    bench = _builder()
+    bench = _builder(code)
     data = json.loads(LOCOMO.read_text())
     n = 0
     with out.open("w") as f:
@@ -56,12 +58,9 @@ def dump(code: Path, out: Path, work: Path, limit: int) -> int:
             update(ws)
             mid = sorted(built.dates.values())[len(built.dates) // 2]
             settings = {
-                "k10": dict(k=10, as_of=built.last),
-                "k25-now": dict(k=25),
-                "tok1000": dict(k=10, budget=1000, as_of=built.last),
-                "mid-hist": dict(k=10, as_of=mid, include_history=True),
-                "since-mid": dict(k=10, since=mid),
-                "until-mid-note": dict(k=10, until=mid, kinds=("note",)),
+                "k10": {"k": 10, "as_of": built.last},
+                "tok1000": {"k": 10, "budget": 1000, "as_of": built.last},
+                "hist-since-mid-note": {"k": 10, "since": mid, "include_history": True, "kinds": ("note",)},
             }
             with Session(ws, catch_up=False) as s:
                 for qi, qa in enumerate(sample["qa"]):

@@ -21,7 +21,13 @@ from gitmem.index import store
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, writer_lock
 from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
-from gitmem.timeline.history import CommitInfo, FileChange, links_after, shared_base, walk
+from gitmem.timeline.history import (
+    CommitInfo,
+    FileChange,
+    links_after,
+    shared_base,
+    walk,
+)
 from gitmem.workspace import Workspace
 
 try:  # the C module behind hashlib.blake2b: importing hashlib also loads OpenSSL, ~4 ms per hook run
@@ -88,7 +94,8 @@ class _Writer:
         self.max_bytes = max_bytes
         self.next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
         last = conn.execute("SELECT pos, record_time FROM commits ORDER BY pos DESC LIMIT 1").fetchone()
-        self.pos, self.record_time = (last[0], last[1]) if last else (0, 0)
+        self.pos: int = last[0] if last else 0
+        self.record_time: int = last[1] if last else 0
         self.current: dict[str, list[_Row]] = {}
         # The last parse of recently changed files (insertion-ordered: oldest evicted first), kept
         # so the next version of a file is re-chunked from its first changed line only.

@@ -45,6 +45,10 @@ COLS_RANK = ", ".join(
 _MEMORY = "c.path NOT LIKE 'bank/%' AND (c.fact = 1 OR c.entities != '')"
 
 
+# A bm25 candidate: a row (a whole Row, or a COLS_RANK tuple) and its score (None: no words asked).
+Scored = tuple[sqlite3.Row | tuple[Any, ...], float | None]
+
+
 class Where(NamedTuple):
     """SQL conditions on a chunk table aliased `c`, and their parameters in order."""
 
@@ -93,7 +97,7 @@ class Filter(NamedTuple):
         if self.during:
             start, end = self.during
             text.append(("c.event_start IS NOT NULL AND c.event_start <= ? AND c.event_end >= ?", [end, start]))
-        tail = [("c.path NOT IN (SELECT path FROM wt_files)", [])] if self.hide_dirty else []
+        tail: list[tuple[str, list[Any]]] = [("c.path NOT IN (SELECT path FROM wt_files)", [])] if self.hide_dirty else []
         return _where([*timeline, *text, *tail]), _where(text)
 
 
@@ -350,7 +354,7 @@ def newest(conn: sqlite3.Connection, where: Where, limit: int) -> list[sqlite3.R
 
 
 def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: int | None,
-           bound: int | None) -> list[tuple[sqlite3.Row | tuple[Any, ...], float]]:
+           bound: int | None) -> list[Scored]:
     """The best `limit` committed chunks by bm25 that pass `where`, best first, with their scores.
 
     FTS5 ranks on its own first (no join: half the cost per matching row at 1M lines), then
@@ -371,10 +375,12 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
         return []
     got = tuples_by_id(conn, COLS_RANK, [i for i, _ in top], where)
     if len(got) >= limit or len(top) < want:
-        return [(got[i], -s) for i, s in top if i in got][:limit]
+        best: list[Scored] = [(got[i], -s) for i, s in top if i in got]
+        return best[:limit]
     crow, cparams = _rowid_range("c.id", low, bound)
     rows, scores = search_join(conn, "chunks", match, Where((*where.conds, *crow), (*where.params, *cparams)), limit)
-    return [(r, scores[r["id"]]) for r in rows]
+    exact: list[Scored] = [(r, scores[r["id"]]) for r in rows]
+    return exact
 
 
 def search_join(conn: sqlite3.Connection, table: str, match: str, where: Where,

@@ -20,7 +20,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from gitmem.index.store import END, ENTITIES, CONTENT, FACT, PATH, START
+from gitmem.index.store import CONTENT, END, ENTITIES, FACT, PATH, START
 from gitmem.recall.query import Query
 
 CANDIDATES_PER_K = 4

@@ -4,7 +4,7 @@ one-line rendering, and packing results into a token budget."""
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from gitmem.index.store import CONTENT, PATH
@@ -21,7 +21,7 @@ def iso(ts: int | None, tz: str | None = None) -> str | None:
         sign = 1 if tz[0] == "+" else -1
         zone = timezone(sign * timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])))
         return datetime.fromtimestamp(ts, zone).isoformat()
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat()
+    return datetime.fromtimestamp(ts, UTC).isoformat()
 
 
 def estimate_tokens(text: str) -> int:

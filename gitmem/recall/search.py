@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from gitmem.errors import GitmemError, IndexLocked
 from gitmem.index import store
@@ -21,7 +21,14 @@ from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
 from gitmem.recall.query import Query, build
 from gitmem.recall.rank import Candidate, pool_size, rerank
-from gitmem.recall.result import MIN_RESULT_TOKENS, estimate_tokens, iso, least_tokens, render_line, to_result
+from gitmem.recall.result import (
+    MIN_RESULT_TOKENS,
+    estimate_tokens,
+    iso,
+    least_tokens,
+    render_line,
+    to_result,
+)
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
@@ -114,7 +121,7 @@ class Session:
         if self._status is not None:
             self._status.close()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -212,7 +219,7 @@ class Session:
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
-                    bound: int | None) -> list[tuple[sqlite3.Row | tuple[Any, ...], float | None]]:
+                    bound: int | None) -> list[store.Scored]:
         """The best `limit` committed chunks by bm25 that pass the filters, best first."""
         freqs = store.doc_freqs(self.conn, q.parts, bound)
         if q.empty:

@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from gitmem.errors import GitmemError
-from gitmem.parse import decode, entity_key, split_lines
 from gitmem.index import store
+from gitmem.parse import decode, entity_key, split_lines
 from gitmem.recall.result import estimate_tokens, pack, render_line
 from gitmem.recall.search import Options, Session
 from gitmem.timeline import git
@@ -37,9 +37,9 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
     for row in rows:
         stem = row["path"][len(ENTITY_DIR):].rsplit(".", 1)[0]
         if entity_key(stem) == key:
-            commit = as_of_info["commit"] if as_of_info else s.tip
+            commit: str | None = as_of_info["commit"] if as_of_info else s.tip
             text = _file_at(s.ws, commit, row["path"]) if commit else None
-            if text is not None:
+            if text is not None and commit:
                 page = {"path": row["path"], "text": text.strip(), "commit": commit,
                         "source": f"{row['path']}#L1-L{max(len(split_lines(text.rstrip())), 1)}@{commit[:7]}"}
             break

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import unidiff
-from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
+from unidiff.constants import (
+    LINE_TYPE_ADDED,
+    LINE_TYPE_CONTEXT,
+    LINE_TYPE_NO_NEWLINE,
+    LINE_TYPE_REMOVED,
+)
 
 from gitmem.timeline import git
 from gitmem.workspace import is_memory_markdown
@@ -197,7 +202,7 @@ def _commit_blocks(repo: Path, args: list[str]) -> Iterator[str]:
 
 
 def _strip_mark(block: str) -> str:
-    return block[len(_MARK) :] if block.startswith(_MARK) else block
+    return block.removeprefix(_MARK)
 
 
 def _mostly_other_files(repo: Path, tip: str) -> bool:

@@ -57,7 +57,7 @@ def parse_time(text: str, *, end_of_day: bool, now: datetime | None = None) -> d
         return _local(datetime.combine(day, time.max if end_of_day else time.min))
     if re.match(r"^\d{4}-\d{2}-\d{2}[T ]\d", t):
         try:
-            return _local(datetime.fromisoformat(t.replace("Z", "+00:00")))
+            return _local(datetime.fromisoformat(t))  # Python 3.11+ reads a trailing "Z"
         except ValueError:
             return None
     return None
