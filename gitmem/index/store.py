@@ -378,12 +378,17 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
         best: list[Scored] = [(got[i], -s) for i, s in top if i in got]
         return best[:limit]
     crow, cparams = _rowid_range("c.id", low, bound)
-    rows, scores = search_join(conn, "chunks", match, Where((*where.conds, *crow), (*where.params, *cparams)), limit)
+    rows, scores = _search_join(conn, "chunks", match, Where((*where.conds, *crow), (*where.params, *cparams)), limit)
     exact: list[Scored] = [(r, scores[r["id"]]) for r in rows]
     return exact
 
 
-def search_join(conn: sqlite3.Connection, table: str, match: str, where: Where,
+def overlay(conn: sqlite3.Connection, match: str, where: Where, limit: int) -> tuple[list[sqlite3.Row], dict[int, float]]:
+    """The best `limit` uncommitted chunks (the working-tree overlay) by bm25 that pass `where`."""
+    return _search_join(conn, "wt_chunks", match, where, limit)
+
+
+def _search_join(conn: sqlite3.Connection, table: str, match: str, where: Where,
                 limit: int) -> tuple[list[sqlite3.Row], dict[int, float]]:
     """bm25 over the filtered join of an FTS table and its chunks (`chunks` for the exact
     fallback, `wt_chunks` for the working-tree overlay)."""

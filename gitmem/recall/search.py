@@ -211,7 +211,7 @@ class Session:
         bound = None if last_pos is None else store.id_bound(self.conn, last_pos)
         cands = [Candidate(r, s) for r, s in self._candidates(q, where, limit, bound)]
         if dirty:
-            orows, oscores = store.search_join(self.conn, "wt_chunks", q.fts, owhere, limit)
+            orows, oscores = store.overlay(self.conn, q.fts, owhere, limit)
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
         wanted = set(self.known_entities(list(q.entity_candidates)))
         ranked = rerank(cands, q, wanted)
