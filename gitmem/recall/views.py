@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
 from gitmem.errors import GitmemError
 from gitmem.parse import decode, entity_key, split_lines
 from gitmem.recall.search import Options, Session, estimate_tokens, iso, pack, render_line
+from gitmem.safefile import NotRegular, read_capped, safe_rel
 from gitmem.timeline import git
-from gitmem.workspace import Workspace
+from gitmem.workspace import Workspace, is_memory_markdown
 
 ENTITY_DIR = "bank/entities/"
 _CITATION = re.compile(r"^(?P<path>.+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)$")
@@ -26,9 +28,45 @@ def _validity(s: Session, as_of: str | None) -> tuple[str, list[Any], dict[str, 
     return "c.valid_from <= ? AND (c.valid_to IS NULL OR c.valid_to > ?)", [pos, pos], info
 
 
+def _max_bytes(ws: Workspace) -> int:
+    from gitmem.config import load_config
+
+    return load_config(ws).index.max_file_bytes
+
+
 def _file_at(ws: Workspace, oid: str, path: str) -> str | None:
-    proc = git.run(ws.root, ["cat-file", "blob", f"{oid}:{path}"], check=False)
+    """A memory file's text at a commit; None when it is not there, is a symlink (mode 120000:
+    its "text" is the link target, never memory) or is over `index.max_file_bytes` (not read)."""
+    if not safe_rel(path):
+        return None
+    entry = git.run(ws.root, ["ls-tree", "--long", "--end-of-options", oid, "--", path], check=False).stdout
+    fields = entry.split(None, 4)
+    if len(fields) < 5 or fields[0] != b"100644" and fields[0] != b"100755" or fields[1] != b"blob":
+        return None
+    if not fields[3].isdigit() or int(fields[3]) > _max_bytes(ws):
+        return None
+    proc = git.run(ws.root, ["cat-file", "blob", fields[2].decode("ascii")], check=False)
     return decode(proc.stdout)[0] if proc.returncode == 0 else None
+
+
+def _worktree_file(ws: Workspace, path: str) -> str:
+    """A memory file's text in the working tree: a regular file covered by the memory rules, not
+    reached through a symlink, at most `index.max_file_bytes` (GitmemError otherwise)."""
+    if not safe_rel(path) or not is_memory_markdown(path):
+        raise GitmemError(f"{path!r} is not a memory file of this workspace",
+                          "citations name a workspace-relative *.md path, e.g. memory/2025-11-27.md")
+    limit = _max_bytes(ws)
+    try:
+        data = read_capped(ws.root, path, limit)
+    except NotRegular:
+        raise GitmemError(f"{path} is a symlink or not a regular file: not read",
+                          "memory files must be plain files inside the workspace") from None
+    except OSError:
+        raise GitmemError(f"{path} does not exist in the working tree", "check the path") from None
+    if len(data) > limit:
+        raise GitmemError(f"{path} is over index.max_file_bytes ({limit} bytes): not read",
+                          "split the file, or raise the limit with `gitmem config index.max_file_bytes N`")
+    return decode(data)[0]
 
 
 def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> dict[str, Any]:
@@ -209,9 +247,13 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     """memory.md (always first: it is the user's curated core) plus the newest facts that fit."""
     cond, params, as_of_info = _validity(s, as_of)
     commit = as_of_info["commit"] if as_of_info else s.tip
+    answer_notes: list[str] = []
     memory_md = ""
-    if as_of is None and (s.ws.root / "memory.md").is_file():
-        memory_md = decode((s.ws.root / "memory.md").read_bytes())[0]
+    if as_of is None and os.path.lexists(s.ws.root / "memory.md"):
+        try:
+            memory_md = _worktree_file(s.ws, "memory.md")
+        except GitmemError as exc:
+            answer_notes.append(f"memory.md left out: {exc.message}")
     elif commit:
         memory_md = _file_at(s.ws, commit, "memory.md") or ""
     memory_md = memory_md.strip()
@@ -233,7 +275,8 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     if facts:
         md += "\n\n# Recent facts\n\n" + "\n".join(f"- {render_line(r)}" for r in facts)
     return {"memory_md": memory_md, "facts": facts, "markdown": md, "budget": budget,
-            "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(), "notes": answer.notes}
+            "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(),
+            "notes": answer.notes + answer_notes}
 
 
 def show(ws: Workspace, citation: str) -> dict[str, Any]:
@@ -244,12 +287,12 @@ def show(ws: Workspace, citation: str) -> dict[str, Any]:
     end = int(m.group("e") or start)
     rev = m.group("rev")
     if rev == "worktree":
-        try:
-            text = decode((ws.root / path).read_bytes())[0]
-        except OSError:
-            raise GitmemError(f"{path} does not exist in the working tree", "check the path") from None
+        text = _worktree_file(ws, path)
         oid = None
     else:
+        if not safe_rel(path) or not is_memory_markdown(path):
+            raise GitmemError(f"{path!r} is not a memory file of this workspace",
+                              "citations name a workspace-relative *.md path, e.g. memory/2025-11-27.md")
         oid = git.resolve(ws.root, rev)
         if oid is None:
             raise GitmemError(f"commit {rev} is not in this repository", "fetch it, or check the citation")

@@ -1,0 +1,173 @@
+"""Issue 12, reading outside the workspace and denial of service: symlinks, unbounded reads, huge
+blobs, long hook runs; plus the user-facing read-path cases (Unicode entities, budgets, as-of
+edges, option-like text, terminal escapes, ranges, --json placement, exit codes).
+
+Real git repositories, real files, real `gitmem` processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from gitrepo import GitRepo
+
+SECRET = "TOPSECRET-credential-42"
+
+
+def gm(repo: GitRepo, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path), *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _ok(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return proc.stdout
+
+
+@pytest.fixture
+def ws(repo: GitRepo, tmp_path: Path) -> GitRepo:
+    repo.commit("start", "2025-11-01", {"memory.md": "# Core\n\nPeter likes tea.\n",
+                                         "memory/2025-11-01.md": "# Day\n\n## Retain\n- W @Peter: lives in Berlin.\n"})
+    (tmp_path / "secret.txt").write_text(f"{SECRET} in plain sight\n")
+    return repo
+
+
+# --- (6) symlinks are never followed --------------------------------------------------------------
+
+
+def test_untracked_symlink_in_memory_is_not_read_by_recall(ws: GitRepo, tmp_path: Path) -> None:
+    os.symlink(tmp_path / "secret.txt", ws.path / "memory" / "leak.md")
+    out = _ok(gm(ws, "recall", "TOPSECRET", "--json"))
+    assert SECRET not in out
+    assert json.loads(out)["results"] == []
+    # a regular untracked file next to it is still seen (the overlay works)
+    ws.write("memory/2025-11-02.md", "# Day\n\nTOPSECRET is a word here too.\n")
+    out = _ok(gm(ws, "recall", "TOPSECRET", "--json"))
+    assert [r["path"] for r in json.loads(out)["results"]] == ["memory/2025-11-02.md"]
+
+
+def test_symlinked_folder_is_not_read_by_the_overlay(ws: GitRepo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text(f"{SECRET}\n")
+    os.symlink(outside, ws.path / "memory" / "linked")
+    assert SECRET not in _ok(gm(ws, "recall", "TOPSECRET"))
+
+
+def test_committed_memory_md_symlink_is_not_read_by_core_nor_indexed(ws: GitRepo, tmp_path: Path) -> None:
+    ws.remove("memory.md")
+    os.symlink(tmp_path / "secret.txt", ws.path / "memory.md")
+    ws.commit("link", "2025-11-02")
+    core = _ok(gm(ws, "core", "--json"))
+    assert SECRET not in core
+    assert str(tmp_path) not in core  # the link's target path is not memory either
+    recall = _ok(gm(ws, "recall", "secret", "--json"))
+    assert str(tmp_path / "secret.txt") not in recall
+    assert all(r["path"] != "memory.md" for r in json.loads(recall)["results"])
+
+
+def test_symlink_in_history_is_never_indexed_and_typechange_is_seen(ws: GitRepo) -> None:
+    os.symlink("/etc/hostname-target-path", ws.path / "memory" / "link.md")
+    ws.commit("add a link", "2025-11-02")
+    assert "hostname-target-path" not in _ok(gm(ws, "recall", "hostname", "--json", "--include-history"))
+    # link -> regular file: the file's text is indexed from then on
+    ws.remove("memory/link.md")
+    ws.write("memory/link.md", "# Now a file\n\nZebra crossing notes.\n")
+    ws.commit("now a file", "2025-11-03")
+    res = json.loads(_ok(gm(ws, "recall", "zebra", "--json")))["results"]
+    assert [r["path"] for r in res] == ["memory/link.md"]
+
+
+@pytest.mark.parametrize("citation", ["/etc/passwd#L1@worktree", "../../x#L1@worktree", ".git/config#L1@worktree",
+                                      "memory/../../x.md#L1@worktree"])
+def test_show_worktree_reads_only_memory_files(ws: GitRepo, tmp_path: Path, citation: str) -> None:
+    (tmp_path / "x").write_text("outside\n")
+    (tmp_path / "x.md").write_text("outside\n")
+    proc = gm(ws, "show", citation)
+    assert proc.returncode == 1, proc.stdout
+    assert "root:" not in proc.stdout and "outside" not in proc.stdout and "[core]" not in proc.stdout
+    assert "Traceback" not in proc.stderr
+    assert "not a memory file" in proc.stderr
+
+
+def test_show_worktree_refuses_symlink(ws: GitRepo, tmp_path: Path) -> None:
+    os.symlink(tmp_path / "secret.txt", ws.path / "memory" / "leak.md")
+    proc = gm(ws, "show", "memory/leak.md#L1@worktree")
+    assert proc.returncode == 1 and SECRET not in proc.stdout
+    assert "symlink" in proc.stderr
+    assert "Peter likes tea." in _ok(gm(ws, "show", "memory.md#L3@worktree"))
+
+
+def test_lint_reports_symlinked_memory(ws: GitRepo, tmp_path: Path) -> None:
+    os.symlink(tmp_path / "secret.txt", ws.path / "memory" / "leak.md")
+    proc = gm(ws, "lint", "--json")
+    assert SECRET not in proc.stdout
+    assert "memory/leak.md" in proc.stdout and "symlink" in proc.stdout
+
+
+# --- (7) bounded, regular-only reads of config and memory -----------------------------------------
+
+
+def test_config_symlink_to_dev_zero_is_refused_quickly(ws: GitRepo) -> None:
+    os.symlink("/dev/zero", ws.path / ".gitmem.toml")
+    ws.commit("zero config", "2025-11-02")  # runs no hook here; the CLI reads the config
+    t0 = time.monotonic()
+    proc = gm(ws, "recall", "tea", timeout=30)
+    assert time.monotonic() - t0 < 20
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert ".gitmem.toml" in proc.stderr and "symlink" in proc.stderr
+
+
+def test_config_fifo_and_huge_config_are_refused(ws: GitRepo) -> None:
+    os.mkfifo(ws.path / ".gitmem.toml")
+    proc = gm(ws, "recall", "tea", timeout=30)
+    assert proc.returncode == 1 and "not a regular file" in proc.stderr
+    os.unlink(ws.path / ".gitmem.toml")
+    ws.write(".gitmem.toml", "# x\n" * 200_000)
+    proc = gm(ws, "recall", "tea", timeout=30)
+    assert proc.returncode == 1 and "over" in proc.stderr
+
+
+def test_overlay_of_a_fifo_memory_file_does_not_block(ws: GitRepo) -> None:
+    os.mkfifo(ws.path / "memory" / "pipe.md")
+    proc = gm(ws, "recall", "tea", timeout=30)
+    assert proc.returncode == 0, proc.stderr
+
+
+# --- (8) a blob over max_file_bytes is never read -------------------------------------------------
+
+
+def test_history_walk_skips_big_blobs_by_size(ws: GitRepo) -> None:
+    from gitmem.timeline.history import walk
+
+    big = "# Big\n\n" + "word " * 40_000 + "\n"  # ~200 KB
+    ws.commit("big", "2025-11-02", {"memory/big.md": big})
+    ws.commit("small again", "2025-11-03", {"memory/big.md": "# Small\n\nNow tiny: kiwi.\n"})
+    seen = {}
+    for info, changes in walk(ws.path, ws.head(), None, 10_000):
+        for ch in changes:
+            seen[(info.message, ch.path)] = ch
+    big_change = seen[("big", "memory/big.md")]
+    assert big_change.data is None and big_change.too_large == len(big.encode())
+    small = seen[("small again", "memory/big.md")]
+    assert small.data == b"# Small\n\nNow tiny: kiwi.\n" and not small.binary
+
+
+def test_big_file_is_reported_too_large_and_small_version_indexed(ws: GitRepo) -> None:
+    ws.write(".gitmem.toml", "[index]\nmax_file_bytes = 10000\n")
+    ws.commit("cfg", "2025-11-02")
+    ws.commit("big", "2025-11-03", {"memory/big.md": "# Big\n\n" + "mango " * 5000 + "\n"})
+    assert json.loads(_ok(gm(ws, "recall", "mango", "--json")))["results"] == []
+    status = _ok(gm(ws, "status", "--json"))
+    assert "too-large" in status
+    ws.commit("small", "2025-11-04", {"memory/big.md": "# Small\n\nmango once.\n"})
+    res = json.loads(_ok(gm(ws, "recall", "mango", "--json")))["results"]
+    assert [r["content"] for r in res] == ["mango once."]
