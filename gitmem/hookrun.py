@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     hook, rest = args[0], args[1:]
     background = hook == BACKGROUND
+    if background:
+        hook = "background-index"  # its name in hook.log / hook.state
     try:
         # git runs hooks from the top of the work tree (a bare repository's hooks run in the git
         # dir, where Workspace.find fails: there is no memory to index).

@@ -171,3 +171,60 @@ def test_big_file_is_reported_too_large_and_small_version_indexed(ws: GitRepo) -
     ws.commit("small", "2025-11-04", {"memory/big.md": "# Small\n\nmango once.\n"})
     res = json.loads(_ok(gm(ws, "recall", "mango", "--json")))["results"]
     assert [r["content"] for r in res] == ["mango once."]
+
+
+# --- (9) a hook with a lot of work hands it to one background run -----------------------------
+
+
+def _fast_import_commits(repo: GitRepo, n: int) -> None:
+    base = repo.head()
+    lines = []
+    for i in range(n):
+        body = f"# Day {i}\n\nNote number {i} about walrus{i}.\n"
+        ts = 1764590400 + i * 60
+        lines += [f"commit refs/heads/main", f"committer Test User <test@example.com> {ts} +0000",
+                  f"data {len(f'c{i}')}", f"c{i}", *([f"from {base}"] if i == 0 else []),
+                  f"M 100644 inline memory/n{i % 50}.md", f"data {len(body.encode())}", body]
+    repo.fast_import("\n".join(lines) + "\n")
+    repo.git("reset", "-q", "--hard", "main")
+
+
+def test_hook_with_many_commits_defers_to_a_background_index(ws: GitRepo) -> None:
+    from gitmem import githooks, hookrun
+    from gitmem.index.db import get_meta, open_index
+    from gitmem.workspace import Workspace
+
+    _ok(gm(ws, "index"))
+    _ok(gm(ws, "hooks", "install"))
+    _fast_import_commits(ws, hookrun.HOOK_MAX_COMMITS + 50)
+    ws.commit("one more", "2025-12-01", {"memory/2025-12-01.md": "# Day\n\nlast one: narwhal.\n"})
+    w = Workspace(ws.path)
+    deadline = time.monotonic() + 60
+    tip = None
+    while time.monotonic() < deadline:
+        conn, _ = open_index(w)
+        tip = get_meta(conn, "tip")
+        conn.close()
+        if tip == ws.head():
+            break
+        time.sleep(0.2)
+    assert tip == ws.head()  # indexed without any recall: by the background run
+    state = githooks.read_state(w)
+    assert "background-index" in state.get("by_hook", {}), state
+    assert githooks.last_hook_error(w) is None
+    # a short hook run still indexes in the hook itself
+    ws.commit("small", "2025-12-02", {"memory/2025-12-02.md": "# Day\n\nokapi.\n"})
+    conn, _ = open_index(w)
+    assert get_meta(conn, "tip") == ws.head()
+    conn.close()
+
+
+def test_update_with_max_commits_defers_without_indexing(ws: GitRepo) -> None:
+    from gitmem.index import indexer
+    from gitmem.workspace import Workspace
+
+    _fast_import_commits(ws, 30)
+    r = indexer.update(Workspace(ws.path), max_commits=10)
+    assert r.deferred == 31 and r.commits == 0 and r.tip is None
+    r = indexer.update(Workspace(ws.path), max_commits=100)
+    assert r.deferred == 0 and r.commits == 31
