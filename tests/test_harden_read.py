@@ -228,3 +228,34 @@ def test_update_with_max_commits_defers_without_indexing(ws: GitRepo) -> None:
     assert r.deferred == 31 and r.commits == 0 and r.tip is None
     r = indexer.update(Workspace(ws.path), max_commits=100)
     assert r.deferred == 0 and r.commits == 31
+
+
+# --- (13) (14) (15) ---------------------------------------------------------------------------------
+
+
+def test_nfd_mention_is_the_same_entity_as_nfc(ws: GitRepo) -> None:
+    nfd = unicodedata.normalize("NFD", "José")
+    ws.commit("jose", "2025-11-02", {"memory/2025-11-02.md": f"# Day\n\n## Retain\n- W @{nfd}: plays chess.\n"})
+    res = json.loads(_ok(gm(ws, "recall", "--entity", "José", "--json")))["results"]
+    assert [r["entities"] for r in res] == [["josé"]]
+    assert json.loads(_ok(gm(ws, "recall", "--entity", "jose", "--json")))["results"] == []
+
+
+def test_budget_that_fits_nothing_says_results_exist(ws: GitRepo) -> None:
+    ws.commit("long", "2025-11-02", {"memory/2025-11-02.md": "# Day\n\n" + "aardvark " * 60 + "\n"})
+    out = _ok(gm(ws, "recall", "aardvark", "--budget", "10"))
+    assert "no matching memory" not in out
+    assert "1 matching result(s), none fits in --budget 10 tokens" in out
+    assert "no matching memory" in _ok(gm(ws, "recall", "zzzunknownword", "--budget", "10"))
+
+
+def test_as_of_outside_history_says_so(ws: GitRepo) -> None:
+    before = _ok(gm(ws, "recall", "Peter", "--as-of", "2024-01-01"))
+    assert "before the first commit (the first commit is from 2025-11-01)" in before
+    assert "as of 2024-01-01 (before the first commit)" in before
+    assert "commit before the f" not in before
+    after = _ok(gm(ws, "recall", "Peter", "--as-of", "2030-01-01"))
+    assert "2030-01-01 is after the newest commit (2025-11-01)" in after
+    assert "Berlin" in after
+    inside = _ok(gm(ws, "recall", "Peter", "--as-of", "2025-11-01"))
+    assert "after the newest" not in inside and "before the first" not in inside

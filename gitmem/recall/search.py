@@ -63,6 +63,7 @@ CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
 SCORED_ROWS = 3000  # most rows bm25 scores for one question (see Session._match_plan)
 MIN_RESULT_TOKENS = 6  # no rendered result line costs less (see _least_tokens)
+OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
 ENTITY_BOOST = 1.5
 FACT_BOOST = 1.15
 COVERAGE_POWER = 1.0
@@ -272,8 +273,7 @@ class Session:
             row = self.commit_at(pos)
             as_of_info = {"when": opts.as_of, "position": pos, "commit": row["oid"] if row else None,
                           "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}
-            if pos == 0:
-                notes.append(f"nothing was in memory as of {opts.as_of}")
+            notes += self._as_of_notes(opts.as_of, pos, pt)
             if opts.include_history:
                 where.append("c.valid_from <= ?")
                 params.append(pos)
@@ -322,7 +322,26 @@ class Session:
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
         ranked = self.rerank(cands, q)
         results = self._emit(ranked, opts, at)
+        if opts.budget and not results and ranked:
+            least = min(_least_tokens(c.row) for c in ranked)
+            notes.append(f"{OVER_BUDGET} {len(ranked)} matching result(s), none fits in --budget {opts.budget}"
+                         f" tokens (the smallest needs about {least}): raise the budget")
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+
+    def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
+        """Say plainly when WHEN is outside the indexed history (before its first commit, or
+        after its newest one) instead of answering silently from an edge of it."""
+        first = self.commit_at(1)
+        if pos == 0:
+            since = f" (the first commit is from {iso(first['commit_time'], first['commit_tz'])[:10]})" if first else ""
+            return [f"nothing was in memory as of {when}: that is before the first commit{since}"]
+        last = self.conn.execute("SELECT max(pos), max(record_time) FROM commits").fetchone()
+        # The start of WHEN (a date means its whole day): "2025-11-01" on the newest commit's day is inside.
+        if pt.oid is None and pos == last[0] and self.point(when, end_of_day=False).timestamp > last[1]:
+            row = self.commit_at(pos)
+            return [f"{when} is after the newest commit ({iso(row['commit_time'], row['commit_tz'])[:10]}):"
+                    " answering from memory as it stands at that commit"]
+        return []
 
     def _emit(self, ranked: list[Candidate], opts: Options, at: int | None) -> list[dict[str, Any]]:
         """Result dicts for the returned candidates only: the top k, or what `pack` keeps of the
@@ -544,7 +563,7 @@ class Candidate:
     uncommitted: bool = False
 
 
-def _least_tokens(row: sqlite3.Row) -> int:
+def _least_tokens(row: sqlite3.Row | tuple[Any, ...]) -> int:
     # A lower bound of estimate_tokens(render_line(result)): the line holds at least the content,
     # the path and " (#L1@1234567)" (the kind may be left out, see render_line).
     return (len(row[_CONTENT]) + len(row[_PATH]) + 14) // 4 + 1
