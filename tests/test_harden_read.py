@@ -259,3 +259,68 @@ def test_as_of_outside_history_says_so(ws: GitRepo) -> None:
     assert "Berlin" in after
     inside = _ok(gm(ws, "recall", "Peter", "--as-of", "2025-11-01"))
     assert "after the newest" not in inside and "before the first" not in inside
+
+
+# --- smaller, user-facing ----------------------------------------------------------------------------
+
+
+def test_option_like_text_gets_a_dash_dash_hint_and_works_after_it(ws: GitRepo) -> None:
+    proc = gm(ws, "retain", "- W @Pat: likes figs")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "put it after --" in proc.stderr and "gitmem retain -- " in proc.stderr
+    _ok(gm(ws, "retain", "--", "- W @Pat: likes figs"))
+    assert "likes figs" in ws.path.joinpath("memory").joinpath(
+        sorted(p.name for p in (ws.path / "memory").iterdir())[-1]).read_text()
+    proc = gm(ws, "config", "recall.k", "-5")
+    assert proc.returncode == 2 and "gitmem config -- " in proc.stderr
+
+
+def test_git_error_quotes_the_fatal_line_not_the_hint() -> None:
+    from gitmem.timeline.git import error_line
+
+    err = b"error: cannot lock ref 'refs/heads/x'\nhint: Use 'git config advice.x false'\nhint: to hide this\n"
+    assert error_line(err) == "error: cannot lock ref 'refs/heads/x'"
+    assert error_line(b"fatal: bad object abc\n") == "fatal: bad object abc"
+    assert error_line(b"warning: one\nsomething broke\nhint: more\n") == "something broke"
+
+
+def test_control_characters_are_escaped_in_text_output_and_linted(ws: GitRepo) -> None:
+    evil = "- W @Eve: hides \x1b[2J\x1b]0;pwned\x07 here\n"
+    ws.commit("evil", "2025-11-02", {"memory/2025-11-02.md": "# Day\n\n## Retain\n" + evil + "<<<<<<< HEAD\n"})
+    for args in (["recall", "hides"], ["recall", "hides", "--format", "md"], ["about", "Eve"], ["core"],
+                 ["show", "memory/2025-11-02.md#L4@worktree"], ["changes", "--since", "2020-01-01"]):
+        out = _ok(gm(ws, *args))
+        assert "\x1b" not in out and "\x07" not in out, args
+        assert "\\x1b[2J" in out, args
+    as_json = json.loads(_ok(gm(ws, "recall", "hides", "--json")))
+    assert "\x1b[2J" in as_json["results"][0]["content"]  # JSON keeps the text, escaped by JSON itself
+    lint = json.loads(gm(ws, "lint", "--json").stdout)
+    codes = {(d["line"], d["code"]) for d in lint["diagnostics"]}
+    assert (4, "control-character") in codes and (5, "conflict-marker") in codes
+
+
+def test_reversed_ranges_are_usage_errors(ws: GitRepo) -> None:
+    for args in (["recall", "x", "--during", "2025-12-01..2025-11-01"],
+                 ["recall", "x", "--since", "2025-12-01", "--until", "2025-11-01"],
+                 ["changes", "--since", "2025-12-01", "--until", "2025-11-01"]):
+        proc = gm(ws, *args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr and ("swap" in proc.stderr or "other way round" in proc.stderr)
+    proc = gm(ws, "recall", "x", "--since", "2025-12-01", "--until", "2025-11-01", "--json")
+    assert proc.returncode == 2 and json.loads(proc.stdout)["type"] == "BadUsage"
+
+
+def test_json_flag_before_or_after_the_command(ws: GitRepo) -> None:
+    a = json.loads(_ok(gm(ws, "--json", "recall", "Berlin")))
+    b = json.loads(_ok(gm(ws, "recall", "Berlin", "--json")))
+    assert a["results"] and [r["source"] for r in a["results"]] == [r["source"] for r in b["results"]]
+    err = gm(ws, "--json", "recall", "x", "--kind", "wrld")
+    assert err.returncode == 2 and json.loads(err.stdout)["error"] == "unknown kind 'wrld'"
+
+
+def test_kind_typo_is_usage_and_unknown_entity_is_a_problem(ws: GitRepo) -> None:
+    proc = gm(ws, "recall", "x", "--kind", "wrld")
+    assert proc.returncode == 2 and "use one of: world" in proc.stderr
+    proc = gm(ws, "about", "Nobody")
+    assert proc.returncode == 1 and "nothing in memory mentions Nobody" in proc.stderr and "Hint:" in proc.stderr
+    assert "Berlin" in _ok(gm(ws, "about", "Peter"))

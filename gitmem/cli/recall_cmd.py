@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from gitmem.cli.output import cwd, emit, json_option
+from gitmem.cli.output import clean, cwd, emit, json_option
 
 _FORMATS = ("text", "json", "jsonl", "md")
 
@@ -21,7 +21,9 @@ def _session(ctx: click.Context) -> Any:
 def _print_answer(answer: dict[str, Any], fmt: str, as_json: bool) -> None:
     from gitmem.recall.render import render
 
-    click.echo(render(answer, "json" if as_json else fmt))
+    fmt = "json" if as_json else fmt
+    out = render(answer, fmt)
+    click.echo(out if fmt in ("json", "jsonl") else clean(out))  # JSON escapes control characters itself
 
 
 @click.command("recall")
@@ -85,7 +87,7 @@ def about_command(ctx: click.Context, entity: str, as_of: str | None, k: int, fm
 
     page = data.get("page")
     head = f"# {data['entity']}\n" + (f"{page['text']}\n(source: {page['source']})\n" if page else "(no entity page)\n")
-    click.echo(head + render(data, fmt))
+    click.echo(clean(head + render(data, fmt)))
 
 
 @click.command("opinions")

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from gitmem.errors import BadQuery, GitmemError, IndexLocked
+from gitmem.errors import BadQuery, BadUsage, GitmemError, IndexLocked
 from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
@@ -157,7 +157,7 @@ def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     for k in kinds:
         k2 = KIND_ALIASES.get(k.lower(), k.lower())
         if k2 not in KINDS:
-            raise GitmemError(f"unknown kind {k!r}", f"use one of: {', '.join(KINDS)}")
+            raise BadUsage(f"unknown kind {k!r}", f"use one of: {', '.join(KINDS)}")
         out.append(k2)
     return tuple(out)
 
@@ -282,6 +282,9 @@ class Session:
                 params += [pos, pos]
         elif not opts.include_history:
             where.append("c.valid_to IS NULL")
+        if opts.since and opts.until and self.point(opts.since, end_of_day=False).timestamp > \
+                self.point(opts.until).timestamp:
+            raise BadUsage(f"--since {opts.since} is after --until {opts.until}", "swap them")
         if opts.since:
             where.append("c.valid_from > ?")
             params.append(self.position_before(opts.since))
@@ -389,6 +392,8 @@ class Session:
             a, b = t.split("..", 1)
             sa, _ = self.during_window(a)
             _, eb = self.during_window(b)
+            if sa > eb:
+                raise BadUsage(f"--during {text!r} ends before it starts", f"write it the other way round: {b}..{a}")
             return sa, eb
         if len(t) == 7 and t[4] == "-" and t[:4].isdigit() and t[5:].isdigit():
             t = f"{t}-01"

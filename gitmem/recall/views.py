@@ -90,6 +90,10 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
             break
     answer = s.search("", Options(k=max(k * 4, 100), as_of=as_of, entity=key))
     facts = [r for r in answer.results if not r["path"].startswith(ENTITY_DIR)]
+    if page is None and not facts:
+        when = f" as of {as_of}" if as_of else ""
+        raise GitmemError(f"nothing in memory mentions {entity}{when}",
+                          f"check the spelling, or search the text with `gitmem recall {entity!r}`")
     facts.sort(key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
     return {"entity": key, "page": page, "as_of": as_of_info, "index": s.index_info(),
             "notes": answer.notes, "results": facts[:k]}
@@ -203,6 +207,10 @@ def why(s: Session, target: str) -> dict[str, Any]:
 
 
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
+    if until and s.point(since, end_of_day=False).timestamp > s.point(until).timestamp:
+        from gitmem.errors import BadUsage
+
+        raise BadUsage(f"--since {since} is after --until {until}", "swap them")
     p0 = s.position_before(since)
     p1 = s.position(until)[0] if until else (s.conn.execute("SELECT max(pos) FROM commits").fetchone()[0] or 0)
     added_ids = [r[0] for r in s.conn.execute(
