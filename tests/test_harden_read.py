@@ -324,3 +324,26 @@ def test_kind_typo_is_usage_and_unknown_entity_is_a_problem(ws: GitRepo) -> None
     proc = gm(ws, "about", "Nobody")
     assert proc.returncode == 1 and "nothing in memory mentions Nobody" in proc.stderr and "Hint:" in proc.stderr
     assert "Berlin" in _ok(gm(ws, "about", "Peter"))
+
+
+def test_hooks_install_refuses_a_hooks_path_inside_the_work_tree(ws: GitRepo) -> None:
+    husky = ws.path / ".husky"
+    husky.mkdir()
+    (husky / "post-commit").write_text("#!/bin/sh\nnpx lint-staged\n")
+    ws.commit("husky", "2025-11-02")
+    ws.git("config", "core.hooksPath", ".husky")
+    before = {p.name: p.read_bytes() for p in husky.iterdir()}
+    proc = gm(ws, "hooks", "install")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "core.hooksPath is .husky/, a folder committed" in proc.stderr and "python -m gitmem.hookrun" in proc.stderr
+    assert {p.name: p.read_bytes() for p in husky.iterdir()} == before
+    assert ws.git("status", "--porcelain") == ""
+
+
+def test_plain_repo_is_noted_once(repo: GitRepo) -> None:
+    repo.commit("notes", "2025-11-01", {"notes/a.md": "# A\n\nquokka facts.\n"})
+    first = gm(repo, "recall", "quokka")
+    assert "quokka" in _ok(first)
+    assert "never set up with `gitmem init`" in first.stderr
+    second = gm(repo, "recall", "quokka")
+    assert "quokka" in _ok(second) and "gitmem init" not in second.stderr

@@ -15,7 +15,19 @@ def _session(ctx: click.Context) -> Any:
     from gitmem.recall.search import Session
     from gitmem.workspace import Workspace
 
-    return Session(Workspace.find(cwd(ctx)))
+    ws = Workspace.find(cwd(ctx))
+    _note_if_never_initialised(ws)
+    return Session(ws)
+
+
+def _note_if_never_initialised(ws: Any) -> None:
+    """A plain git repository works as memory (every *.md is memory), but say so: once, on stderr,
+    the first time its index is made (.memory/ exists afterwards, so the note is not repeated)."""
+    from gitmem.hookrun import WORKSPACE_MARKS
+
+    if not any((ws.root / name).exists() for name in WORKSPACE_MARKS):
+        click.echo(f"note: {ws.root} was never set up with `gitmem init`: treating every *.md in it as memory"
+                   " (run `gitmem init` there for the memory layout, config and hooks)", err=True)
 
 
 def _print_answer(answer: dict[str, Any], fmt: str, as_json: bool) -> None:
