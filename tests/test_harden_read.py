@@ -15,7 +15,6 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from gitrepo import GitRepo
 
 SECRET = "TOPSECRET-credential-42"
@@ -23,7 +22,7 @@ SECRET = "TOPSECRET-credential-42"
 
 def gm(repo: GitRepo, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path), *args],
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def _ok(proc: subprocess.CompletedProcess[str]) -> str:
@@ -182,7 +181,7 @@ def _fast_import_commits(repo: GitRepo, n: int) -> None:
     for i in range(n):
         body = f"# Day {i}\n\nNote number {i} about walrus{i}.\n"
         ts = 1764590400 + i * 60
-        lines += [f"commit refs/heads/main", f"committer Test User <test@example.com> {ts} +0000",
+        lines += ["commit refs/heads/main", f"committer Test User <test@example.com> {ts} +0000",
                   f"data {len(f'c{i}')}", f"c{i}", *([f"from {base}"] if i == 0 else []),
                   f"M 100644 inline memory/n{i % 50}.md", f"data {len(body.encode())}", body]
     repo.fast_import("\n".join(lines) + "\n")
@@ -269,8 +268,7 @@ def test_option_like_text_gets_a_dash_dash_hint_and_works_after_it(ws: GitRepo) 
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "put it after --" in proc.stderr and "gitmem retain -- " in proc.stderr
     _ok(gm(ws, "retain", "--", "- W @Pat: likes figs"))
-    assert "likes figs" in ws.path.joinpath("memory").joinpath(
-        sorted(p.name for p in (ws.path / "memory").iterdir())[-1]).read_text()
+    assert "likes figs" in (ws.path / "memory" / max(p.name for p in (ws.path / "memory").iterdir())).read_text()
     proc = gm(ws, "config", "recall.k", "-5")
     assert proc.returncode == 2 and "gitmem config -- " in proc.stderr
 

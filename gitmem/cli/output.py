@@ -69,7 +69,7 @@ def _dash_hint(exc: click.ClickException) -> str | None:
 
 # Terminal control characters (C0 but tab and newline, DEL, C1): memory text is untrusted, and an
 # ESC sequence in a bullet could rewrite what the user's terminal shows. Text output escapes them.
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
 
 
 def clean(text: str) -> str:

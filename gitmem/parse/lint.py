@@ -14,6 +14,7 @@ from gitmem.safefile import NotRegular, read_capped
 from gitmem.timeline import git
 from gitmem.workspace import is_memory_markdown
 
+
 def workspace_markdown(root: Path) -> list[str]:
     """Workspace-relative paths of the tracked and untracked (not ignored) *.md files, sorted.
 

@@ -334,15 +334,17 @@ class Session:
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
         """Say plainly when WHEN is outside the indexed history (before its first commit, or
         after its newest one) instead of answering silently from an edge of it."""
-        first = self.commit_at(1)
+        def day(row: sqlite3.Row | None) -> str:
+            return (iso(row["commit_time"], row["commit_tz"]) or "")[:10] if row is not None else "?"
+
         if pos == 0:
-            since = f" (the first commit is from {iso(first['commit_time'], first['commit_tz'])[:10]})" if first else ""
+            first = self.commit_at(1)
+            since = f" (the first commit is from {day(first)})" if first is not None else ""
             return [f"nothing was in memory as of {when}: that is before the first commit{since}"]
         last = self.conn.execute("SELECT max(pos), max(record_time) FROM commits").fetchone()
         # The start of WHEN (a date means its whole day): "2025-11-01" on the newest commit's day is inside.
         if pt.oid is None and pos == last[0] and self.point(when, end_of_day=False).timestamp > last[1]:
-            row = self.commit_at(pos)
-            return [f"{when} is after the newest commit ({iso(row['commit_time'], row['commit_tz'])[:10]}):"
+            return [f"{when} is after the newest commit ({day(self.commit_at(pos))}):"
                     " answering from memory as it stands at that commit"]
         return []
 
