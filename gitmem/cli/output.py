@@ -15,6 +15,7 @@ from gitmem.errors import GitmemError
 F = TypeVar("F", bound=Callable[..., Any])
 
 _JSON_MODE = False
+_CWD: Path | None = None  # the directory the command runs in, once the group has parsed -C
 
 
 def json_option(f: F) -> F:
@@ -29,6 +30,12 @@ def json_option(f: F) -> F:
         "--json", "as_json", is_flag=True, callback=_set, expose_value=True, is_eager=True,
         help="Print machine-readable JSON.",
     )(f)
+
+
+def set_cwd(path: Path) -> None:
+    """Remember the command's directory, for the error log of an unexpected failure."""
+    global _CWD
+    _CWD = path
 
 
 def cwd(ctx: click.Context) -> Path:
@@ -56,23 +63,29 @@ def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = Non
         click.echo(to_json(data))
 
 
+def _print_error(message: str, hint: str | None, kind: str) -> None:
+    if _JSON_MODE:
+        click.echo(json.dumps({"error": message, "hint": hint, "type": kind}, ensure_ascii=False))
+    else:
+        click.echo(f"Error: {message}", err=True)
+        if hint:
+            click.echo(f"Hint: {hint}", err=True)
+
+
 def run_guarded(group: click.Group, argv: list[str] | None) -> int:
-    """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2."""
-    global _JSON_MODE
+    """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2, and
+    anything else to a one-line exit 1 (gitmem/crash.py): no traceback ever reaches a user."""
+    global _JSON_MODE, _CWD
     # Per invocation (in-process callers run many commands). Seeded from argv so errors raised
     # before click parses --json (e.g. a bad -C) are JSON too.
     _JSON_MODE = "--json" in (argv if argv is not None else sys.argv[1:])
+    _CWD = None
     try:
         # Without standalone mode click returns ctx.exit(N)'s code instead of exiting.
         code = group.main(args=argv, prog_name="gitmem", standalone_mode=False)
         return code if isinstance(code, int) else 0
     except GitmemError as exc:
-        if _JSON_MODE:
-            click.echo(json.dumps({"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}))
-        else:
-            click.echo(f"Error: {exc.message}", err=True)
-            if exc.hint:
-                click.echo(f"Hint: {exc.hint}", err=True)
+        _print_error(exc.message, exc.hint, type(exc).__name__)
         return 1
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -81,10 +94,18 @@ def run_guarded(group: click.Group, argv: list[str] | None) -> int:
         return 1
     except click.ClickException as exc:
         if _JSON_MODE:
-            click.echo(json.dumps({"error": exc.format_message(), "hint": None, "type": "UsageError"}))
+            ctx = getattr(exc, "ctx", None)
+            hint = f"see `{ctx.command_path} --help`" if ctx is not None else "see `gitmem --help`"
+            _print_error(exc.format_message(), hint, "UsageError")
         else:
             exc.show()
         return exc.exit_code
     except BrokenPipeError:  # `gitmem recall ... | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        from gitmem import crash
+
+        err = crash.as_error(exc, crash.find_root(_CWD), " ".join(argv if argv is not None else sys.argv[1:]))
+        _print_error(err.message, err.hint, type(err).__name__)
+        return 1

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gitmem.errors import IndexLocked
+from gitmem.errors import IndexLocked, explain, is_corrupt_index
 from gitmem.index import migrations
 from gitmem.workspace import Workspace
 
@@ -49,6 +49,10 @@ def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
             conn.close()
         except Exception:
             pass
+        if not is_corrupt_index(exc):
+            # A read-only file or folder, a full disk, a lock: the index is fine, the
+            # environment is not. Moving a healthy index aside would throw its data away.
+            raise explain(exc) or exc from None
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         for suffix in ("", "-wal", "-shm"):
             p = Path(str(path) + suffix)

@@ -62,6 +62,7 @@ BM25_WEIGHTS = (1.0, 0.3, 0.2, 2.0)  # content, heading, path, entities
 CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
 SCORED_ROWS = 3000  # most rows bm25 scores for one question (see Session._match_plan)
+MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 MIN_RESULT_TOKENS = 6  # no rendered result line costs less (see _least_tokens)
 ENTITY_BOOST = 1.5
 FACT_BOOST = 1.15
@@ -148,7 +149,10 @@ def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = Non
 
     cfg = load_config(ws).recall
     kw["kinds"] = tuple(kw.get("kinds") or ())
-    return Options(k=k or cfg.k, budget=cfg.budget if budget is None else budget, **kw)
+    # A budget past any memory's size packs everything; capped so SQLite can bind what is derived
+    # from it (`--budget 1e23` from an agent overflowed SQLite's 64-bit integers).
+    budget = min(cfg.budget if budget is None else budget, MAX_BUDGET)
+    return Options(k=k or cfg.k, budget=budget, **kw)
 
 
 def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -562,8 +566,12 @@ def _rowid_range(col: str, low: int | None, high: int | None) -> tuple[list[str]
 
 
 def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
-    msg = str(exc).lower()
-    if "fts5" in msg or "syntax" in msg or "no such column" in msg or "unterminated" in msg:
+    # The SQL around MATCH is fixed, so a plain SQLITE_ERROR can only come from the expression
+    # (syntax, `*` alone: "unknown special query", an unknown column filter); a full disk or a
+    # locked index is not the query's fault and is reported as what it is (errors.explain).
+    from gitmem.errors import sqlite_code
+
+    if sqlite_code(exc) in ("SQLITE_ERROR", ""):
         return BadQuery(f"the FTS5 query {match!r} is malformed: {exc}",
                         "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)")
     return exc
