@@ -567,11 +567,11 @@ def _rowid_range(col: str, low: int | None, high: int | None) -> tuple[list[str]
 
 def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
     # The SQL around MATCH is fixed, so a plain SQLITE_ERROR can only come from the expression
-    # (syntax, `*` alone: "unknown special query", an unknown column filter); a full disk or a
-    # locked index is not the query's fault and is reported as what it is (errors.explain).
+    # (syntax, `*` alone: "unknown special query", an unknown column filter); a full disk, a
+    # locked index or a missing table is not the query's fault and is reported as what it is.
     from gitmem.errors import sqlite_code
 
-    if sqlite_code(exc) in ("SQLITE_ERROR", ""):
+    if sqlite_code(exc) in ("SQLITE_ERROR", "") and "no such table" not in str(exc):
         return BadQuery(f"the FTS5 query {match!r} is malformed: {exc}",
                         "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)")
     return exc
