@@ -198,7 +198,7 @@ def test_read_commands_in_process(place: Place, unchanged: None, case: tuple[str
     check(command, args, code, out, err)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(argvs())
 def test_read_commands_as_processes(place: Place, unchanged: None, case: tuple[str, list[str]]) -> None:
