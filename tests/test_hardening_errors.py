@@ -126,30 +126,18 @@ def _corrupt_copies(ws: Path) -> list[str]:
 
 
 @needs_mounts
-def test_read_only_index_file_is_an_error_and_the_index_is_kept(ws: Path) -> None:
+@pytest.mark.parametrize("target", [".memory/index.sqlite", ".memory"])
+def test_read_only_index_is_an_error_and_a_healthy_index_is_never_moved_aside(ws: Path, target: str) -> None:
     _new_commit(ws)
     before = (ws / ".memory/index.sqlite").read_bytes()
-    run = gitmem_mounted(ws, readonly(".memory/index.sqlite"), "recall", "Peter", "--json")
-    assert run.code == 1
-    err = run.error
-    assert "cannot be written" in err["error"] and "writable" in err["hint"]
-    assert _corrupt_copies(ws) == []
-    assert (ws / ".memory/index.sqlite").read_bytes() == before
-    text = gitmem_mounted(ws, readonly(".memory/index.sqlite"), "recall", "Peter")
-    assert "index" in one_line_error(text)
-
-
-@needs_mounts
-def test_read_only_memory_folder_never_moves_a_healthy_index_aside(ws: Path) -> None:
-    _new_commit(ws)
-    before = (ws / ".memory/index.sqlite").read_bytes()
-    run = gitmem_mounted(ws, readonly(".memory"), "recall", "Peter", "--json")
+    run = gitmem_mounted(ws, readonly(target), "recall", "Peter", "--json")
     assert run.code == 1
     err = run.error
     assert "read-only" in err["error"] or "cannot be written" in err["error"], err
-    assert err["hint"]
+    assert "writable" in err["hint"], err
     assert _corrupt_copies(ws) == []
     assert (ws / ".memory/index.sqlite").read_bytes() == before
+    assert "Error: " in one_line_error(gitmem_mounted(ws, readonly(target), "recall", "Peter"))
     # Once writable again, the same index catches up: nothing was lost or rebuilt.
     after = gitmem(ws, "recall", "Peter", "--json")
     assert after.code == 0 and not any("moved it" in n for n in json.loads(after.out)["notes"])
