@@ -12,6 +12,7 @@ import click
 
 from gitmem import __version__
 from gitmem.cli import agent_cmd, config_cmd, hooks_cmd, index_cmd, init_cmd, lint_cmd, recall_cmd, reflect_cmd
+from gitmem.cli.output import set_cwd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -39,6 +40,7 @@ def cli(ctx: click.Context, directory: Path | None, as_json: bool) -> None:
 
         raise NotAWorkspace(f"{directory} is not a directory", "pass -C an existing workspace folder")
     ctx.obj["cwd"] = (directory or Path.cwd()).resolve()
+    set_cwd(ctx.obj["cwd"])
 
 
 for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd):
