@@ -386,31 +386,31 @@ def _refs(ws: Workspace) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
 
 
-def _refuse_unless_ready(ws: Workspace) -> None:
+def _problems(ws: Workspace) -> list[GitmemError]:
+    """Why a rewrite cannot run now (each with its next step); empty when it can."""
     from gitmem.retain import operation_in_progress
 
+    out: list[GitmemError] = []
     what = operation_in_progress(ws)
     if what is not None:
-        raise GitmemError(f"{what} is in progress; forget rewrites history and will not start in the middle of it",
-                          "finish or abort it first (git status says how)")
-    if git.head(ws.root) is None:
-        raise GitmemError("the repository has no commits yet: there is nothing to forget in history",
-                          "delete the line from the file instead")
+        out.append(GitmemError(f"{what} is in progress; forget rewrites history and will not start in the middle of it",
+                               "finish or abort it first (git status says how)"))
     if git.current_branch(ws.root) is None:
-        raise GitmemError("HEAD is detached; forget rewrites branches", "check out your branch first (git switch main)")
+        out.append(GitmemError("HEAD is detached; forget rewrites branches", "check out your branch first (git switch main)"))
     changed = [p for _, p in git.status(ws.root)]
     if changed:
         shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
-        raise GitmemError(f"the work tree has uncommitted changes ({shown}); forget ends with a reset to the rewritten "
-                          "history and would lose them",
-                          "commit them, or remove them, then run `gitmem forget` again")
+        out.append(GitmemError(f"the work tree has uncommitted changes ({shown}); forget ends with a reset to the "
+                               "rewritten history and would lose them",
+                               "commit them, or remove them, then run `gitmem forget` again"))
     if git.resolve(ws.root, "refs/stash"):
-        raise GitmemError("a stash exists; stashes are commits forget cannot rewrite, so the text could survive in it",
-                          "apply or drop it (git stash pop / git stash drop), then run `gitmem forget` again")
+        out.append(GitmemError("a stash exists; stashes are commits forget cannot rewrite, so the text could survive in it",
+                               "apply or drop it (git stash pop / git stash drop), then run `gitmem forget` again"))
     worktrees = [ln for ln in git.out(ws.root, "worktree", "list", "--porcelain").splitlines() if ln.startswith("worktree ")]
     if len(worktrees) > 1:
-        raise GitmemError("this repository has other worktrees; rewriting would move branches checked out there",
-                          "remove them (git worktree remove PATH), then run `gitmem forget` again")
+        out.append(GitmemError("this repository has other worktrees; rewriting would move branches checked out there",
+                               "remove them (git worktree remove PATH), then run `gitmem forget` again"))
+    return out
 
 
 # --------------------------------------------------------------------------- running filter-repo
@@ -471,7 +471,12 @@ def _holds(ws: Workspace, ref: str, affected: set[str]) -> bool:
 def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     """Dry run (default) or rewrite; see the module docstring."""
     started = time.monotonic()
-    _refuse_unless_ready(ws)
+    if git.head(ws.root) is None:
+        raise GitmemError("the repository has no commits yet: there is nothing to forget in history",
+                          "delete the line from the file instead")
+    problems = _problems(ws)
+    if problems and not dry_run:
+        raise problems[0]
     before = _refs(ws)
     refs = sorted(r for r in before if r.startswith(REWRITTEN) and not r.startswith(BACKUP_NS + "/"))
     stamp_ = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -483,6 +488,7 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
                                   "wait a second and run `gitmem forget` again")
     scrub, renames = _filter(ws, target, refs, dry_run)
     report = Report("dry-run" if dry_run else "forgotten", target)
+    report.notes += [f"--yes will refuse for now: {p.message}" for p in problems]
     report.commits = list(scrub.hits.values())  # in history order
     for hit in report.commits:
         hit.new = renames.get(hit.commit) if not dry_run else None
@@ -506,6 +512,8 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     after = _refs(ws) if not dry_run else before
     if not dry_run:
         report.backup = backup
+        # The reset at the end of the rewrite left ORIG_HEAD at the old HEAD: the backup keeps it.
+        git.run(ws.root, ["update-ref", "-d", "ORIG_HEAD"], check=False)
         report.refs = [{"ref": r, "old": before[r], "new": after.get(r)} for r in refs if after.get(r) != before[r]]
         report.index_rebuilt = _rebuild_index(ws, report)
         report.cache_dropped = _drop_cache(ws, target)

@@ -104,6 +104,7 @@ def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
     assert not _blobs_with(repo.path, SECRET)
     assert SECRET not in _git(repo.path, "log", "-p", f"--exclude={fg.BACKUP_NS}/*", "--all")
     assert SECRET in _git(repo.path, "log", "-p", "--all")  # the backup still has it
+    assert not (repo.path / ".git/ORIG_HEAD").exists()
     assert _blobs_with(repo.path, SECRET, [r for r in _git(repo.path, "for-each-ref", "--format=%(refname)").split()
                                           if r.startswith(fg.BACKUP_NS)])
     # The work tree, every other fact, and the timeline (the emptied edit commit is gone).
@@ -159,6 +160,8 @@ def test_cli_dry_run_requires_yes_and_refuses_with_reasons(repo: GitRepo, tmp_pa
     data = json.loads(_cli(repo.path, "forget", "PIN is 4711", "--dry-run", "--json").stdout)
     assert data["status"] == "dry-run" and data["refs"] == [] and repo.head() == head
     (repo.path / "memory.md").write_text("dirty\n")
+    noted = json.loads(_cli(repo.path, "forget", "PIN is 4711", "--json").stdout)  # a dry run still lists
+    assert noted["commits"] and "uncommitted changes (memory.md)" in noted["notes"][0]
     err = _cli(repo.path, "forget", "PIN is 4711", "--yes")
     assert err.returncode == 1 and "uncommitted changes (memory.md)" in err.stderr and repo.head() == head
     repo.git("checkout", "--", "memory.md")
