@@ -181,8 +181,8 @@ def test_install_and_uninstall_are_idempotent(tmp_path: Path) -> None:
     text = (ws_path / ".gitattributes").read_text()
     assert text.startswith("*.png binary\n") and "memory/*.md merge=gitmem" in text
     attr = _git(ws_path, "check-attr", "merge", "--", f"memory/{DAY}.md", "bank/entities/Peter.md", "memory.md",
-                "bank/.reflect.json", "notes/memory.md").stdout
-    assert attr.count(": merge: gitmem") == 4 and "notes/memory.md: merge: unspecified" in attr
+                "bank/.reflect.json", "bank/world.md", "notes/memory.md").stdout
+    assert attr.count(": merge: gitmem") == 5 and "notes/memory.md: merge: unspecified" in attr
     assert first.as_dict()["merge_driver"]["configured"] is True
     githooks.uninstall(ws)
     assert (ws_path / ".gitattributes").read_text() == "*.png binary\n"
