@@ -492,6 +492,14 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     report.commits = list(scrub.hits.values())  # in history order
     for hit in report.commits:
         hit.new = renames.get(hit.commit) if not dry_run else None
+    # A commit whose only change was a forgotten line (say, the one that deleted it) became empty
+    # and disappeared: no blob of it changed, so the callbacks did not see it.
+    for old, new in renames.items():
+        if new is None and old not in scrub.hits:
+            subject = git.out(ws.root, "log", "-1", "--format=%s", old)
+            paths = git.out(ws.root, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", old).splitlines()
+            report.commits.append(CommitHit(old, "(subject forgotten)" if target.line(subject) else subject,
+                                            sorted(paths), 0, None))
     report.files = sorted({f for h in report.commits for f in h.files})
     seen: dict[str, int] = {}
     for lines in scrub.removed.values():
@@ -501,6 +509,9 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     report.messages = scrub.messages
     report.citations_remapped = scrub.remapped
     report.citations_gone = sorted(scrub.gone)
+    if dry_run:
+        report.notes.append("a commit whose only change removed a forgotten line becomes empty and disappears; "
+                            "it is listed after the rewrite")
     if not report.commits:
         report.status = "nothing-found"
         if not dry_run:

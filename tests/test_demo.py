@@ -134,6 +134,9 @@ def test_demo_forget_removes_the_deleted_hint_from_history(tmp_path: Path) -> No
     assert any(demo.FORGET_TEXT in c for _, c in before)  # deleted on DELETE_DATE, still in history
     report = forget.forget(ws, forget.target_for(ws, demo.FORGET_TEXT, None), dry_run=False)
     assert report.files == ["memory.md"] and report.refs
+    # The commit that deleted the hint only did that: it disappears, and the report says so.
+    gone = [c for c in report.commits if c.new is None]
+    assert [c.subject for c in gone] == ["memory: no password hints in memory"] and gone[0].files == ["memory.md"]
     after = recalled(ws, "2025-11-25")
     assert not any(demo.FORGET_TEXT in c for _, c in after)
     assert after == {(p, c) for p, c in before if demo.FORGET_TEXT not in c}
