@@ -87,6 +87,14 @@ class Target:
             return any(entity_key(m) == self.entity for m in mentions(line))
         return False
 
+    def anywhere(self, text: str) -> bool:
+        """Whether any line of `text` may match (a quick test over the whole text first)."""
+        if self.entity is None:
+            norm = _norm(text)
+            if not any(n in norm for n in self.needles):
+                return False
+        return any(self.line(ln) for ln in text.split("\n"))
+
     def page(self, path: str) -> bool:
         """A whole file to remove: the entity's own bank page."""
         if self.entity is None or not path.startswith("bank/entities/") or not path.endswith(".md"):
@@ -242,10 +250,10 @@ class _Scrubber:
     def scrub_lines(self, text: str) -> tuple[str, list[str]]:
         from gitmem.reflect.pages import find_blocks, stamp, unstamped
 
+        if not self.target.anywhere(text):
+            return self.remap(text), []
         lines = text.split("\n")
         gone = [i for i, ln in enumerate(lines) if self.target.line(ln)]
-        if not gone:
-            return self.remap(text), []
         spans, _ = find_blocks(text)
         touched = {name for name, sp in spans.items() if any(sp.begin < i < sp.end for i in gone)}
         drop = set(gone)
