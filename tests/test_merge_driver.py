@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gitrepo import GitRepo
 
 from gitmem.merge_driver import merge_markdown, merge_paths
@@ -129,3 +133,27 @@ def test_driver_writes_ours_and_falls_back_to_text_merge_for_bad_json(repo: GitR
     text = files["A"].read_text()
     assert '"x": 1' in text and "not json" in text and "<<<<<<<" in text
     assert json.loads('{"version": 1}')  # sanity
+
+
+_BULLET = st.builds(lambda k, w: f"- {k} @Peter: {w}.", st.sampled_from("WBS"),
+                    st.text(alphabet="abcdefgh ", min_size=1, max_size=12).map(lambda s: " ".join(s.split()) or "x"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(base=st.lists(_BULLET, max_size=4, unique=True), ours=st.lists(_BULLET, max_size=4, unique=True),
+       theirs=st.lists(_BULLET, max_size=4, unique=True), narrative=st.booleans())
+def test_appends_on_both_sides_keep_every_bullet_once(tmp_path_factory: pytest.TempPathFactory, base: list[str],
+                                                      ours: list[str], theirs: list[str], narrative: bool) -> None:
+    root = tmp_path_factory.getbasetemp()
+    head = "# 2025-11-27\n\n" + ("Some narrative.\n\n" if narrative else "") + "## Retain\n"
+    o = head + "".join(f"{b}\n" for b in base)
+    a = o + "".join(f"{b}\n" for b in ours)
+    b = o + "".join(f"{b}\n" for b in theirs)
+    got = merge_markdown(root, LOG, o, a, b)
+    assert got.conflicts == 0 and "<<<<<<<" not in got.text
+    lines = got.text.splitlines()
+    assert got.text.startswith(o)  # the base is untouched, new bullets come after it
+    new = lines[len(o.splitlines()):]
+    assert sorted(set(new)) == sorted(new)  # each once
+    assert set(new) == set(ours) | set(theirs)
+    assert merge_markdown(root, LOG, o, b, a).text == got.text  # symmetric
