@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from gitrepo import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from gitrepo import GitRepo
 
 from gitmem.merge_driver import merge_markdown, merge_paths
 from gitmem.reflect import pages
