@@ -448,6 +448,7 @@ def _filter(ws: Workspace, target: Target, refs: list[str], dry_run: bool) -> tu
     if dry_run:
         argv.insert(0, "--dry-run")
     meta = git.git_path(ws.root, "filter-repo")
+    shutil.rmtree(meta, ignore_errors=True)  # a run killed half-way left it (and a dry run's dump of history)
     renames: dict[str, str | None] = {}
     try:
         with _in_repo(ws.root) as chatter:
