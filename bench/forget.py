@@ -8,8 +8,9 @@ bench/out/), copies it (forget rewrites it), indexes the copy, picks one Retain 
 first daily log (so the rewrite starts at the beginning of history: every commit after it is
 rewritten) and measures, in one run, as subprocesses:
 
-  floor     a no-op `git filter-repo --partial --refs refs/heads/main` on another copy: what
-            rewriting every commit costs git-filter-repo alone (fast-export | fast-import)
+  floor     a no-op `git filter-repo --partial --refs refs/heads/main --blob-callback pass` on another
+            copy: what passing every commit and blob through git-filter-repo costs alone (without a
+            blob callback filter-repo would not even read the blobs, which forget must)
   dry run   `gitmem forget TEXT --json` (the same pass with --dry-run: nothing is imported)
   forget    `gitmem forget TEXT --yes --json`: backup refs, the rewrite with gitmem's blob,
             commit and message callbacks, reset, index rebuild from scratch, cache cleanup
@@ -64,7 +65,7 @@ def pick_text(repo: Path) -> str:
 def measure(commits: int) -> dict[str, object]:
     src = history(commits)
     floor_repo = copy(src, f"forget-floor-{commits}")
-    floor = timed([sys.executable, "-m", "git_filter_repo", "--force", "--quiet", "--partial",
+    floor = timed([sys.executable, "-m", "git_filter_repo", "--force", "--quiet", "--partial", "--blob-callback", "pass",
                    "--refs", "refs/heads/main"], cwd=floor_repo)
     repo = copy(src, f"forget-{commits}")
     gm = gitmem_exe()
@@ -101,8 +102,8 @@ def table(rows: list[dict[str, object]]) -> str:
         f"Measured {date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} CPU(s), Python "
         f"{platform.python_version()}, one run per size, side by side in one process. The text forgotten is a "
         f"bullet of an early daily log (e.g. `{rows[0]['text']}`), so every later commit is rewritten. "
-        "*floor*: a no-op git-filter-repo run over the same branch (every commit exported and imported, no "
-        "callbacks). *forget --yes* includes the backup refs, gitmem's callbacks on every blob and commit "
+        "*floor*: a no-op git-filter-repo run over the same branch (every commit and blob exported and imported, "
+        "a blob callback that does nothing). *forget --yes* includes the backup refs, gitmem's callbacks on every blob and commit "
         "message, the reset, deleting and rebuilding the index, and the cache cleanup; *of which index "
         "rebuild* is `gitmem index --rebuild` on the result, measured separately.")])
 
