@@ -93,6 +93,8 @@ class Target:
             norm = _norm(text)
             if not any(n in norm for n in self.needles):
                 return False
+        elif "@" not in text:  # an entity is only ever matched through an @mention
+            return False
         return any(self.line(ln) for ln in text.split("\n"))
 
     def page(self, path: str) -> bool:
