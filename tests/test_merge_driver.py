@@ -156,3 +156,13 @@ def test_appends_on_both_sides_keep_every_bullet_once(tmp_path_factory: pytest.T
     assert sorted(set(new)) == sorted(new)  # each once
     assert set(new) == set(ours) | set(theirs)
     assert merge_markdown(root, LOG, o, b, a).text == got.text  # symmetric
+
+
+def test_crlf_logs_and_fenced_headings(repo: GitRepo) -> None:
+    base = "# Day\r\n\r\n```\r\n## Retain\r\n- W: inside a fence, not a fact\r\n```\r\n\r\n## Retain\r\n- W: one.\r\n"
+    ours = base + "- W: two.\r\n"
+    theirs = base.replace("inside a fence", "inside a code fence") + "- W: three.\r\n"
+    got = merge_markdown(repo.path, LOG, base, ours, theirs)
+    assert got.conflicts == 0
+    assert got.text == ("# Day\r\n\r\n```\r\n## Retain\r\n- W: inside a code fence, not a fact\r\n```\r\n\r\n"
+                        "## Retain\r\n- W: one.\r\n- W: three.\r\n- W: two.\r\n")
