@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
@@ -58,7 +59,6 @@ BACKUP_NS = "refs/gitmem/forget-backup"
 REWRITTEN = ("refs/heads/", "refs/tags/", "refs/notes/", "refs/gitmem/")
 MIN_TEXT = 4  # a shorter text would match half of memory
 FORGOTTEN = "(forgotten)"
-_CITE = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-f]{7,40})\b")
 _OID = re.compile(r"[0-9a-f]{40}")
 
 
@@ -99,11 +99,12 @@ class Target:
 
     def page(self, path: str) -> bool:
         """A whole file to remove: the entity's own bank page."""
-        if self.entity is None or not path.startswith("bank/entities/") or not path.endswith(".md"):
+        stem = layout.entity_page_stem(path) if self.entity is not None and path.endswith(".md") else None
+        if stem is None or "/" in stem:
             return False
         from gitmem.parse import entity_key
 
-        return "/" not in path[len("bank/entities/"):] and entity_key(path[len("bank/entities/"):-3]) == self.entity
+        return entity_key(stem) == self.entity
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "value": self.value, "entity": self.entity}
@@ -122,12 +123,9 @@ def target_for(ws: Workspace, what: str | None, entity: str | None) -> Target:
             raise GitmemError(f"{entity!r} is not an entity name", "pass the name as written after @, e.g. --entity Peter")
         return Target("entity", entity, (), key)
     assert what is not None
-    from gitmem.recall.views import _CITATION
-
-    m = _CITATION.match(what.strip())
-    if m and m.group("rev") != "worktree":
-        return _citation_target(ws, what.strip(), m.group("path"), int(m.group("s")), int(m.group("e") or m.group("s")),
-                                m.group("rev"))
+    cite = layout.parse_citation(what)
+    if cite is not None and cite.rev != layout.WORKTREE_REV:
+        return _citation_target(ws, what.strip(), cite.path, cite.start, cite.end, cite.rev)
     needle = _norm(what)
     if len(needle) < MIN_TEXT:
         raise GitmemError(f"{what!r} is too short to forget safely (it would match too much memory)",
@@ -231,6 +229,8 @@ class _Scrubber:
 
     def _cite(self, m: re.Match[str]) -> str:
         rev = m.group("rev")
+        if rev == layout.WORKTREE_REV:
+            return m.group(0)
         new = self.rename(rev)
         if new == rev:
             return m.group(0)
@@ -246,7 +246,7 @@ class _Scrubber:
         return f"{path}#{lines}@{new}"
 
     def remap(self, text: str) -> str:
-        return _CITE.sub(self._cite, text) if "#L" in text else text
+        return layout.CITATION_IN_TEXT.sub(self._cite, text) if "#L" in text else text
 
     # blobs ------------------------------------------------------------------------------
     def scrub_lines(self, text: str) -> tuple[str, list[str]]:

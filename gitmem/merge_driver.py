@@ -35,12 +35,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem.layout import CITATION_IN_TEXT
 from gitmem.timeline import git
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*\r?$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)")
-_CITE = re.compile(r"\s*\([^()]*#L\d+(?:-L?\d+)?@(?:[0-9a-fA-F]{4,64}|worktree)\)")
+_CITE = re.compile(r"\s*\(" + CITATION_IN_TEXT.pattern + r"\)")
 _CONF = re.compile(r"\(c\s*=\s*[0-9.]+\)|c=[0-9.]+")
 _ATTR = re.compile(r" {0,3}[-*+][ \t]+([a-z_][a-z_ ]*):")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -51,6 +50,7 @@ PLACEHOLDER = "_(no current facts)_"
 class Segment(NamedTuple):
     key: tuple[str, str, int]  # (kind, name, occurrence): kind "pre" | "sec" | "block"
     lines: list[str]
+    retain: bool = False  # a section whose list items are Retain facts (parse.Section.in_retain)
 
 
 class Merged(NamedTuple):
@@ -61,9 +61,16 @@ class Merged(NamedTuple):
 # --------------------------------------------------------------------------- splitting
 
 
-def _heading(line: str) -> str | None:
-    m = _ATX.match(line)
-    return None if m is None else " ".join((m.group(2) or "").split()).lower()
+def _title(title: str) -> str:
+    return " ".join(title.split()).lower()
+
+
+def _headings(lines: list[str]) -> dict[int, tuple[str, bool]]:
+    """0-based line of each heading -> (normalized title, in a Retain section), as the parser reads
+    them (not inside code fences or front matter; setext headings too)."""
+    from gitmem.parse import sections
+
+    return {sec.start - 1: (_title(sec.title), sec.in_retain) for sec in sections("\n".join(lines) + "\n")}
 
 
 def segments(lines: list[str]) -> list[Segment]:
@@ -73,34 +80,27 @@ def segments(lines: list[str]) -> list[Segment]:
     spans, _ = find_blocks("\n".join(lines))
     starts = {s.begin: s.end for s in spans.values()}
     names = {s.begin: name for name, s in spans.items()}
+    heads = _headings(lines)
     out: list[Segment] = []
     seen: dict[tuple[str, str], int] = {}
 
-    def open_segment(kind: str, name: str) -> list[str]:
+    def open_segment(kind: str, name: str, retain: bool = False) -> list[str]:
         n = seen.get((kind, name), 0)
         seen[(kind, name)] = n + 1
-        out.append(Segment((kind, name, n), []))
+        out.append(Segment((kind, name, n), [], retain))
         return out[-1].lines
 
     current = open_segment("pre", "")
-    fence: str | None = None
     i = 0
     while i < len(lines):
-        line = lines[i]
-        if fence is None and i in starts:
+        if i in starts:
             open_segment("block", names[i]).extend(lines[i : starts[i] + 1])
             current = open_segment("pre", f"after {names[i]}")
             i = starts[i] + 1
             continue
-        fm = _FENCE.match(line)
-        if fm:
-            if fence is None:
-                fence = fm.group(1)
-            elif fm.group(1)[0] == fence[0] and len(fm.group(1)) >= len(fence) and not line.strip()[len(fm.group(1)):]:
-                fence = None
-        elif fence is None and (name := _heading(line)) is not None:
-            current = open_segment("sec", name)
-        current.append(line)
+        if i in heads:
+            current = open_segment("sec", *heads[i])
+        current.append(lines[i])
         i += 1
     return [s for s in out if s.lines or s.key == ("pre", "", 0)]
 
@@ -216,11 +216,11 @@ def _gen_key(item: list[str]) -> str:
 
 
 def _subsections(inner: list[str]) -> list[tuple[str, list[str]]]:
+    heads = _headings(inner)
     out: list[tuple[str, list[str]]] = [("", [])]
-    for line in inner:
-        name = _heading(line)
-        if name is not None:
-            out.append((_NUMBERED.sub("", name), [line]))
+    for i, line in enumerate(inner):
+        if i in heads:
+            out.append((_NUMBERED.sub("", heads[i][0]), [line]))
         else:
             out[-1][1].append(line)
     return out
@@ -275,12 +275,11 @@ def _join(lines: list[str]) -> str:
 
 
 def merge_markdown(repo: Path, path: str, base: str, ours: str, theirs: str) -> Merged:
-    from gitmem.parse import is_retain_heading
-
     trailing = ours.endswith("\n") or theirs.endswith("\n") or not (ours or theirs)
     split = [t[:-1].split("\n") if t.endswith("\n") else (t.split("\n") if t else []) for t in (base, ours, theirs)]
     segs = [segments(lines) for lines in split]
     o, a, b = ({s.key: s.lines for s in ss} for ss in segs)
+    retain_keys = {s.key for ss in segs for s in ss if s.retain}
     order = [s.key for s in segs[1]]
     # Theirs-only segments go after the segment they follow on their side.
     for idx, seg in enumerate(segs[2]):
@@ -305,7 +304,7 @@ def merge_markdown(repo: Path, path: str, base: str, ours: str, theirs: str) -> 
                 out += merge_generated(sa, sb)
                 continue
             head = 1 if key[0] == "sec" and sa[:1] == sb[:1] and (so is None or so[:1] == sa[:1]) else 0
-            is_retain = key[0] == "sec" and is_retain_heading(key[1])
+            is_retain = key in retain_keys
             body = _merge_inserts((so or [])[head:] if so else [], sa[head:], sb[head:], retain if is_retain else None)
             if body is not None:
                 out += sa[:head] + body
@@ -319,7 +318,7 @@ def merge_markdown(repo: Path, path: str, base: str, ours: str, theirs: str) -> 
 
 def merge_paths(repo: Path, base_file: Path, ours_file: Path, theirs_file: Path, path: str) -> int:
     """The driver: merge into `ours_file`; 0 when clean, 1 when conflict markers were left."""
-    from gitmem.reflect.safety import STATE_PATH
+    from gitmem.layout import STATE_PATH
 
     raw = [p.read_bytes() for p in (base_file, ours_file, theirs_file)]
     labels = (f"ours:{path}", f"base:{path}", f"theirs:{path}")

@@ -20,14 +20,15 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem import layout
+from gitmem.layout import ATTRIBUTES_FILE
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
-ATTRIBUTES_FILE = ".gitattributes"
 DRIVER = "gitmem"
 BEGIN = "# gitmem merge driver: begin (written by `gitmem hooks install`, removed by `gitmem hooks uninstall`)"
 END = "# gitmem merge driver: end"
-PATTERNS = ("/memory.md", "memory/*.md", "bank/**/*.md", "bank/.reflect.json")
+PATTERNS = (f"/{layout.CORE_FILE}", f"{layout.LOG_DIR}/*.md", f"{layout.BANK_DIR}/**/*.md", layout.STATE_PATH)
 NAME = "gitmem: merge memory line-wise (both sides' facts kept once)"
 
 

@@ -19,7 +19,8 @@ from gitmem.errors import GitmemError
 from gitmem.index.indexer import update
 from gitmem.recall.views import show
 from gitmem.reflect import review
-from gitmem.reflect.model import CACHE_FILE, CachedModel
+from gitmem.layout import REFLECT_CACHE as CACHE_FILE
+from gitmem.reflect.model import CachedModel
 from gitmem.reflect.run import RunOptions, reflect
 from gitmem.workspace import Workspace
 

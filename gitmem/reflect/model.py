@@ -358,7 +358,7 @@ class CachedModel:
 def drop_answers(ws: Workspace, seen: Callable[[str], bool]) -> int:
     """Delete the cached answers whose prompt or answer `seen` matches in any line, and those
     without a recorded prompt (which cannot be checked); returns how many were deleted."""
-    path = ws.derived / CACHE_FILE
+    path = ws.derived / layout.REFLECT_CACHE
     if not path.is_file():
         return 0
     db = sqlite3.connect(str(path), timeout=10.0)
