@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitmem.config import load_config
-from gitmem.index.db import get_meta, open_index, set_meta, target_commit, writer_lock
+from gitmem.errors import GitError
+from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
 from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
 from gitmem.timeline.history import CommitInfo, FileChange, walk
@@ -383,23 +384,46 @@ def _update_locked(
             result.tip = None
         result.notes.append("the repository has no commits yet: nothing to index")
         return
+    if tip is not None and unshallowed(ws, conn):
+        # History before the old shallow boundary is there now; an incremental run would never
+        # visit it (it only walks forward from the tip).
+        result.rolled_back = _rollback_to(conn, 0)
+        result.rebuilt = True
+        result.notes.append("the repository is no longer shallow: re-indexing its full history")
+        tip = None
     if tip == head:
         return
     base = tip
     # The commits after `base`, once listed: the rewrite check lists them, the progress bar counts them.
     pending: list[tuple[str, str | None]] | None = None
     if tip is not None:
-        pending = git.first_parent_links(root, head, since=tip)
-        if not pending or pending[0][1] != tip:
+        try:
+            pending = git.first_parent_links(root, head, since=tip)
+            missing = False
+        except GitError:
+            # The recorded tip may no longer exist at all (amend + reflog expire + gc, what
+            # filter-repo does): that is a rewrite too, never an error to repeat forever.
+            if git.resolve(root, tip) is not None:
+                raise
+            missing = True
+        if missing or not pending or pending[0][1] != tip:
             # The indexed tip is gone from this branch's first-parent line: history was rewritten
             # (amend, rebase, reset) or the branch switched. Keep what both histories share.
             pos = _shared_position(conn, root, head, tip)
             result.rolled_back = _rollback_to(conn, pos)
             base = get_meta(conn, "tip")
             pending = None
-            result.notes.append(
-                f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
-            )
+            if missing:
+                result.rebuilt = pos == 0
+                result.notes.append(
+                    f"the indexed commit {tip[:7]} no longer exists (history was rewritten and pruned): "
+                    + ("rebuilding the index" if pos == 0 else
+                       f"rolled the index back {result.rolled_back} commit(s) to the newest commit that still exists")
+                )
+            else:
+                result.notes.append(
+                    f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
+                )
     # Shallowness is looked up on a walk from the root; an incremental run inherits it (fetching
     # the missing history later does not put it in this index: only a rebuild does).
     result.shallow = git.is_shallow(root) if base is None else get_meta(conn, "shallow") == "1"

@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gitmem.errors import BadQuery, GitmemError, IndexLocked
-from gitmem.index.db import get_meta, open_index, target_commit
+from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.index.worktree import refresh
 from gitmem.layout import citation
 from gitmem.parse import entity_key
@@ -176,7 +176,7 @@ class Session:
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
-        if catch_up and self.tip != self.head:
+        if catch_up and (self.tip != self.head or unshallowed(ws, self.conn)):
             self._catch_up()
             self.tip = get_meta(self.conn, "tip")
         self._overlay_ready = False
