@@ -27,7 +27,6 @@ markers. Rules, per file kind:
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import tempfile
@@ -343,7 +342,7 @@ def merge_paths(repo: Path, base_file: Path, ours_file: Path, theirs_file: Path,
     if result is None:
         base, ours, theirs = (r.decode("utf-8", "surrogateescape") for r in raw)
         result = merge_file(repo, base, ours, theirs, labels)
-    tmp = ours_file.with_name(f".{ours_file.name}.gitmem-tmp")
-    tmp.write_bytes(result.text.encode("utf-8", "surrogateescape"))
-    os.replace(tmp, ours_file)
+    from gitmem.safefile import write_atomic
+
+    write_atomic(ours_file, result.text.encode("utf-8", "surrogateescape"))
     return 1 if result.conflicts else 0

@@ -14,7 +14,6 @@ append/append conflict into a clean merge, never hide an edit.
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import NamedTuple
 
 from gitmem import layout
 from gitmem.layout import ATTRIBUTES_FILE
+from gitmem.safefile import refuse_symlink, write_atomic
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
@@ -53,11 +53,7 @@ def command(python: str | None = None) -> str:
 
 def _attributes(ws: Workspace) -> Path:
     path = ws.root / ATTRIBUTES_FILE
-    if path.is_symlink():
-        from gitmem.errors import GitmemError
-
-        raise GitmemError(f"{ATTRIBUTES_FILE} is a symlink; gitmem does not follow symlinks",
-                          f"replace {ATTRIBUTES_FILE} with a regular file, then run `gitmem hooks install` again")
+    refuse_symlink(path, ATTRIBUTES_FILE)
     return path
 
 
@@ -75,9 +71,7 @@ def _strip_block(lines: list[str]) -> list[str]:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.gitmem-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text.encode("utf-8"))
 
 
 def status(ws: Workspace) -> DriverStatus:

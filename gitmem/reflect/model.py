@@ -358,9 +358,9 @@ class CachedModel:
 def drop_answers(ws: Workspace, seen: Callable[[str], bool]) -> int:
     """Delete the cached answers whose prompt or answer `seen` matches in any line, and those
     without a recorded prompt (which cannot be checked); returns how many were deleted."""
-    path = ws.derived / layout.REFLECT_CACHE
-    if not path.is_file():
+    if not (ws.derived / layout.REFLECT_CACHE).exists():
         return 0
+    path = ws.derived_file(layout.REFLECT_CACHE)  # never through a symlink
     db = sqlite3.connect(str(path), timeout=10.0)
     try:
         cols = {row[1] for row in db.execute("PRAGMA table_info(answers)")}
