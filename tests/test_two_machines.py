@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sqlite3
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -16,6 +15,7 @@ from indexoracle import index_rows, recalled, tree_chunks
 from test_reflect_run import FakeModel
 
 from gitmem import githooks, merge_setup
+from gitmem.index.db import get_meta, open_index
 from gitmem.index.indexer import update
 from gitmem.reflect import review
 from gitmem.reflect.run import RunOptions, reflect
@@ -85,12 +85,12 @@ def _assert_whole(ws: Workspace, facts: list[str]) -> None:
 
 def _assert_index_current(ws: Workspace) -> None:
     head = _git(ws.root, "rev-parse", "HEAD").stdout.strip()
-    conn = sqlite3.connect(ws.index_path)
+    conn, _ = open_index(ws)
     try:
-        tip = conn.execute("SELECT value FROM meta WHERE key = 'tip'").fetchone()
+        tip = get_meta(conn, "tip")
     finally:
         conn.close()
-    assert tip is not None and tip[0] == head  # the hooks followed the pull
+    assert tip == head  # the hooks followed the pull
     incremental = index_rows(ws)
     assert recalled(ws, None) == tree_chunks(ws.root, head)
     copy = ws.root.parent / f"{ws.root.name}-rebuilt"
