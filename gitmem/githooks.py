@@ -284,7 +284,7 @@ def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
             write_atomic(log, tail[tail.find(b"\n") + 1 :])
     except FileNotFoundError:
         pass
-    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, ".memory/hook.log")
+    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.HOOK_LOG}")
     with os.fdopen(fd, "a", encoding="utf-8") as fh:
         fh.write(line)
 

@@ -23,6 +23,7 @@ from gitmem.cli import (
     recall_cmd,
     reflect_cmd,
 )
+from gitmem.cli.output import set_cwd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -50,6 +51,7 @@ def cli(ctx: click.Context, directory: Path | None, as_json: bool) -> None:
 
         raise NotAWorkspace(f"{directory} is not a directory", "pass -C an existing workspace folder")
     ctx.obj["cwd"] = (directory or Path.cwd()).resolve()
+    set_cwd(ctx.obj["cwd"])
 
 
 for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd, merge_cmd,

@@ -15,6 +15,7 @@ from gitmem.errors import GitmemError
 F = TypeVar("F", bound=Callable[..., Any])
 
 _JSON_MODE = False
+_CWD: Path | None = None  # the directory the command runs in, once the group has parsed -C
 
 
 def json_option(f: F) -> F:
@@ -31,6 +32,12 @@ def json_option(f: F) -> F:
         "--json", "as_json", is_flag=True, callback=_set, expose_value=True, is_eager=True,
         help="Print machine-readable JSON.",
     )(f)
+
+
+def set_cwd(path: Path) -> None:
+    """Remember the command's directory, for the error log of an unexpected failure."""
+    global _CWD
+    _CWD = path
 
 
 def cwd(ctx: click.Context) -> Path:
@@ -77,23 +84,29 @@ def clean(text: str) -> str:
     return text.translate(_CONTROL)
 
 
+def _print_error(message: str, hint: str | None, kind: str) -> None:
+    if _JSON_MODE:
+        click.echo(json.dumps({"error": message, "hint": hint, "type": kind}, ensure_ascii=False))
+    else:
+        click.echo(f"Error: {clean(message)}", err=True)
+        if hint:
+            click.echo(f"Hint: {clean(hint)}", err=True)
+
+
 def run_guarded(group: click.Group, argv: list[str] | None) -> int:
-    """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2."""
-    global _JSON_MODE
+    """Invoke the click group; map GitmemError to exit 1, click usage errors to exit 2, and
+    anything else to a one-line exit 1 (gitmem/crash.py): no traceback ever reaches a user."""
+    global _JSON_MODE, _CWD
     # Per invocation (in-process callers run many commands). Seeded from argv so errors raised
     # before click parses --json (e.g. a bad -C) are JSON too.
     _JSON_MODE = "--json" in (argv if argv is not None else sys.argv[1:])
+    _CWD = None
     try:
         # Without standalone mode click returns ctx.exit(N)'s code instead of exiting.
         code = group.main(args=argv, prog_name="gitmem", standalone_mode=False)
         return code if isinstance(code, int) else 0
     except GitmemError as exc:
-        if _JSON_MODE:
-            click.echo(json.dumps({"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}))
-        else:
-            click.echo(f"Error: {clean(exc.message)}", err=True)
-            if exc.hint:
-                click.echo(f"Hint: {clean(exc.hint)}", err=True)
+        _print_error(exc.message, exc.hint, type(exc).__name__)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -103,7 +116,10 @@ def run_guarded(group: click.Group, argv: list[str] | None) -> int:
     except click.ClickException as exc:
         hint = _dash_hint(exc)
         if _JSON_MODE:
-            click.echo(json.dumps({"error": exc.format_message(), "hint": hint, "type": "UsageError"}))
+            if hint is None:
+                ctx = getattr(exc, "ctx", None)
+                hint = f"see `{ctx.command_path} --help`" if ctx is not None else "see `gitmem --help`"
+            _print_error(exc.format_message(), hint, "UsageError")
         else:
             exc.show()
             if hint:
@@ -112,3 +128,9 @@ def run_guarded(group: click.Group, argv: list[str] | None) -> int:
     except BrokenPipeError:  # `gitmem recall ... | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        from gitmem import crash
+
+        err = crash.as_error(exc, crash.find_root(_CWD), " ".join(argv if argv is not None else sys.argv[1:]))
+        _print_error(err.message, err.hint, type(err).__name__)
+        return 1

@@ -301,10 +301,21 @@ class _Writer:
             set_meta(c, "tip", tip)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
         for lst in (self.commits, self.inserts, self.entity_rows, self.closes, self.successors, self.problems):
             lst.clear()
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: on SQLITE_FULL (and other I/O errors)
+    it rolls back by itself, and a second ROLLBACK's "cannot rollback - no transaction is active"
+    used to replace the real cause (a full disk) in the error the user saw."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the original error is the one worth reporting
 
 
 def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
@@ -328,7 +339,7 @@ def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
         set_meta(conn, "tip", row[0] if row else None)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     return dropped
 

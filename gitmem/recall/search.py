@@ -34,6 +34,7 @@ from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
 OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
+MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
                 "biographical": "experience", "summary": "observation"}
@@ -72,7 +73,10 @@ def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = Non
 
     cfg = load_config(ws).recall
     kw["kinds"] = tuple(kw.get("kinds") or ())
-    return Options(k=k or cfg.k, budget=cfg.budget if budget is None else budget, **kw)
+    # A budget past any memory's size packs everything; capped so SQLite can bind what is derived
+    # from it (`--budget 1e23` from an agent overflowed SQLite's 64-bit integers).
+    budget = min(cfg.budget if budget is None else budget, MAX_BUDGET)
+    return Options(k=k or cfg.k, budget=budget, **kw)
 
 
 def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:

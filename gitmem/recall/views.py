@@ -165,9 +165,10 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
 
 def why(s: Session, target: str) -> dict[str, Any]:
     notes = list(s.notes)
-    if target.isdigit():
+    if target.isascii() and target.isdigit():  # not str.isdigit alone: "²" is a digit int() refuses
         chunk_id = int(target)
-        if not store.chunk_exists(s.conn, chunk_id):
+        # Ids are SQLite integers: a longer number names no chunk (and cannot be bound).
+        if chunk_id >= 1 << 63 or not store.chunk_exists(s.conn, chunk_id):
             raise GitmemError(f"no chunk with id {chunk_id}", "take an id from `gitmem recall --json` results")
     else:
         hits = s.search(target, Options(k=1, include_history=True)).results
