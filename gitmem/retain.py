@@ -85,7 +85,7 @@ def _locked(ws: Workspace) -> Iterator[None]:
         os.close(fd)
 
 
-def _operation_in_progress(ws: Workspace) -> str | None:
+def operation_in_progress(ws: Workspace) -> str | None:
     for name, what in _IN_PROGRESS:
         if git.git_path(ws.root, name).exists():
             return what
@@ -262,7 +262,7 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
     notes: list[str] = []
     with _locked(ws):
         if commit:
-            what = _operation_in_progress(ws)
+            what = operation_in_progress(ws)
             if what is not None:
                 raise GitmemError(
                     f"{what} is in progress in {ws.root}; retain will not commit in the middle of it",
