@@ -186,6 +186,19 @@ def fmt(x: float) -> str:
     return "-" if math.isnan(x) else f"{x:.3f}"
 
 
+def question_stems(question: str) -> list[str]:
+    """The question's content words as crude prefix stems ("painting" -> "paint"), as gitmem's
+    term coverage tests them: to tell a result that matches none of them (it rode in on a
+    neighbour's score) from one that matches."""
+    terms = [w.lower() for w in _WORD.findall(question) if w.lower() not in FLOOR_STOPWORDS]
+    return [t[: max(4, len(t) - 3)] if len(t) > 4 else t for t in dict.fromkeys(terms) if len(t) > 1]
+
+
+def matches_none(text: str, stems: list[str]) -> bool:
+    low = text.lower()
+    return not any(re.search(r"(?<![^\W_])" + re.escape(s), low) for s in stems)
+
+
 # -- the floor -----------------------------------------------------------------------------------
 
 class Floor:

@@ -20,9 +20,15 @@ if str(ROOT) not in sys.path:
 
 from gitmem.index.indexer import update  # noqa: E402
 from gitmem.parse import entity_key  # noqa: E402
-from gitmem.recall import search as _search  # noqa: E402
-from gitmem.recall.search import Options, Session, estimate_tokens, pack, render_line  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
+
+try:  # after issue 11: records, rendering and packing in result.py, the pure ranking in rank.py
+    from gitmem.recall import rank as _ranking  # noqa: E402
+    from gitmem.recall.result import estimate_tokens, pack, render_line  # noqa: E402
+except ImportError:  # before it: all in search.py
+    from gitmem.recall import search as _ranking  # type: ignore[no-redef]  # noqa: E402
+    from gitmem.recall.search import estimate_tokens, pack, render_line  # type: ignore[no-redef]  # noqa: E402
 
 __all__ = ["Asker", "Options", "cost", "entity_key", "estimate_tokens", "index", "no_smoothing", "pack", "render_line"]
 
@@ -52,7 +58,7 @@ class Asker:
     def close(self) -> None:
         self.session.close()
 
-    def __enter__(self) -> Asker:  # noqa: PYI034 (matches gitmem's Session)
+    def __enter__(self) -> Asker:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -62,9 +68,9 @@ class Asker:
 @contextlib.contextmanager
 def no_smoothing() -> Iterator[None]:
     """Today's ranking with neighbour smoothing off (a diagnostic, never a shipped setting)."""
-    saved = _search.NEIGHBOUR_WEIGHTS
-    _search.NEIGHBOUR_WEIGHTS = ()  # type: ignore[assignment]
+    saved = _ranking.NEIGHBOUR_WEIGHTS
+    _ranking.NEIGHBOUR_WEIGHTS = ()  # type: ignore[assignment]
     try:
         yield
     finally:
-        _search.NEIGHBOUR_WEIGHTS = saved
+        _ranking.NEIGHBOUR_WEIGHTS = saved

@@ -24,8 +24,9 @@ answer.
 - Split: a stable hash of the question id puts each question in the tune or the report half;
   both halves are printed, a ranking change is judged on the report half.
 - Diagnostics at 2000 tokens (for the cost-aware context work): sessions the returned results
-  span, the share of spent tokens that went to assistant turns, and today's ranking with
-  neighbour smoothing switched off (a diagnostic, not a shipped setting).
+  span, the share of spent tokens that went to assistant turns and to results holding none of
+  the question's words (they ride on a neighbour's score), and today's ranking with neighbour
+  smoothing switched off (a diagnostic, not a shipped setting).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ from benchlib import (  # noqa: E402
     fmt,
     half,
     lme_time,
+    matches_none,
     one_line,
+    question_stems,
     write_section,
 )
 from gm import Asker, cost, index, no_smoothing  # noqa: E402
@@ -200,9 +203,12 @@ def run(data: list[dict[str, Any]], limit: int, n: int, seed: int) -> tuple[Tall
                 t.add(f"gitmem {b}", groups, sum(covered(res, w) for w in where) / len(where))
                 t.add(f"floor {b}", groups, sum(covered(fres, w) for w in where) / len(where))
                 if b == DIAG_BUDGET:
+                    stems = question_stems(h.question)
                     for name, rs in (("gitmem", res), ("floor", fres)):
                         spent = sum(cost(r) for r in rs) or 1
                         asst = sum(cost(r) for r in rs if r["content"].startswith("assistant:"))
+                        t.add(f"{name} no-term share", groups,
+                              sum(cost(r) for r in rs if matches_none(r["content"], stems)) / spent)
                         t.add(f"{name} sessions", groups, len({session_of(x) for x in returned_turns(h, rs)}))
                         t.add(f"{name} assistant share", groups, asst / spent)
                         t.add(f"{name} results", groups, len(rs))
@@ -228,13 +234,14 @@ def recall_table(t: Tally, part: str) -> str:
 
 def diag_table(t: Tally, part: str) -> str:
     cols = ["sessions spanned floor / gitmem", "assistant share of tokens floor / gitmem",
+            "share of tokens on results with no question word floor / gitmem",
             "results floor / gitmem"] + [f"unsmoothed {b} tok" for b in BUDGETS]
     rows = ["| question type | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 1)]
     types = sorted({g for (_, (p, g)) in t.counts if p == part and g != "all"}) + ["all"]
     for g in types:
         key = (part, g)
         cells = [f"{t.get(f'floor {m}', key):.2f} / {t.get(f'gitmem {m}', key):.2f}"
-                 for m in ("sessions", "assistant share", "results")]
+                 for m in ("sessions", "assistant share", "no-term share", "results")]
         cells += [fmt(t.get(f"unsmoothed {b}", key)) for b in BUDGETS]
         rows.append(f"| {'**all**' if g == 'all' else g} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
