@@ -95,7 +95,7 @@ def report(r: dict) -> str:
     for e, (c, n) in r["per_class"].items():
         lines.append(f"- expected `{e}`: {c}/{n} = {c / n:.0%}" if n else f"- expected `{e}`: no cases")
     lines += [
-        f"- predicted: " + ", ".join(f"{p} {n}" for p, n in r["predicted_counts"].items()),
+        "- predicted: " + ", ".join(f"{p} {n}" for p, n in r["predicted_counts"].items()),
         f"- load {r['load_seconds']:.2f} s; judge calls {r['wall_seconds']:.1f} s in all, median "
         f"{r['median_latency'] * 1000:.0f} ms, max {r['max_latency'] * 1000:.0f} ms per call",
         f"- tokens: {r['prompt_tokens']} prompt + {r['completion_tokens']} generated; "

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     import tomlkit
 
 from gitmem.errors import GitmemError
-from gitmem.workspace import CONFIG_FILE, Workspace
+from gitmem.layout import CONFIG_FILE
+from gitmem.workspace import Workspace
 
 
 # NamedTuples, not dataclasses: the post-commit hook reads the config (see parse/model.py).
@@ -41,12 +42,13 @@ class ReflectConfig(NamedTuple):
 
 
 class Config(NamedTuple):
-    index: IndexConfig = IndexConfig()
+    index: IndexConfig = IndexConfig()  # type: ignore[assignment]  # the field shadows tuple.index by design
     recall: RecallConfig = RecallConfig()
     reflect: ReflectConfig = ReflectConfig()
 
 
-_SECTIONS: dict[str, type] = {"index": IndexConfig, "recall": RecallConfig, "reflect": ReflectConfig}
+_Section = type[IndexConfig] | type[RecallConfig] | type[ReflectConfig]
+_SECTIONS: dict[str, _Section] = {"index": IndexConfig, "recall": RecallConfig, "reflect": ReflectConfig}
 
 # Non-negative ints only: a negative budget or context size is always a typo.
 _MIN: dict[str, int] = {"index.max_file_bytes": 1, "recall.k": 1, "reflect.n_ctx": 256, "reflect.max_facts": 1}
@@ -67,7 +69,7 @@ def _known_type(dotted: str) -> type | None:
     cls = _SECTIONS.get(section)
     if cls is None:
         return None
-    default = cls._field_defaults.get(key)  # type: ignore[attr-defined]
+    default = cls._field_defaults.get(key)
     if default is None:
         return None
     return int if isinstance(default, int) else str
@@ -205,6 +207,6 @@ def set_value(ws: Workspace | Path | str, key: str, value: Any) -> Config:
 
 def default_text() -> str:
     """The commented default `.gitmem.toml` that `gitmem init` writes."""
-    from gitmem.scaffold import template  # lazy: scaffold pulls in git plumbing config users rarely need
+    from gitmem.templates import template  # lazy: importlib.resources is not needed to read a config
 
     return template("gitmem.toml").read_text(encoding="utf-8")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitmemError
+from gitmem import layout
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def _now() -> str:
 
 
 def _state_path(ws: Workspace) -> Path:
-    return ws.derived / "hook.state"
+    return ws.derived / layout.HOOK_STATE
 
 
 def read_state(ws: Workspace) -> dict[str, Any]:

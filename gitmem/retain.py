@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,14 +24,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from gitmem import layout
 from gitmem.errors import GitError, GitmemError
-from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, parse_markdown, parse_retain_bullet
+from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, outline, parse_markdown, parse_retain_bullet
 from gitmem.parse.retain import LIST_MARKER
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
-LOG_DIR = "memory"
-LOCK_NAME = "retain.lock"
 SUBJECT_LIMIT = 72
 # git operations a commit must not land in the middle of: (git-dir entry, what to tell the user).
 _IN_PROGRESS = (
@@ -44,7 +42,6 @@ _IN_PROGRESS = (
 )
 # Another git process (the user's own, an editor) holding the index: wait this long for it.
 _INDEX_LOCK_WAIT = 10.0
-_ATX_LINE = re.compile(rb" {0,3}#{1,6}[ \t]+(.*?)[ \t#]*\r?$")
 
 
 def parse_day(day: str | date | None) -> date:
@@ -78,7 +75,7 @@ def validate(bullet: str) -> tuple[str, RetainFact]:
 def _locked(ws: Workspace) -> Iterator[None]:
     # flock (not a lock file's existence): the kernel releases it if the process dies, so a
     # crashed agent can never wedge every later retain.
-    path = ws.ensure_derived() / LOCK_NAME
+    path = ws.ensure_derived() / layout.RETAIN_LOCK
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -131,13 +128,9 @@ def _new_section(raw: bytes, bullet: bytes, eol: bytes) -> tuple[bytes, int]:
 def _retain_anchor(raw: bytes, path: str) -> int | None:
     """The line after which a new bullet belongs: the last block of the last Retain section, or
     that section's heading when it is still empty; None when the file has no Retain section."""
-    parsed = parse_markdown(raw, path)
+    parsed = outline(raw, path)
     in_retain = [b for b in parsed.blocks if any(is_retain_heading(h) for h in b.heading)]
-    heading_line: int | None = None
-    for n, line in enumerate(raw.split(b"\n"), start=1):
-        m = _ATX_LINE.fullmatch(line.lstrip(b"\xef\xbb\xbf") if n == 1 else line)
-        if m and is_retain_heading(m.group(1).decode("utf-8", "replace")):
-            heading_line = n
+    heading_line = next((s.heading_end for s in reversed(parsed.sections) if s.is_retain), None)
     last_block = in_retain[-1].end if in_retain else None
     if last_block is not None and (heading_line is None or last_block > heading_line):
         return last_block
@@ -204,7 +197,8 @@ def _commit(ws: Workspace, rel: str, bullet_line: str, tracked: bool) -> str:
     message = f"{_subject(bullet_line)}\n\n{bullet_line}\n\nAppended to {rel} by `gitmem retain`.\n"
     _git_retrying(ws, ["commit", "--quiet", "--only", "-m", message, "--", rel])
     oid = git.head(ws.root)
-    assert oid is not None
+    if oid is None:
+        raise GitError(f"git commit of {rel} left no HEAD commit", "run `git status`, then retain again")
     return oid
 
 
@@ -226,7 +220,7 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
     """
     line_text, fact = validate(bullet)
     the_day = parse_day(day)
-    rel = f"{LOG_DIR}/{the_day.isoformat()}.md"
+    rel = layout.log_path(the_day)
     path = ws.root / rel
     notes: list[str] = []
     with _locked(ws):
@@ -253,7 +247,6 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
             except GitmemError:
                 _restore(ws, path, rel, before, tracked)
                 raise
-    from gitmem.recall.search import citation
 
     return {
         "bullet": line_text,
@@ -269,6 +262,6 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
         "created_section": created_section,
         "committed": oid is not None,
         "commit": oid,
-        "source": citation(rel, lineno, lineno, oid),
+        "source": layout.citation(rel, lineno, lineno, oid),
         "notes": notes,
     }

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gitmem import layout
 from gitmem.errors import IndexLocked
 from gitmem.index import migrations
 from gitmem.workspace import Workspace
@@ -90,7 +91,7 @@ def writer_lock(ws: Workspace, wait: float) -> Iterator[None]:
     """Hold the index's single-writer lock. flock is released by the kernel when the process dies,
     so a SIGKILLed indexer never leaves a stale lock behind."""
     ws.ensure_derived()
-    fd = os.open(ws.derived / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(ws.derived / layout.INDEX_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     deadline = time.monotonic() + max(wait, 0.0)
     try:
         while True:

@@ -350,7 +350,6 @@ def update(
     ws: Workspace,
     *,
     rebuild: bool = False,
-    quiet: bool = True,
     wait: float = 5.0,
     progress: Callable[[int, int], None] | None = None,
 ) -> UpdateResult:

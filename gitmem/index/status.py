@@ -6,11 +6,13 @@ from typing import Any
 
 from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.timeline import git
-from gitmem.workspace import Workspace, is_memory_markdown
+from gitmem.layout import is_memory_markdown
+from gitmem.workspace import Workspace
 
 
-def workspace_status(ws: Workspace) -> dict[str, Any]:
-    """Indexed commit, HEAD, how far behind, row counts, uncommitted Markdown, last hook error."""
+def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[str, Any]:
+    """Indexed commit, HEAD, how far behind, row counts, uncommitted Markdown, and the last hook
+    error (read by the caller from githooks, which sits above the index)."""
     head = target_commit(ws)
     exists = ws.index_path.exists()
     conn, note = open_index(ws)
@@ -46,8 +48,6 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
         behind = len(git.first_parent_oids(ws.root, head, since=tip))
     else:
         behind = None  # rewritten history: the next update rolls back first
-    from gitmem.githooks import last_hook_error
-
     return {
         "workspace": str(ws.root),
         "branch": git.current_branch(ws.root),
@@ -62,5 +62,5 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
         "counts": counts,
         "uncommitted": [p for _, p in git.status(ws.root) if is_memory_markdown(p)],
         "problems": problems,
-        "last_hook_error": last_hook_error(ws),
+        "last_hook_error": last_hook_error,
     }

@@ -8,12 +8,12 @@ size or mtime changed since the last refresh.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from gitmem.config import load_config
 from gitmem.timeline import git
-from gitmem.workspace import Workspace, is_memory_markdown
+from gitmem.layout import is_memory_markdown
+from gitmem.workspace import Workspace
 
 
 def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None = None) -> list[str]:

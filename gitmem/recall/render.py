@@ -7,8 +7,6 @@ from typing import Any
 
 from gitmem.recall.search import render_line
 
-FORMATS = ("text", "json", "jsonl", "md")
-
 
 def render(answer: dict[str, Any], fmt: str) -> str:
     results: list[dict[str, Any]] = answer.get("results", [])

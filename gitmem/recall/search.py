@@ -52,6 +52,7 @@ from typing import Any
 from gitmem.errors import BadQuery, GitmemError, IndexLocked
 from gitmem.index.db import get_meta, open_index, target_commit
 from gitmem.index.worktree import refresh
+from gitmem.layout import citation
 from gitmem.parse import entity_key
 from gitmem.recall.query import Query, build, quote as _quote
 from gitmem.timeline import git
@@ -579,11 +580,6 @@ def _params_without_validity(where: list[str], params: list[Any]) -> list[Any]:
             out += params[i : i + n]
         i += n
     return out
-
-
-def citation(path: str, start: int, end: int, oid: str | None) -> str:
-    lines = f"L{start}" if start == end else f"L{start}-L{end}"
-    return f"{path}#{lines}@{oid[:7] if oid else 'worktree'}"
 
 
 def to_result(r: sqlite3.Row | dict[str, Any], commits: dict[int, sqlite3.Row], score: float | None,

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from typing import Any
 
+from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.parse import decode, entity_key, split_lines
 from gitmem.recall.search import Options, Session, estimate_tokens, iso, pack, render_line
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
-ENTITY_DIR = "bank/entities/"
-_CITATION = re.compile(r"^(?P<path>.+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)$")
 
 
 def _validity(s: Session, as_of: str | None) -> tuple[str, list[Any], dict[str, Any] | None]:
@@ -38,20 +37,20 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
     cond, params, as_of_info = _validity(s, as_of)
     page: dict[str, Any] | None = None
     rows = s.conn.execute(
-        f"SELECT DISTINCT c.path, c.valid_from FROM chunks c WHERE c.path LIKE 'bank/entities/%' AND {cond}"
+        f"SELECT DISTINCT c.path, c.valid_from FROM chunks c WHERE c.path LIKE '{layout.ENTITIES_DIR}/%' AND {cond}"
         " ORDER BY c.valid_from DESC", params
     ).fetchall()
     for row in rows:
-        stem = row["path"][len(ENTITY_DIR):].rsplit(".", 1)[0]
-        if entity_key(stem) == key:
+        stem = layout.entity_page_stem(row["path"])
+        if stem is not None and entity_key(stem) == key:
             commit = as_of_info["commit"] if as_of_info else s.tip
             text = _file_at(s.ws, commit, row["path"]) if commit else None
             if text is not None:
                 page = {"path": row["path"], "text": text.strip(), "commit": commit,
-                        "source": f"{row['path']}#L1-L{max(len(split_lines(text.rstrip())), 1)}@{commit[:7]}"}
+                        "source": layout.citation(row["path"], 1, max(len(split_lines(text.rstrip())), 1), commit)}
             break
     answer = s.search("", Options(k=max(k * 4, 100), as_of=as_of, entity=key))
-    facts = [r for r in answer.results if not r["path"].startswith(ENTITY_DIR)]
+    facts = [r for r in answer.results if layout.entity_page_stem(r["path"]) is None]
     facts.sort(key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
     return {"entity": key, "page": page, "as_of": as_of_info, "index": s.index_info(),
             "notes": answer.notes, "results": facts[:k]}
@@ -99,15 +98,20 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+# Reflection's record of confidence steps (reflect.state.opinion_history): handed in by the caller,
+# because recall sits below reflect and must not import it.
+ReflectedHistory = Callable[[Workspace, str], dict[str, Any]]
+
+
 def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0.0,
-             as_of: str | None = None, history: bool = False) -> dict[str, Any]:
+             as_of: str | None = None, history: ReflectedHistory | None = None) -> dict[str, Any]:
     """Opinions in memory. The same statement stated in a log and curated in bank/opinions.md is
     one opinion: the bank version (reflected confidence) wins, the log versions are its evidence.
     With `history`, each opinion carries its trajectory: its edited versions (supersession chain)
-    and the confidence steps reflection recorded in bank/.reflect.json."""
+    and the confidence steps reflection recorded in bank/.reflect.json (read by `history`)."""
     answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",)))
     merged: dict[str, dict[str, Any]] = {}
-    for r in sorted(answer.results, key=lambda r: (r["path"] == "bank/opinions.md", r["id"] or 0)):
+    for r in sorted(answer.results, key=lambda r: (r["path"] == layout.OPINIONS_PAGE, r["id"] or 0)):
         key = _norm(r["content"])
         evidence = {"relation": "stated", "content": r["content"], "source": r["source"],
                     "confidence": r["confidence"]}
@@ -120,13 +124,11 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
         merged[key] = item  # later (bank, newer) versions replace earlier ones, keeping their evidence
     out = [o for o in merged.values()
            if (o["confidence"] if o["confidence"] is not None else 0.5) >= min_confidence]
-    if history:
+    if history is not None:
         reflected: dict[str, list[dict[str, Any]]] = {}
         try:
-            from gitmem.reflect.state import opinion_history
-
             rev = (answer.as_of or {}).get("commit") or s.tip or "HEAD"
-            for op in opinion_history(s.ws, rev)["opinions"]:
+            for op in history(s.ws, rev)["opinions"]:
                 reflected[_norm(str(op["statement"]))] = op.get("history", [])
         except GitmemError as exc:
             answer.notes.append(f"reflection history unavailable: {exc.message}")
@@ -210,10 +212,10 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     cond, params, as_of_info = _validity(s, as_of)
     commit = as_of_info["commit"] if as_of_info else s.tip
     memory_md = ""
-    if as_of is None and (s.ws.root / "memory.md").is_file():
-        memory_md = decode((s.ws.root / "memory.md").read_bytes())[0]
+    if as_of is None and (s.ws.root / layout.CORE_FILE).is_file():
+        memory_md = decode((s.ws.root / layout.CORE_FILE).read_bytes())[0]
     elif commit:
-        memory_md = _file_at(s.ws, commit, "memory.md") or ""
+        memory_md = _file_at(s.ws, commit, layout.CORE_FILE) or ""
     memory_md = memory_md.strip()
     used = estimate_tokens(memory_md)
     if used > budget:  # keep whole lines of memory.md up to the budget
@@ -237,13 +239,11 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
 
 
 def show(ws: Workspace, citation: str) -> dict[str, Any]:
-    m = _CITATION.match(citation.strip())
-    if not m:
-        raise GitmemError(f"{citation!r} is not a citation", "citations look like memory/2025-11-27.md#L12-L13@1a2b3c4")
-    path, start = m.group("path"), int(m.group("s"))
-    end = int(m.group("e") or start)
-    rev = m.group("rev")
-    if rev == "worktree":
+    cited = layout.parse_citation(citation)
+    if cited is None:
+        raise GitmemError(f"{citation!r} is not a citation", f"citations look like {layout.CITATION_EXAMPLE}")
+    path, start, end, rev = cited
+    if rev == layout.WORKTREE_REV:
         try:
             text = decode((ws.root / path).read_bytes())[0]
         except OSError:

@@ -13,10 +13,14 @@ same commit id.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
 from gitmem.reflect.safety import BaseEntry, check_write
 from gitmem.timeline import git
+
+if TYPE_CHECKING:
+    import pygit2
 
 IDENTITY = ("gitmem reflect", "reflect@gitmem.invalid")
 
@@ -47,9 +51,10 @@ class Builder:
 
         self._pygit2 = pygit2
         self.repo = pygit2.Repository(str(root))
-        self.base = self.repo.get(base)
-        if self.base is None:
+        found = self.repo.get(base)
+        if not isinstance(found, pygit2.Commit):
             raise GitmemError(f"commit {base} not found", "run `gitmem index` and try again")
+        self.base: pygit2.Commit = found
         self.changes: dict[str, bytes] = {}
 
     def entry(self, path: str) -> BaseEntry:
@@ -70,7 +75,7 @@ class Builder:
             obj = self.base.tree[path]
         except (KeyError, ValueError):
             return None
-        if obj.type_str != "blob":
+        if not isinstance(obj, self._pygit2.Blob):
             return None
         return bytes(obj.data)
 
@@ -83,7 +88,7 @@ class Builder:
         old = None
         try:
             obj = self.base.tree[path]
-            if obj.type_str == "blob":
+            if isinstance(obj, self._pygit2.Blob):
                 old = bytes(obj.data)
         except (KeyError, ValueError):
             pass
@@ -104,7 +109,7 @@ class Builder:
         oid = self.repo.create_commit(None, sig, sig, message, tree_oid, [self.base.id])
         return str(oid)
 
-    def _tree(self, tree: object | None, prefix: str, changes: dict[str, bytes]) -> object:
+    def _tree(self, tree: pygit2.Tree | None, prefix: str, changes: dict[str, bytes]) -> pygit2.Oid:
         pg = self._pygit2
         tb = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
         here: dict[str, bytes] = {}
@@ -121,8 +126,8 @@ class Builder:
             child = None
             if tree is not None:
                 try:
-                    existing = tree[name]  # type: ignore[index]
-                    child = existing if existing.type_str == "tree" else None
+                    existing = tree[name]
+                    child = existing if isinstance(existing, pg.Tree) else None
                 except KeyError:
                     child = None
             tb.insert(name, self._tree(child, f"{prefix}{name}/", sub), pg.GIT_FILEMODE_TREE)

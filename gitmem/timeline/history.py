@@ -21,7 +21,7 @@ import unidiff
 from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
 
 from gitmem.timeline import git
-from gitmem.workspace import is_memory_markdown
+from gitmem.layout import is_memory_markdown
 
 # A record separator at the start of a line cannot occur inside a patch (every patch line starts
 # with a diff prefix) and a NUL cannot occur in a commit message, so the header parses unambiguously.
