@@ -241,6 +241,15 @@ class Floor:
 
 # -- report --------------------------------------------------------------------------------------
 
+def publish(lines: list[str], title: str, command: str, write: bool) -> None:
+    """Print a bench's report and, with `--write`, make it the `## title` section of
+    bench/RESULTS.md under the command that reproduces it."""
+    text = "\n".join(lines)
+    print(text)
+    if write:
+        write_section(title, f"Command: `{command}`\n\n{text}")
+
+
 def write_section(title: str, body: str, path: Path = HERE / "RESULTS.md") -> None:
     """Replace (or append) the `## title` section of bench/RESULTS.md, leaving other sections alone."""
     text = path.read_text() if path.exists() else "# Benchmark results\n"

@@ -44,7 +44,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchlib import OUT, Built, Floor, fast_import, write_section  # noqa: E402
+from benchlib import OUT, Built, Floor, fast_import, publish  # noqa: E402
 from gm import Asker, entity_key, index  # noqa: E402
 
 DATA = HERE / "current_truth.json"
@@ -283,10 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     if misses:
         out += ["", "gitmem's top entity fact where it is not the current one:", ""]
         out += [f"- {o.scenario}: {o.question.q!r} (as of {o.question.as_of}) -> {o.top!r}" for o in misses]
-    print("\n".join(out))
-    if args.write:
-        write_section("Recall: current truth",
-                      "Command: `.venv/bin/python bench/current_truth.py --write`\n\n" + "\n".join(out))
+    publish(out, "Recall: current truth", ".venv/bin/python bench/current_truth.py --write", args.write)
     return 0
 
 

@@ -36,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchlib import LME, LOCOMO, OUT, Built, Floor, Tally, covered, fmt, half, write_section  # noqa: E402
+from benchlib import LME, LOCOMO, OUT, Built, Floor, Tally, covered, fmt, half, publish  # noqa: E402
 from gm import Asker, index, pack  # noqa: E402
 
 MAX_TOKENS = 256
@@ -270,11 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     out.append(f"Embedded {cache.embedded} new texts in {cache.cpu:.1f} CPU-s ({rate:.0f} texts per CPU-second; "
                "0 when all were cached); query: embed + brute-force cosine over the visible turns, median "
                f"{statistics.median(qms):.1f} ms, p95 {sorted(qms)[int(0.95 * (len(qms) - 1))]:.1f} ms.")
-    print("\n".join(out))
-    if args.write:
-        cmd = ("`PY bench/embed.py --model MODEL.onnx --tokenizer tokenizer.json"
-               + (f" --haystack-limit {args.haystack_limit}" if args.haystack_limit else "") + " --write`")
-        write_section("Recall: embedding fusion (bench only)", f"Command: {cmd}\n\n" + "\n".join(out))
+    cmd = ("PY bench/embed.py --model MODEL.onnx --tokenizer tokenizer.json"
+           + (f" --haystack-limit {args.haystack_limit}" if args.haystack_limit else "") + " --write")
+    publish(out, "Recall: embedding fusion (bench only)", cmd, args.write)
     return 0
 
 

@@ -59,8 +59,8 @@ from benchlib import (  # noqa: E402
     lme_time,
     matches_none,
     one_line,
+    publish,
     question_stems,
-    write_section,
 )
 from gm import Asker, cost, index, no_smoothing  # noqa: E402
 
@@ -264,12 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     out.append(f"{args.distractors} distractor sessions per question, seed {args.seed}. "
                f"Build + index {secs['build+index']:.1f}s (0 when cached), ask {secs['ask']:.1f}s "
                "(gitmem, floor and the unsmoothed diagnostic).")
-    print("\n".join(out))
-    if args.write:
-        cmd = "`.venv/bin/python bench/haystack.py" + (f" --limit {args.limit}" if args.limit != 500 else "") + (
-            f" --distractors {args.distractors}" if args.distractors != DISTRACTORS else "") + (
-            f" --seed {args.seed}" if args.seed != SEED else "") + " --write`"
-        write_section("Recall: LongMemEval haystack", f"Command: {cmd}\n\n" + "\n".join(out))
+    cmd = ".venv/bin/python bench/haystack.py" + (f" --limit {args.limit}" if args.limit != 500 else "") + (
+        f" --distractors {args.distractors}" if args.distractors != DISTRACTORS else "") + (
+        f" --seed {args.seed}" if args.seed != SEED else "") + " --write"
+    publish(out, "Recall: LongMemEval haystack", cmd, args.write)
     return 0
 
 

@@ -39,7 +39,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchlib import LME, OUT, Floor, Tally, fmt, half, rank_of, write_section  # noqa: E402
+from benchlib import LME, OUT, Floor, Tally, fmt, half, publish, rank_of  # noqa: E402
 from gm import Asker  # noqa: E402
 from haystack import Haystack, build, load, session_of, session_pool  # noqa: E402
 
@@ -116,10 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     t, secs = run(load(args.longmemeval))
     out = [table(t), "", (f"{secs:.1f}s (build + index when not cached, ask). Rule for updated vs outdated turns: "
                           "see the docstring of bench/knowledge_update.py.")]
-    print("\n".join(out))
-    if args.write:
-        write_section("Recall: knowledge updates (LongMemEval)",
-                      "Command: `.venv/bin/python bench/knowledge_update.py --write`\n\n" + "\n".join(out))
+    publish(out, "Recall: knowledge updates (LongMemEval)", ".venv/bin/python bench/knowledge_update.py --write",
+            args.write)
     return 0
 
 
