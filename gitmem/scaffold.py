@@ -130,7 +130,7 @@ def _ensure_ignored(root: Path, data: bytes, report: InitReport) -> None:
     if not os.path.lexists(path):
         _create(root, ".gitignore", data, report)
         return
-    if not path.is_file():
+    if path.is_symlink() or not path.is_file():  # a symlink: appending would write wherever it points
         report.skipped.append((".gitignore", f"exists and is not a regular file; add {IGNORE_LINE} to it by hand"))
         return
     existing = path.read_bytes()
@@ -171,4 +171,8 @@ def init_workspace(path: Path, *, install_hooks: bool = True) -> InitReport:
 def _install_hooks(ws: Workspace, report: InitReport) -> None:
     from gitmem import githooks
 
-    report.hooks = githooks.install(ws)
+    try:
+        report.hooks = githooks.install(ws)
+    except GitmemError as exc:
+        # e.g. husky's core.hooksPath: the workspace is still set up; say why there are no hooks.
+        report.hooks = githooks.HooksReport(githooks.hooks_dir(ws), [], [f"not installed: {exc}"])
