@@ -72,8 +72,10 @@ class Embedder:
             ids = np.zeros((len(idx), n), dtype=np.int64)
             mask = np.zeros((len(idx), n), dtype=np.int64)
             for r, e in enumerate(encs):
+                # The encoding's own mask: a tokenizer.json may carry padding settings, and pad
+                # tokens must not enter the mean.
                 ids[r, :len(e.ids)] = e.ids
-                mask[r, :len(e.ids)] = 1
+                mask[r, :len(e.ids)] = e.attention_mask
             hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
                                              "token_type_ids": np.zeros_like(ids)})[0]
             m = mask[:, :, None].astype(np.float32)
