@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from gitmem import __version__
-from gitmem.cli import agent_cmd, config_cmd, hooks_cmd, index_cmd, init_cmd, lint_cmd, recall_cmd, reflect_cmd
+from gitmem.cli import agent_cmd, config_cmd, hooks_cmd, index_cmd, init_cmd, lint_cmd, model_cmd, recall_cmd, reflect_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -39,6 +39,6 @@ def cli(ctx: click.Context, directory: Path | None) -> None:
     ctx.obj["cwd"] = (directory or Path.cwd()).resolve()
 
 
-for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd):
+for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, model_cmd, agent_cmd):
     for _command in _module.commands:
         cli.add_command(_command)
