@@ -241,6 +241,11 @@ class LlamaModel:
     def __init__(
         self, path: Path | str, *, n_ctx: int = DEFAULT_N_CTX, seed: int = DEFAULT_SEED, n_threads: int | None = None
     ) -> None:
+        # llama.cpp's OpenMP threads spin while they wait for each other. On a busy machine a
+        # spinning thread burns the core its partner needs: measured on 2 shared cores (load ~10),
+        # 2 threads took 159 s wall / 60 s CPU for what took 20 s / 11 s with passive waiting (and
+        # 36 s / 10 s on 1 thread). libgomp reads this once, when llama.cpp is first loaded.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import llama_cpp
         except ImportError as e:
