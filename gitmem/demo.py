@@ -22,6 +22,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from gitmem.errors import GitmemError
+from gitmem.layout import CORE_FILE, entity_page_path, log_path
 from gitmem.timeline import git
 
 # --- the facts tests and docs rely on ------------------------------------------------------------
@@ -217,17 +218,17 @@ LOGS: list[tuple[str, str, list[str]]] = [
 # Human edits and the side branch, as (datetime, author, message, files, branch, merge-from).
 # Daily-log commits are added from LOGS by history().
 EXTRA: list[tuple[str, str, str, dict[str, str | None], str, str | None]] = [
-    ("2025-11-03T09:00:00+01:00", "peter", "Set up memory workspace", {"memory.md": MEMORY_V1}, BRANCH, None),
+    ("2025-11-03T09:00:00+01:00", "peter", "Set up memory workspace", {CORE_FILE: MEMORY_V1}, BRANCH, None),
     ("2025-11-04T11:20:00+01:00", "peter", "Add my own entity page",
-     {"bank/entities/Peter.md": PETER_V1}, BRANCH, None),
+     {entity_page_path("Peter"): PETER_V1}, BRANCH, None),
     (f"{MOVE_DATE}T09:15:00+00:00", "peter", "memory: I live in Lisbon now",
-     {"memory.md": MEMORY_V2, "bank/entities/Peter.md": PETER_V2}, BRANCH, None),
+     {CORE_FILE: MEMORY_V2, entity_page_path("Peter"): PETER_V2}, BRANCH, None),
     ("2025-11-25T16:40:00+00:00", "peter", "Write up the Castle",
-     {"bank/entities/The-Castle.md": CASTLE_PAGE}, SIDE_BRANCH, None),
+     {entity_page_path("The-Castle"): CASTLE_PAGE}, SIDE_BRANCH, None),
     (f"{DELETE_DATE}T11:05:00+01:00", "peter", "memory: no password hints in memory",
-     {"memory.md": MEMORY_V3}, BRANCH, None),
+     {CORE_FILE: MEMORY_V3}, BRANCH, None),
     (f"{MERGE_DATE}T20:00:00+00:00", "peter", f"Merge branch '{SIDE_BRANCH}'", {}, BRANCH, SIDE_BRANCH),
-    (f"{RENAME_DATE}T10:30:00+00:00", "peter", "memory: warelay is now relay", {"memory.md": MEMORY_V4}, BRANCH, None),
+    (f"{RENAME_DATE}T10:30:00+00:00", "peter", "memory: warelay is now relay", {CORE_FILE: MEMORY_V4}, BRANCH, None),
 ]
 
 
@@ -274,7 +275,7 @@ def _layout() -> dict[str, str]:
     from gitmem.scaffold import layout_files
 
     return {rel: data.decode("utf-8") for rel, data in layout_files()
-            if not rel.endswith(".gitkeep") and rel != "memory.md"}
+            if not rel.endswith(".gitkeep") and rel != CORE_FILE}
 
 
 def history() -> list[DemoCommit]:
@@ -284,7 +285,7 @@ def history() -> list[DemoCommit]:
     for day, narrative, retain in LOGS:
         when = datetime.fromisoformat(f"{day}T22:00:00").replace(tzinfo=_tz(day))
         commits.append(DemoCommit(when, "assistant", f"log: {day}",
-                                  {f"memory/{day}.md": log_text(day, narrative, retain)}))
+                                  {log_path(day): log_text(day, narrative, retain)}))
     return sorted(commits, key=lambda c: c.when)
 
 

@@ -12,8 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-# Any of these at the top of the work tree makes it a memory workspace (see _skip).
-WORKSPACE_MARKS = (".memory", ".gitmem.toml", "memory.md", "memory")
+from gitmem.layout import WORKSPACE_MARKS  # any of these at the top of the work tree: see _skip
 
 
 def _git_dir(top: Path) -> Path:
@@ -76,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from gitmem.index import indexer
 
-        indexer.update(ws, quiet=True, wait=0.0)
+        indexer.update(ws, wait=0.0)
     except IndexLocked:
         return 0
     except Exception as exc:  # never let a gitmem problem surface in a git command

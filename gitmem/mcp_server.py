@@ -22,7 +22,6 @@ from gitmem.errors import GitmemError
 from gitmem.workspace import Workspace
 
 SERVER_NAME = "gitmem"
-TOOL_NAMES = ("recall", "about", "opinions", "changes", "why", "core", "retain")
 
 INSTRUCTIONS = """\
 gitmem is this assistant's long-term memory: Markdown files in a git repository, searchable with
@@ -39,7 +38,7 @@ def _sdk() -> tuple[Any, Any]:
         from mcp.server.mcpserver import MCPServer as server_cls
     except ImportError:
         try:
-            from mcp.server.fastmcp import FastMCP as server_cls  # mcp 1.x
+            from mcp.server.fastmcp import FastMCP as server_cls  # type: ignore[attr-defined,no-redef,unused-ignore]  # mcp 1.x
         except ImportError:
             raise GitmemError(
                 "the MCP server needs the `mcp` package, which is not installed",
@@ -133,10 +132,11 @@ def build_server(ws: Workspace) -> Any:
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
             from gitmem.recall.views import opinions as opinions_view
+            from gitmem.reflect.state import opinion_history
 
             with session() as s:
                 return opinions_view(s, entity=entity, min_confidence=min_confidence, as_of=as_of,
-                                     history=history)
+                                     history=opinion_history if history else None)
 
         return guarded(run)
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from gitmem.errors import GitmemError
+from gitmem.layout import CONFIG_FILE, DERIVED_DIR
+from gitmem.templates import template
 from gitmem.timeline import git
-from gitmem.workspace import CONFIG_FILE, DERIVED_DIR, Workspace
+from gitmem.workspace import Workspace
 
-TEMPLATES = "gitmem._templates"
 IGNORE_LINE = f"{DERIVED_DIR}/"
 
 # package-data globs skip dotfiles, so templates are stored without the dot and renamed on write.
@@ -53,13 +53,6 @@ class InitReport:
             "hooks": hooks,
         }
 
-
-def template(rel: str) -> Traversable:
-    """A template file or folder inside the installed package (works from a wheel or a checkout)."""
-    node = files(TEMPLATES)
-    for part in rel.split("/"):
-        node = node.joinpath(part)
-    return node
 
 
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, bytes]]:
@@ -137,13 +130,14 @@ def _ensure_ignored(root: Path, data: bytes, report: InitReport) -> None:
     if not os.path.lexists(path):
         _create(root, ".gitignore", data, report)
         return
-    if not path.is_file():
-        report.skipped.append((".gitignore", "exists and is not a regular file; add .memory/ to it by hand"))
+    if path.is_symlink() or not path.is_file():  # a symlink: appending would write wherever it points
+        report.skipped.append((".gitignore", f"exists and is not a regular file; add {IGNORE_LINE} to it by hand"))
         return
     existing = path.read_bytes()
     patterns = {line.strip() for line in existing.decode("utf-8", "replace").splitlines()}
-    if patterns & {".memory", ".memory/", "/.memory", "/.memory/", ".memory/*", "/.memory/*"}:
-        report.skipped.append((".gitignore", "already ignores .memory/"))
+    d = DERIVED_DIR
+    if patterns & {d, f"{d}/", f"/{d}", f"/{d}/", f"{d}/*", f"/{d}/*"}:
+        report.skipped.append((".gitignore", f"already ignores {IGNORE_LINE}"))
         return
     sep = b"" if not existing or existing.endswith(b"\n") else b"\n"
     with open(path, "ab") as fh:  # append only: the user's lines stay byte-for-byte as they were

@@ -1,20 +1,13 @@
-"""Where a memory workspace lives: its root, its derived-data folder and its config file."""
+"""Where a memory workspace lives: its root, and the absolute paths of its files (names: layout.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from gitmem import layout
+from gitmem.errors import GitmemError
+from gitmem.safefile import refuse_symlink
 from gitmem.timeline import git
-
-DERIVED_DIR = ".memory"
-CONFIG_FILE = ".gitmem.toml"
-
-
-def is_memory_markdown(rel: str) -> bool:
-    """Whether a workspace-relative path is memory: any *.md (any case) outside the derived folder.
-    The one rule the indexer, the working-tree overlay, status and lint share."""
-    return rel.lower().endswith(".md") and not rel.startswith((f"{DERIVED_DIR}/", ".git/"))
-
 
 class Workspace:
     """A git work tree used as memory. Each worktree has its own derived index.
@@ -49,28 +42,42 @@ class Workspace:
 
     @property
     def derived(self) -> Path:
-        return self.root / DERIVED_DIR
+        return self.root / layout.DERIVED_DIR
 
     @property
     def index_path(self) -> Path:
-        return self.derived / "index.sqlite"
+        return self.derived / layout.INDEX_FILE
 
     @property
     def hook_log(self) -> Path:
-        return self.derived / "hook.log"
+        return self.derived / layout.HOOK_LOG
 
     @property
     def config_path(self) -> Path:
-        return self.root / CONFIG_FILE
+        return self.root / layout.CONFIG_FILE
 
     def ensure_derived(self) -> Path:
         """Create .memory/ and make sure git ignores it even without a .gitignore line: a committed
-        index would be swept into history by `git add -A` and resurrected by `git reset --hard`."""
+        index would be swept into history by `git add -A` and resurrected by `git reset --hard`.
+
+        A `.memory` that is a symlink (a clone can carry a committed one) is refused, never
+        followed: the index, locks and logs would be written wherever it points."""
+        refuse_symlink(self.derived, f"{layout.DERIVED_DIR}/")
+        if self.derived.exists() and not self.derived.is_dir():
+            raise GitmemError(f"{self.derived} is not a directory; gitmem keeps its derived data there",
+                              f"move {layout.DERIVED_DIR} away (it is rebuilt from git), then retry")
         if not self.derived.is_dir():
             self.derived.mkdir(parents=True, exist_ok=True)
-            if not git.ok(self.root, "check-ignore", "-q", f"{DERIVED_DIR}/index.sqlite"):
+            if not git.ok(self.root, "check-ignore", "-q", f"{layout.DERIVED_DIR}/{layout.INDEX_FILE}"):
                 exclude = git.git_path(self.root, "info/exclude")
                 exclude.parent.mkdir(parents=True, exist_ok=True)
                 with exclude.open("a", encoding="utf-8") as fh:
-                    fh.write(f"\n# derived gitmem index (rebuildable from git)\n/{DERIVED_DIR}/\n")
+                    fh.write(f"\n# derived gitmem index (rebuildable from git)\n/{layout.DERIVED_DIR}/\n")
         return self.derived
+
+    def derived_file(self, name: str) -> Path:
+        """`.memory/<name>`, after checking that neither `.memory` nor the file is a symlink: every
+        file gitmem keeps there is opened through this (or safefile's O_NOFOLLOW helpers)."""
+        path = self.ensure_derived() / name
+        refuse_symlink(path, f"{layout.DERIVED_DIR}/{name}")
+        return path

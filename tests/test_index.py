@@ -1,4 +1,4 @@
-"""The timeline index on real repositories: every history shape DESIGN.md names, and safety."""
+"""The timeline index on real repositories: every history shape (linear, merges, rewrites, renames), and safety."""
 
 from __future__ import annotations
 

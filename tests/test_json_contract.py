@@ -246,7 +246,7 @@ def test_config(tmp_path: Path) -> None:
     assert changed == {"path": str((ws / ".gitmem.toml").resolve()), "settings": {"recall.k": 20}, "changed": "recall.k"}
     text_after = (ws / ".gitmem.toml").read_text()
     # Only that value changed: every comment line of the template is still there.
-    assert [l for l in text_before.splitlines() if l.startswith("#")] == [l for l in text_after.splitlines() if l.startswith("#")]
+    assert [ln for ln in text_before.splitlines() if ln.startswith("#")] == [ln for ln in text_after.splitlines() if ln.startswith("#")]
     assert check("config", ws, "config", "recall.k")["settings"] == {"recall.k": 20}
     bad = run(ws, "config", "recall.kk", "3", "--json")
     assert bad.returncode == 1 and "recall.k" in json.loads(bad.stdout)["hint"]

@@ -157,7 +157,6 @@ def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
     t = J.trust(ws, name)
     assert not t.allowed and "has not been checked" in t.reason and J.CONFIG_HINT in t.reason
     good = J.Calibration(J.fingerprint(name), name, "yesno", 1.25, 0.8, 0.03, 0.2, 80, 40.0, "2026-11-30")
-    ws.ensure_derived()
     J.write_table(J.workspace_calibration_path(ws), good)
     assert J.load_calibration(ws, name) == good
     # The same weights under another file name are the same model.

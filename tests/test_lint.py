@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gitmem.cli import cli, main
-from gitmem.parse.lint import lint_workspace, workspace_markdown
+from gitmem.lint import lint_workspace, workspace_markdown
 from gitrepo import GitRepo
 
 GOOD = "# 2025-11-27\n## Retain\n- W @Peter: fine\n"

@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from gitmem import demo
 
+# Before any import the extra brings (anyio comes with mcp): without it, skip this module only.
 pytest.importorskip("mcp")
 
+import anyio  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from gitmem.parse import Block, parse_markdown, split_lines
+from gitmem.parse import Block, Section, parse_markdown, sections, split_lines
 
 
 def spans(blocks: list[Block]) -> list[tuple[int, int]]:
@@ -81,6 +81,21 @@ def test_setext_headings() -> None:
     pf = parse_markdown("Title\n=====\nbody\n\nSub\n---\nmore\n", "n.md")
     assert spans(pf.blocks) == [(3, 3), (7, 7)]
     assert [b.heading for b in pf.blocks] == [("Title",), ("Title", "Sub")]
+
+
+def test_sections_are_fence_aware_with_spans_and_the_retain_rule() -> None:
+    text = ("---\n# not: a heading\n---\n# Day\n\n```\n## Retain\n```\n\nRetain:\n======\n"
+            "### Sub\n- W: x\n## Notes\n- n\n")
+    got = sections(text)
+    assert got == [
+        Section(4, 4, 9, 1, "Day", ("Day",)),
+        Section(10, 11, 15, 1, "Retain:", ("Retain:",)),
+        Section(12, 12, 13, 3, "Sub", ("Retain:", "Sub")),
+        Section(14, 14, 15, 2, "Notes", ("Retain:", "Notes")),
+    ]
+    assert [(s.is_retain, s.in_retain) for s in got] == [(False, False), (True, True), (False, True), (False, True)]
+    # The same rule makes the parser's facts: the item under "Sub" is a Retain fact.
+    assert [b.start for b in parse_markdown(text, "x.md").blocks if b.fact] == [13]
 
 
 def test_crlf_and_lone_cr_keep_exact_lines() -> None:

@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from gitmem.parse import log_date, parse_event_time, parse_markdown
+from gitmem.layout import log_date
+from gitmem.parse import parse_event_time, parse_markdown
 
 LOG_DAY = date(2025, 11, 27)
 

@@ -115,7 +115,7 @@ def test_natural_language_and_raw_queries(demo_ws: Workspace) -> None:
 
 
 def test_budget_packs_into_tokens(demo_ws: Workspace) -> None:
-    from gitmem.recall.search import estimate_tokens, render_line
+    from gitmem.recall.result import estimate_tokens, render_line
 
     with Session(demo_ws) as s:
         for budget in (60, 200, 1000):
@@ -179,7 +179,7 @@ def test_as_of_never_leaks_across_edits_reverts_and_skewed_clocks(tmp_path: Path
         assert recalled(ws, oid) == tree_chunks(repo.path, oid)
     # dates: the state is that of the last commit whose date, and every earlier commit's date, is <= WHEN
     times = [int(repo.git("show", "-s", "--format=%ct", o)) for o in oids]
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     for day in ("2025-11-02", "2025-11-04", "2025-11-06", "2025-11-09", "2025-11-10"):
         end = int(datetime.fromisoformat(f"{day}T23:59:59+00:00").timestamp())

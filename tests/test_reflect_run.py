@@ -64,7 +64,6 @@ def calibrate(ws: Workspace, name: str = "fake") -> None:
     """Record in the workspace that the fake model was checked as a judge: labels, margin 1.0."""
     from gitmem.reflect import judge
 
-    ws.ensure_derived()
     judge.write_table(judge.workspace_calibration_path(ws), judge.Calibration(
         fingerprint=judge.fingerprint(name), model=name, method="labels", margin=1.0, accuracy=0.9,
         wrong_direction=0.0, abstain=0.1, cases=80, tokens_per_second=0.0, measured="2025-11-01"))
@@ -209,7 +208,6 @@ def test_unchecked_or_untrusted_judge_never_moves_confidence_and_says_why(repo: 
     # Checked, but above the wrong-direction bar: the same, with the measured rate in the reason.
     from gitmem.reflect import judge
 
-    ws.ensure_derived()
     judge.write_table(judge.workspace_calibration_path(ws), judge.Calibration(
         fingerprint="sloppy", model="sloppy", method="labels", margin=0.0, accuracy=0.4, wrong_direction=0.3,
         abstain=0.0, cases=80, tokens_per_second=0.0, measured="2025-11-01"))

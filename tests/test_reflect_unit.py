@@ -110,6 +110,16 @@ def test_log_may_only_gain_a_retain_section() -> None:
         safety.check_write("memory/2025-11-27.md", ok, ok + b"\n## Retain\n- W: y\n", _absent)
 
 
+def test_log_gate_reads_sections_as_the_parser_does() -> None:
+    """A `## Retain` line inside a code fence is not a section (so one may be appended), and an
+    appended heading that an unclosed fence would swallow is refused."""
+    fenced = b"# 2025-11-27\n\n```\n## Retain\n```\n"
+    safety.check_write("memory/2025-11-27.md", fenced, fenced + b"\n## Retain\n- W: x\n", _absent)
+    unclosed = b"# 2025-11-27\n\n```\ncode\n"
+    with pytest.raises(UnsafeWrite, match="would not be a heading"):
+        safety.check_write("memory/2025-11-27.md", unclosed, unclosed + b"\n## Retain\n- W: x\n", _absent)
+
+
 def test_gate_refuses_symlinks_and_files_as_folders() -> None:
     def link(path: str) -> BaseEntry:
         return BaseEntry(0o120000 if path == "bank/entities" else (0o040000 if path == "bank" else None))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.workspace import Workspace, is_memory_markdown
+from gitmem.layout import is_memory_markdown
+from gitmem.workspace import Workspace
 
 
 def test_value_semantics(tmp_path: Path) -> None:
@@ -27,3 +28,20 @@ def test_value_semantics(tmp_path: Path) -> None:
 ])
 def test_memory_markdown_rule(rel: str, memory: bool) -> None:
     assert is_memory_markdown(rel) is memory
+
+
+def test_citation_format_and_parser_are_one_rule() -> None:
+    from gitmem import layout
+
+    oid = "1a2b3c4d5e6f" + "0" * 28
+    assert layout.citation("memory/2025-11-27.md", 12, 13, oid) == "memory/2025-11-27.md#L12-L13@1a2b3c4"
+    assert layout.citation("memory.md", 4, 4, None) == "memory.md#L4@worktree"
+    for path, start, end, rev in (("memory/2025-11-27.md", 12, 13, oid), ("bank/entities/Peter.md", 1, 1, None)):
+        parsed = layout.parse_citation(" " + layout.citation(path, start, end, rev) + "\n")
+        assert parsed == layout.Citation(path, start, end, rev[:7] if rev else layout.WORKTREE_REV)
+    assert layout.parse_citation("memory.md#L2-3@abcd") == layout.Citation("memory.md", 2, 3, "abcd")
+    for bad in ("memory.md", "memory.md#L4", "memory.md#4@abc1234", "memory.md#L4@xyz"):
+        assert layout.parse_citation(bad) is None, bad
+    assert layout.entity_page_stem(layout.entity_page_path("The-Castle")) == "The-Castle"
+    assert layout.entity_page_stem("bank/entitiesX/Peter.md") is None  # the slash is part of the name
+    assert layout.log_date(layout.log_path("2025-11-27")).isoformat() == "2025-11-27"  # type: ignore[union-attr]

@@ -39,7 +39,7 @@ def index_command(ctx: click.Context, rebuild: bool, wait: float, as_json: bool)
         bar.update(1)
 
     try:
-        result = update(ws, rebuild=rebuild, quiet=not show_bar, wait=wait, progress=progress if show_bar else None)
+        result = update(ws, rebuild=rebuild, wait=wait, progress=progress if show_bar else None)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -79,10 +79,12 @@ def status_command(ctx: click.Context, as_json: bool) -> None:
     Example:
       gitmem status --json
     """
+    from gitmem.githooks import last_hook_error
     from gitmem.index.status import workspace_status
     from gitmem.workspace import Workspace
 
-    data = workspace_status(Workspace.find(cwd(ctx)))
+    ws = Workspace.find(cwd(ctx))
+    data = workspace_status(ws, last_hook_error(ws))
 
     def text(d: dict[str, Any]) -> str:
         c = d["counts"]

@@ -31,7 +31,7 @@ def lint(ctx: click.Context, paths: tuple[Path, ...], as_json: bool) -> None:
       gitmem lint memory/2025-11-27.md --json
     """
     from gitmem.config import load_config
-    from gitmem.parse.lint import lint_workspace
+    from gitmem.lint import lint_workspace
     from gitmem.workspace import Workspace
 
     here = cwd(ctx)

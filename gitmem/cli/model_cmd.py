@@ -91,7 +91,6 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
     stored: str | None = None
     # Only a check on the shipped cases calibrates: a handful of custom cases proves too little.
     if ws is not None and cases_file is None:
-        ws.ensure_derived()
         target = J.workspace_calibration_path(ws)
         J.write_table(target, report.calibration)
         stored = str(target.relative_to(ws.root))

@@ -105,9 +105,11 @@ def opinions_command(ctx: click.Context, entity: str | None, min_confidence: flo
       gitmem opinions --history --json
     """
     from gitmem.recall.views import opinions
+    from gitmem.reflect.state import opinion_history
 
     with _session(ctx) as s:
-        data = opinions(s, entity=entity, min_confidence=min_confidence, as_of=as_of, history=history)
+        data = opinions(s, entity=entity, min_confidence=min_confidence, as_of=as_of,
+                        history=opinion_history if history else None)
 
     def text(d: dict[str, Any]) -> str:
         lines = [f"note: {n}" for n in d["notes"]]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitmem.index.db import get_meta, open_index, target_commit
+from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.timeline import git
-from gitmem.workspace import Workspace, is_memory_markdown
+from gitmem.layout import is_memory_markdown
+from gitmem.workspace import Workspace
 
 
-def workspace_status(ws: Workspace) -> dict[str, Any]:
-    """Indexed commit, HEAD, how far behind, row counts, uncommitted Markdown, last hook error."""
+def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[str, Any]:
+    """Indexed commit, HEAD, how far behind, row counts, uncommitted Markdown, and the last hook
+    error (read by the caller from githooks, which sits above the index)."""
     head = target_commit(ws)
     exists = ws.index_path.exists()
     conn, note = open_index(ws)
@@ -35,26 +37,29 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
                 " ON last.path = p.path AND last.pos = p.pos ORDER BY p.path LIMIT 50"
             )
         ]
-        shallow = get_meta(conn, "shallow") == "1"
+        # After `git fetch --unshallow` the index is no longer what the repository holds: the
+        # next update rebuilds it, so say "not shallow, not up to date" rather than the old state.
+        refetched = unshallowed(ws, conn)
+        shallow = get_meta(conn, "shallow") == "1" and not refetched
     finally:
         conn.close()
     if tip is None or head is None:
         behind: int | None = 0 if head is None else None
+    elif refetched:
+        behind = None
     elif tip == head:
         behind = 0
     elif git.is_ancestor(ws.root, tip, head):
         behind = len(git.first_parent_oids(ws.root, head, since=tip))
     else:
         behind = None  # rewritten history: the next update rolls back first
-    from gitmem.githooks import last_hook_error
-
     return {
         "workspace": str(ws.root),
         "branch": git.current_branch(ws.root),
         "head": head,
         "indexed": tip,
         "behind": behind,
-        "up_to_date": tip == head,
+        "up_to_date": tip == head and not refetched,
         "index_path": str(ws.index_path),
         "index_existed": exists,
         "recovered": note,
@@ -62,5 +67,5 @@ def workspace_status(ws: Workspace) -> dict[str, Any]:
         "counts": counts,
         "uncommitted": [p for _, p in git.status(ws.root) if is_memory_markdown(p)],
         "problems": problems,
-        "last_hook_error": last_hook_error(ws),
+        "last_hook_error": last_hook_error,
     }

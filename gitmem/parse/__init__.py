@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gitmem.parse.blocks import parse_markdown
-    from gitmem.parse.dates import find_dates, log_date, parse_event_time
+    from gitmem.parse.blocks import Outline, Section, outline, parse_markdown, sections
+    from gitmem.parse.dates import find_dates, parse_event_time
     from gitmem.parse.entities import entity_key, entity_slug, mention_keys, mentions
     from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile, RetainFact
     from gitmem.parse.retain import is_retain_heading, parse_retain_bullet
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 # Names are loaded on first use (PEP 562): the chunker's and the date parser's regexes cost
 # ~20 ms to compile, which `gitmem recall` should not pay when it only needs entity_key.
 _HOME = {
-    "parse_markdown": "blocks",
-    "find_dates": "dates", "log_date": "dates", "parse_event_time": "dates",
+    "parse_markdown": "blocks", "outline": "blocks", "sections": "blocks", "Outline": "blocks", "Section": "blocks",
+    "find_dates": "dates", "parse_event_time": "dates",
     "entity_key": "entities", "entity_slug": "entities", "mention_keys": "entities", "mentions": "entities",
     "KIND_LETTERS": "model", "NOTE": "model", "Block": "model", "Diagnostic": "model", "ParsedFile": "model",
     "RetainFact": "model",
@@ -44,6 +44,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "KIND_LETTERS",
     "NOTE",
+    "Outline",
+    "Section",
     "Block",
     "Diagnostic",
     "ParsedFile",
@@ -54,11 +56,12 @@ __all__ = [
     "find_dates",
     "is_binary",
     "is_retain_heading",
-    "log_date",
     "mention_keys",
     "mentions",
+    "outline",
     "parse_event_time",
     "parse_markdown",
     "parse_retain_bullet",
+    "sections",
     "split_lines",
 ]

@@ -22,7 +22,8 @@ from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
 
-from gitmem.parse.dates import log_date, parse_event_time
+from gitmem.layout import log_date
+from gitmem.parse.dates import parse_event_time
 from gitmem.parse.entities import mention_keys
 from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
 from gitmem.parse.retain import LIST_MARKER, Problem, classify, is_retain_heading
@@ -93,6 +94,8 @@ class _Chunker:
         self.marker_end = 0  # for items: where the text after the marker starts in the first line
         self.top_item = False
         self.fence_closed = False
+        # (first line, last line, level, text) of every heading, when asked for (see `outline`).
+        self.outline: list[tuple[int, int, int, str]] | None = None
         # Resume points: (line index, blocks so far, diagnostics so far, state). At the top of the
         # main loop the state depends only on the lines before the index, so the next version of
         # the file can restart there when those lines are unchanged. The state holds no absolute
@@ -185,7 +188,7 @@ class _Chunker:
                 m = _ATX.match(line)
                 if m:
                     self.flush(i)
-                    self.set_heading(len(m.group(1)), _atx_text(line, m))
+                    self.set_heading(len(m.group(1)), _atx_text(line, m), lineno, lineno)
                     self.list_stack.clear()
                     i += 1
                     continue
@@ -198,8 +201,8 @@ class _Chunker:
             if c in "=-" and self.start and self.pending == _PARA and indent <= 3 and _SETEXT.fullmatch(line):
                 # Setext heading: the pending paragraph was the heading text, not a block.
                 text = " ".join(" ".join(lines[self.start - 1 : i]).split())
-                self.start = 0
-                self.set_heading(1 if c == "=" else 2, text)
+                first, self.start = self.start, 0
+                self.set_heading(1 if c == "=" else 2, text, first, lineno)
                 self.list_stack.clear()
                 i += 1
                 continue
@@ -245,7 +248,9 @@ class _Chunker:
         self.flush(end)
         return end
 
-    def set_heading(self, level: int, text: str) -> None:
+    def set_heading(self, level: int, text: str, first: int, last: int) -> None:
+        if self.outline is not None:
+            self.outline.append((first, last, level, text))
         hs = self.headings
         while hs and hs[-1][0] >= level:
             hs.pop()
@@ -419,6 +424,59 @@ def parse_markdown(
         # Reaching this is a gitmem bug (the property tests assert it never happens), but one odd
         # file must not stop the index of years of history: skip it and say so.
         return _skipped(path, "internal-error", f"could not parse ({type(exc).__name__}: {exc}); please report this file")
+
+
+class Section(NamedTuple):
+    """A heading and the lines it governs, as the chunker reads them: a `# Retain` inside a code
+    fence or front matter is not a heading. The one answer to "is this a Retain section?"."""
+
+    start: int  # 1-based first line of the heading (a setext heading's first text line)
+    heading_end: int  # its last line (a setext heading's underline)
+    end: int  # the section's last line: before the next heading of the same or a higher level
+    level: int
+    title: str
+    path: tuple[str, ...]  # the titles of this heading and its open ancestors, outermost first
+
+    @property
+    def is_retain(self) -> bool:
+        """This heading is a Retain heading."""
+        return is_retain_heading(self.title)
+
+    @property
+    def in_retain(self) -> bool:
+        """Top-level list items here are Retain facts (this heading or an ancestor is Retain)."""
+        return any(is_retain_heading(t) for t in self.path)
+
+
+class Outline(NamedTuple):
+    blocks: list[Block]
+    sections: list[Section]
+
+
+def outline(data: str | bytes, path: str = "") -> Outline:
+    """The blocks and the sections of one file, from one full parse (no size limit, no reuse)."""
+    text = decode(data)[0] if isinstance(data, bytes) else data
+    lines = split_lines(text)
+    chunker = _Chunker(lines, path, log_date(path))
+    chunker.resumable = False  # no checkpoints: nothing will resume from this parse
+    found: list[tuple[int, int, int, str]] = []
+    chunker.outline = found
+    chunker.run()
+    last_line = len(lines) - 1 if len(lines) > 1 and not lines[-1] else len(lines)  # "a\n" is one line
+    sections: list[Section] = []
+    open_: list[tuple[int, str]] = []  # (level, title) of the enclosing headings
+    for n, (first, last, level, title) in enumerate(found):
+        while open_ and open_[-1][0] >= level:
+            open_.pop()
+        open_.append((level, title))
+        end = next((f - 1 for f, _, lv, _ in found[n + 1 :] if lv <= level), last_line)
+        sections.append(Section(first, last, end, level, title, tuple(t for _, t in open_)))
+    return Outline(chunker.blocks, sections)
+
+
+def sections(data: str | bytes, path: str = "") -> list[Section]:
+    """Every heading's section, in file order (see `Section`)."""
+    return outline(data, path).sections
 
 
 def _skipped(path: str, code: str, message: str) -> ParsedFile:

@@ -6,8 +6,6 @@ import re
 from functools import lru_cache
 from datetime import date, timedelta
 
-_LOG_PATH = re.compile(r"(?:\./)?memory/(\d{4})-(\d{2})-(\d{2})\.md")
-
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
     "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
@@ -100,15 +98,6 @@ def _may_start_date(text: str, run: re.Match[str]) -> bool:
         q += 1
     nxt = text[q : q + 3].lower()
     return nxt in _MONTHS or nxt[:1] in _RANGE_CHARS or nxt[:2] in _RANGE_WORDS
-
-
-@lru_cache(maxsize=4096)  # the indexer asks once per file version: the same few paths, over and over
-def log_date(path: str) -> date | None:
-    """The date of a daily log, from its workspace-relative path: memory/2025-11-27.md -> 2025-11-27."""
-    m = _LOG_PATH.fullmatch(path.replace("\\", "/"))
-    if not m:
-        return None
-    return _mkdate(int(m[1]), int(m[2]), int(m[3]))
 
 
 def _mkdate(y: int, m: int, d: int) -> date | None:

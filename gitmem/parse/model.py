@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-# Kind letters of the Retain grammar (DESIGN.md "Retain bullets").
+# Kind letters of the Retain grammar (README.md, "The workspace").
 KIND_LETTERS: dict[str, str] = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 NOTE = "note"
 

@@ -32,7 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from gitmem import layout
 from gitmem.parse import entity_key, mentions
+from gitmem.safefile import write_atomic
 from gitmem.reflect.prompts import MAX_CLAIM_CHARS, Relation, Strength, Verdict, _cap, _one_line, data_section
 
 if TYPE_CHECKING:
@@ -45,7 +47,6 @@ LABELS: tuple[Relation, ...] = ("supports", "contradicts", "unrelated")
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
 STRONG_CLEARANCE = 2.0
-CALIBRATION_FILE = "judge-calibration.json"
 CONFIG_HINT = "gitmem config reflect.model PATH"
 
 # --------------------------------------------------------------------------- the relevance gate
@@ -292,16 +293,18 @@ def shipped_calibrations() -> dict[str, Calibration]:
 
 
 def workspace_calibration_path(ws: Workspace) -> Path:
-    """The workspace's own calibrations: derived data in .memory/ (re-run `gitmem model check` to rebuild)."""
-    return ws.derived / CALIBRATION_FILE
+    """The workspace's own calibrations: derived data in .memory/ (re-run `gitmem model check` to
+    rebuild), never through a symlink."""
+    return ws.derived_file(layout.JUDGE_CALIBRATION)
 
 
 def load_calibration(ws: Workspace | None, model_name: str) -> Calibration | None:
     """The workspace's own check of this model if there is one, else the shipped one, else None."""
     key = fingerprint(model_name)
-    if ws is not None:
+    path = ws.derived / layout.JUDGE_CALIBRATION if ws is not None else None
+    if path is not None and path.is_file() and not path.is_symlink() and not path.parent.is_symlink():
         try:
-            own = _read_table(workspace_calibration_path(ws).read_text(encoding="utf-8"))
+            own = _read_table(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             own = {}
         if key in own:
@@ -317,9 +320,7 @@ def write_table(path: Path, cal: Calibration) -> None:
         table = {}
     table[cal.fingerprint] = cal
     body = {k: v._asdict() for k, v in sorted(table.items())}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(body, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 class Trust(NamedTuple):

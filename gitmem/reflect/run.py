@@ -18,21 +18,25 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.config import load_config
 from gitmem.errors import GitmemError
-from gitmem.parse import entity_key, is_retain_heading, log_date, mentions, parse_retain_bullet, split_lines
+from gitmem import layout
+from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
+from gitmem.parse import entity_key, mentions, parse_retain_bullet, sections
 from gitmem.parse.model import RetainFact
 from gitmem.reflect import confidence, gather, judge, pages
-from gitmem.reflect.branch import Builder, move, read_ref, ref_name
-from gitmem.reflect.safety import ENTITIES_DIR, STATE_PATH, UnsafeWrite, clean_inline, entity_page
+from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
+from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
+    from gitmem.recall.search import Session
     from gitmem.reflect.model import Model
 
 Progress = Callable[[int, int, str], None]
@@ -70,16 +74,64 @@ def _display_names(facts: list[dict[str, Any]]) -> dict[str, str]:
     return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in seen.items()}
 
 
+class PageChange(NamedTuple):
+    """Reflection (re)wrote blocks of a bank page."""
+
+    path: str
+    what: str  # "entity", "opinions", "world", "experience", "memory proposals"
+    status: str  # "added" or "updated"
+    blocks: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "what": self.what, "status": self.status, "blocks": self.blocks}
+
+
+class RetainChange(NamedTuple):
+    """Reflection appended a Retain section to a daily log."""
+
+    path: str
+    bullets: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "what": "retain", "status": "updated", "bullets": self.bullets}
+
+
+class EvidenceStep(NamedTuple):
+    relation: str
+    strength: str
+    delta: float
+    source: str
+
+
+class OpinionChange(NamedTuple):
+    """An opinion's confidence moved (or was stated) in bank/opinions.md."""
+
+    path: str
+    opinion: str
+    before: float
+    after: float
+    delta: float
+    clamped: bool
+    evidence: list[EvidenceStep]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "opinion": self.opinion, "before": self.before, "after": self.after,
+                "delta": self.delta, "clamped": self.clamped, "evidence": [e._asdict() for e in self.evidence]}
+
+
+Change = PageChange | RetainChange | OpinionChange
+
+
 class _Run:
     def __init__(self, ws: Workspace, opts: RunOptions) -> None:
         self.ws = ws
         self.opts = opts
         self.root = ws.root
         self.cfg = load_config(ws)
-        self.ref = ref_name(self.cfg.reflect.branch)
+        self.ref = ref_name(ws.root, self.cfg.reflect.branch)
         self.rejected: list[dict[str, str]] = []
         self.skipped: list[dict[str, str]] = []
-        self.changes: list[dict[str, Any]] = []
+        self.changes: list[Change] = []
         self.notes: list[str] = []
         self.model: Model | None = None
         self.trust: judge.Trust | None = None
@@ -117,6 +169,7 @@ class _Run:
             raise GitmemError(f"HEAD is on the review branch {branch}",
                               "check out your own branch first (e.g. `git switch main`), then run `gitmem reflect`")
         pending = read_ref(root, self.ref)  # the CAS expectation, read before any slow work
+        check_ours(root, self.ref, pending)  # before the slow work too: the same refusal later would waste it
         pending_base = git.first_parent(root, pending) if pending else None
         state = read_state(root, head)
         self.notes += state.notes
@@ -158,17 +211,17 @@ class _Run:
     def _logs_without_retain(self, builder: Builder, win: gather.Window) -> list[str]:
         out = []
         for path in win.paths:
-            if not path.startswith("memory/") or log_date(path) is None:
+            if log_date(path) is None or not layout.LOG_NAME.fullmatch(path):
                 continue
             text = builder.base_text(path)
             if text is None:
                 continue
-            if not any(ln.startswith("#") and is_retain_heading(ln.lstrip("#")) for ln in split_lines(text)):
+            if not any(s.is_retain for s in sections(text, path)):
                 out.append(path)
         return out
 
     # ------------------------------------------------------------------------------------
-    def _propose(self, s: Any, builder: Builder, state: State, win: gather.Window, logs: list[str],
+    def _propose(self, s: Session, builder: Builder, state: State, win: gather.Window, logs: list[str],
                  pending: str | None, result: dict[str, Any]) -> dict[str, Any]:
         at = _iso_date(win.through_time)
         names = _display_names(win.facts)
@@ -184,7 +237,7 @@ class _Run:
 
         opinions = self._opinions(ops, pairs, state, at)
         if opinions:
-            self._write_page(builder, "bank/opinions.md", "Opinions", [("opinions", pages.opinions_block(opinions))],
+            self._write_page(builder, layout.OPINIONS_PAGE, "Opinions", [("opinions", pages.opinions_block(opinions))],
                              state, blocks, "opinions")
         self.tick("opinions")
 
@@ -202,12 +255,13 @@ class _Run:
             if self.model and facts:
                 from gitmem.reflect.prompts import summarize_entity
 
-                model = self.model
-                summary = self.ask(f"summary of {name}", lambda: summarize_entity(model, name, [f["content"] for f in facts]))
+                # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
+                summary = self.ask(f"summary of {name}",
+                                   partial(summarize_entity, self._model(), name, [f["content"] for f in facts]))
             about = [o for o in opinions if key in o["entities"]]
             self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about), state, blocks, "entity")
 
-        for kind, path, title in (("world", "bank/world.md", "World"), ("experience", "bank/experience.md", "Experience")):
+        for kind, path, title in (("world", layout.WORLD_PAGE, "World"), ("experience", layout.EXPERIENCE_PAGE, "Experience")):
             if any(r["kind"] == kind for r in win.facts):
                 facts = self._dedup(gather.current_facts(s, kind))
                 self._write_page(builder, path, title, [(kind, pages.list_block(facts))], state, blocks, kind)
@@ -220,9 +274,10 @@ class _Run:
         self._memory_proposals(builder, opinions, state, blocks)
         self.tick("memory proposals")
 
+        changes = [c.to_json() for c in self.changes]  # the JSON shape: docs/json-contract.md
         run_summary = {"base": result["base"],
                        "since": result["since"], "through": win.through, "facts": len(win.facts),
-                       "model": self.model.name if self.model else None, "changes": self.changes,
+                       "model": self.model.name if self.model else None, "changes": changes,
                        "skipped": self.skipped, "rejected": self.rejected}
         new_state = State(through=win.through, through_time=datetime.fromtimestamp(win.through_time, timezone.utc).isoformat(),
                           model=self.model.name if self.model else None, blocks=dict(sorted(blocks.items())),
@@ -231,7 +286,7 @@ class _Run:
         message = self._message(result, win)
         commit = builder.commit(message)
         stat = git.out(self.root, "diff", "--stat", result["base"], commit)
-        result.update({"commit": commit, "diffstat": stat, "changes": self.changes, "skipped": self.skipped,
+        result.update({"commit": commit, "diffstat": stat, "changes": changes, "skipped": self.skipped,
                        "rejected": self.rejected, "opinions": [{k: o[k] for k in ("statement", "confidence", "delta", "source")}
                                                                for o in opinions],
                        "model": run_summary["model"], "notes": self.notes, "message": message})
@@ -244,7 +299,7 @@ class _Run:
         return result
 
     # ------------------------------------------------------------------------------------
-    def _pairs(self, s: Any, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
+    def _pairs(self, s: Session, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
         out: dict[int, list[dict[str, Any]]] = {}
         budget = gather.MAX_PAIRS
         passed = considered = 0
@@ -276,10 +331,10 @@ class _Run:
             evidence: list[confidence.Evidence] = []
             for fact in pairs.get(op["id"], []):
                 self.tick("judging evidence")
-                model, cal = self.model, self.trust.calibration if self.trust else None
-                assert model is not None and cal is not None
+                cal = self.trust.calibration if self.trust else None
+                assert cal is not None  # pairs exist only when the model is trusted
                 verdict = self.ask(f"judge {fact['source']} vs {op['source']}",
-                                   lambda f=fact: judge.judge(model, cal, f["content"], op["content"]))  # type: ignore[arg-type]
+                                   partial(judge.judge, self._model(), cal, fact["content"], op["content"]))  # type: ignore[arg-type]
                 if verdict is None or verdict.relation == "unrelated":
                     continue
                 evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact["path"], fact["commit"],
@@ -310,11 +365,9 @@ class _Run:
                     "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
             out.append(item)
             if upd.counted or restated:
-                self.changes.append({"path": "bank/opinions.md", "opinion": clean_inline(op["content"], 120),
-                                     "before": upd.before, "after": upd.after, "delta": upd.delta,
-                                     "clamped": upd.clamped,
-                                     "evidence": [{"relation": e.relation, "strength": e.strength, "delta": e.delta,
-                                                   "source": e.source} for e in upd.counted]})
+                self.changes.append(OpinionChange(
+                    layout.OPINIONS_PAGE, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
+                    [EvidenceStep(e.relation, e.strength, e.delta, e.source) for e in upd.counted]))
         return out
 
     def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -332,12 +385,15 @@ class _Run:
             tree = builder.base.tree[ENTITIES_DIR]
         except KeyError:
             return {}
+        from pygit2 import Tree  # loaded already: the builder uses it
+
         out: dict[str, str] = {}
-        if tree.type_str != "tree":
+        if not isinstance(tree, Tree):
             return out
-        for entry in sorted(tree, key=lambda e: e.name):
-            if entry.name.endswith(".md") and entry.type_str == "blob":
-                out.setdefault(entity_key(entry.name[:-3]), f"{ENTITIES_DIR}/{entry.name}")
+        for entry in sorted(tree, key=lambda e: e.name or ""):
+            name = entry.name or ""  # pygit2 types it Optional; tree entries always have one
+            if name.endswith(".md") and entry.type_str == "blob":
+                out.setdefault(entity_key(name[:-3]), f"{ENTITIES_DIR}/{name}")
         return out
 
     @staticmethod
@@ -361,16 +417,22 @@ class _Run:
             return
         hashes.update(res.hashes)
         if changed:
-            self.changes.append({"path": path, "what": what, "status": "added" if old is None else "updated",
-                                 "blocks": res.written})
+            self.changes.append(PageChange(path, what, "added" if old is None else "updated", res.written))
+
+    def _model(self) -> Model:
+        """The model, on the paths that only run with one (the callers check `self.model`)."""
+        if self.model is None:
+            raise GitmemError("reflection needs a model for this step", "this is a gitmem bug; please report it")
+        return self.model
 
     def _draft_retain(self, builder: Builder, path: str) -> None:
         from gitmem.reflect.prompts import draft_retain
 
         old = builder.base_text(path) or ""
         day = log_date(path)
-        model = self.model
-        assert model is not None and day is not None
+        model = self._model()
+        if day is None:  # _logs_without_retain only picks daily logs
+            raise GitmemError(f"{path} is not a daily log", "this is a gitmem bug; please report it")
         bullets = self.ask(f"Retain for {path}", lambda: draft_retain(model, old, day.isoformat()))
         if not bullets:
             return
@@ -381,22 +443,22 @@ class _Run:
         except UnsafeWrite as exc:
             self.reject(f"Retain for {path}", exc.reason)
             return
-        self.changes.append({"path": path, "what": "retain", "status": "updated", "bullets": bullets})
+        self.changes.append(RetainChange(path, bullets))
 
     def _memory_proposals(self, builder: Builder, opinions: list[dict[str, Any]], state: State,
                           hashes: dict[str, str]) -> None:
-        core = (builder.base_text("memory.md") or "").lower()
+        core = (builder.base_text(layout.CORE_FILE) or "").lower()
         strong = [o for o in opinions if o["confidence"] >= PROPOSE_MEMORY_AT and o["bullet"]
                   and " ".join(o["statement"].lower().split()) not in " ".join(core.split())]
         if not strong:
             return
         body = ("Proposed additions to memory.md (reflection never edits memory.md: copy what you agree with).\n\n"
                 + "\n".join(f"{o['bullet']} ({o['source']})" for o in strong))
-        self._write_page(builder, "bank/proposals/memory.md", "Proposals for memory.md", [("memory", body)],
+        self._write_page(builder, layout.CORE_PROPOSALS_PAGE, "Proposals for memory.md", [("memory", body)],
                          state, hashes, "memory proposals")
 
     def _message(self, result: dict[str, Any], win: gather.Window) -> str:
-        files = sorted({c["path"] for c in self.changes})
+        files = sorted({c.path for c in self.changes})
         since = result.get("since")
         lines = [f"gitmem reflect: {len(win.facts)} facts, {len(files)} files",
                  "",
@@ -404,12 +466,14 @@ class _Run:
                  f"through {win.through[:7]}; model: {self.model.name if self.model else 'none (--no-llm)'}.",
                  ""]
         for c in self.changes:
-            if "opinion" in c and not c["evidence"]:
-                lines.append(f"- {c['path']}: {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
-            elif "opinion" in c:
-                lines.append(f"- {c['path']}: {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f})")
+            if isinstance(c, OpinionChange) and not c.evidence:
+                lines.append(f"- {c.path}: {c.opinion[:70]}: c={c.after:.2f} (as stated in memory)")
+            elif isinstance(c, OpinionChange):
+                lines.append(f"- {c.path}: {c.opinion[:70]}: {c.before:.2f} -> {c.after:.2f} ({c.delta:+.2f})")
+            elif isinstance(c, RetainChange):
+                lines.append(f"- {c.path}: updated (retain)")
             else:
-                lines.append(f"- {c['path']}: {c['status']} ({c['what']})")
+                lines.append(f"- {c.path}: {c.status} ({c.what})")
         for sk in self.skipped:
             lines.append(f"- skipped {sk['path']} block {sk['block']}: {sk['reason']}")
         for rj in self.rejected:

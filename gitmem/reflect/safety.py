@@ -23,16 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gitmem.errors import GitmemError
-from gitmem.parse import entity_slug, is_retain_heading, parse_retain_bullet, split_lines
+from gitmem.layout import BANK_DIR, LOG_NAME, STATE_PATH, entity_page_path
+from gitmem.parse import entity_slug, is_retain_heading, parse_retain_bullet, sections, split_lines
 from gitmem.parse.model import RetainFact
 
 MAX_COMPONENT = 100
 MAX_PATH = 240
 MAX_FILE_BYTES = 1_000_000
-STATE_PATH = "bank/.reflect.json"
-ENTITIES_DIR = "bank/entities"
-
-_LOG = re.compile(r"memory/\d{4}-\d{2}-\d{2}\.md")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 _WS = re.compile(r"\s+")
 
@@ -87,9 +84,9 @@ def check_path(path: str) -> str:
         return path
     if any(p.startswith(".") for p in parts):
         raise UnsafeWrite(path, "hidden path component")
-    if parts[0] == "bank" and len(parts) >= 2 and path.endswith(".md"):
+    if parts[0] == BANK_DIR and len(parts) >= 2 and path.endswith(".md"):
         return path
-    if _LOG.fullmatch(path):
+    if LOG_NAME.fullmatch(path):
         return path
     raise UnsafeWrite(path, "reflection may only write bank/**/*.md and the Retain section of memory/YYYY-MM-DD.md")
 
@@ -99,8 +96,8 @@ def entity_page(name: str) -> str:
     try:
         slug = entity_slug(name)
     except ValueError as exc:
-        raise UnsafeWrite(f"{ENTITIES_DIR}/{name}.md", str(exc)) from None
-    return check_path(f"{ENTITIES_DIR}/{slug}.md")
+        raise UnsafeWrite(entity_page_path(name), str(exc)) from None
+    return check_path(entity_page_path(slug))
 
 
 def clean_inline(text: str, limit: int = 400) -> str:
@@ -129,8 +126,12 @@ def retain_appendix(old: str, new: str) -> list[str]:
     head = lines[0]
     if not (head.startswith("## ") and is_retain_heading(head[3:])):
         raise UnsafeWrite("memory log", "the appended text must start with a '## Retain' heading")
-    if any(is_retain_heading(ln.lstrip("#").strip()) and ln.startswith("#") for ln in split_lines(old)):
+    if any(s.is_retain for s in sections(old)):
         raise UnsafeWrite("memory log", "the log already has a Retain section")
+    # The parser must read the appended heading as one (not as text inside an unclosed fence).
+    head_line = len(split_lines(old)) + tail.index(head)
+    if not any(s.is_retain and s.start == head_line for s in sections(new)):
+        raise UnsafeWrite("memory log", "the appended '## Retain' heading would not be a heading (unclosed code fence?)")
     bullets = lines[1:]
     if not bullets:
         raise UnsafeWrite("memory log", "empty Retain section")
@@ -160,7 +161,7 @@ def check_write(path: str, old: bytes | None, new: bytes, base: Lookup) -> None:
         raise UnsafeWrite(path, "the path is a symlink in the base commit")
     if mode is not None and mode not in _BLOBS:
         raise UnsafeWrite(path, "the path is not a regular file in the base commit")
-    if _LOG.fullmatch(path):
+    if LOG_NAME.fullmatch(path):
         if old is None:
             raise UnsafeWrite(path, "reflection may not create daily logs")
         try:

@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitmem.reflect.safety import STATE_PATH
+from gitmem.layout import STATE_PATH
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 

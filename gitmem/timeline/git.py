@@ -16,7 +16,6 @@ from pathlib import Path
 
 from gitmem.errors import GitError, NotAWorkspace
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 # Predictable output whatever the user's config: no pager, no colour, no locale translation,
 # paths printed verbatim (core.quotePath=false) so non-ASCII names survive.
@@ -82,11 +81,6 @@ def git_path(repo: Path | str, name: str) -> Path:
     """Resolve a path inside the git dir the way git does (handles worktrees and GIT_COMMON_DIR)."""
     p = Path(out(repo, "rev-parse", "--git-path", name))
     return p if p.is_absolute() else Path(repo) / p
-
-
-def common_dir(repo: Path | str) -> Path:
-    p = Path(out(repo, "rev-parse", "--git-common-dir"))
-    return p if p.is_absolute() else (Path(repo) / p).resolve()
 
 
 def resolve(repo: Path | str, rev: str) -> str | None:
@@ -164,7 +158,9 @@ def stream(repo: Path | str, args: Sequence[str]) -> Iterator[bytes]:
         stderr=subprocess.PIPE,
         env=_env(),
     )
-    assert proc.stdout is not None and proc.stderr is not None
+    if proc.stdout is None or proc.stderr is None:  # Popen broke its contract: say so, never hang
+        proc.kill()
+        raise GitError(f"git {' '.join(args)}: no pipe to the git process")
     _widen_pipe(proc.stdout.fileno())
     try:
         while True:
@@ -191,26 +187,28 @@ class CatFile:
             stdout=subprocess.PIPE,
             env=_env(),
         )
+        if self._proc.stdin is None or self._proc.stdout is None:
+            self._proc.kill()
+            raise GitError("git cat-file: no pipe to the git process")
+        self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
 
     def read(self, spec: str) -> bytes | None:
         """Contents of `spec` (e.g. "<commit>:<path>" or an oid), or None when it does not exist."""
-        assert self._proc.stdin and self._proc.stdout
         if "\n" in spec:
             return None
-        self._proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline()
+        self._stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+        self._stdin.flush()
+        header = self._stdout.readline()
         if not header or header.endswith(b" missing\n") or header.endswith(b" ambiguous\n"):
             return None
         size = int(header.split()[2])
-        data = self._proc.stdout.read(size)
-        self._proc.stdout.read(1)  # the newline after each object
+        data = self._stdout.read(size)
+        self._stdout.read(1)  # the newline after each object
         return data
 
     def close(self) -> None:
         if self._proc.poll() is None:
-            assert self._proc.stdin
-            self._proc.stdin.close()
+            self._stdin.close()
             self._proc.wait()
 
     def __enter__(self) -> CatFile:
@@ -286,9 +284,10 @@ ZERO_OID = "0" * 40
 def update_ref(repo: Path | str, ref: str, new: str | None, old: str | None) -> bool:
     """Compare-and-swap a ref: point `ref` at `new` (None deletes it) only if it currently is `old`
     (None = must not exist). git holds the ref's lock file while checking, so two concurrent
-    writers cannot both win. False when the ref did not have the expected value."""
+    writers cannot both win. False when the ref did not have the expected value. --no-deref: when
+    `ref` is a symbolic ref, it is that ref that moves, never the branch it points to."""
     if new is None:
-        args = ["update-ref", "-d", ref, old or ZERO_OID]
+        args = ["update-ref", "--no-deref", "-d", ref, old or ZERO_OID]
     else:
-        args = ["update-ref", ref, new, old or ZERO_OID]
+        args = ["update-ref", "--no-deref", ref, new, old or ZERO_OID]
     return run(repo, args, check=False).returncode == 0

@@ -1,4 +1,7 @@
-"""Workspace lint: parse every Markdown file of the workspace and collect the diagnostics."""
+"""Workspace lint: parse every Markdown file of the workspace and collect the diagnostics.
+
+The per-file checks are the parser's own diagnostics (parse/ stays pure); this module is the floor
+above it that asks git which files there are and reads them."""
 
 from __future__ import annotations
 
@@ -6,10 +9,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gitmem.errors import GitmemError
+from gitmem.layout import is_memory_markdown
 from gitmem.parse.blocks import parse_markdown
 from gitmem.parse.model import Diagnostic
 from gitmem.timeline import git
-from gitmem.workspace import is_memory_markdown
+
 
 def workspace_markdown(root: Path) -> list[str]:
     """Workspace-relative paths of the tracked and untracked (not ignored) *.md files, sorted.

@@ -1,0 +1,121 @@
+"""Every name in a memory workspace, in one place: the ground floor everything else builds on.
+
+The workspace layout (paths relative to the work tree's root, always with forward slashes):
+
+    memory.md                  the user's curated core memory
+    memory/YYYY-MM-DD.md       daily logs (the date of a log comes from its name)
+    bank/                      curated pages: entities/<Slug>.md, opinions.md, world.md, ...
+    bank/.reflect.json         what reflection remembers between runs
+    .gitmem.toml               settings
+    .memory/                   derived data, never committed: index.sqlite, locks, hook log, caches
+
+and the citation format `path#Lx-Ly@sha7` (or `@worktree`) that recall writes and `gitmem show`
+reads. Imports nothing from gitmem and nothing slow: the post-commit hook imports it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from functools import lru_cache
+from typing import NamedTuple
+
+# --- files at the root ---------------------------------------------------------------------------
+CORE_FILE = "memory.md"
+CONFIG_FILE = ".gitmem.toml"
+LOG_DIR = "memory"
+
+# --- derived data: .memory/ ----------------------------------------------------------------------
+DERIVED_DIR = ".memory"
+INDEX_FILE = "index.sqlite"
+INDEX_LOCK = "index.lock"  # serialises indexers
+RETAIN_LOCK = "retain.lock"  # serialises `gitmem retain`'s read-modify-write-commit
+HOOK_LOG = "hook.log"
+HOOK_STATE = "hook.state"
+REFLECT_CACHE = "reflect-cache.sqlite"
+JUDGE_CALIBRATION = "judge-calibration.json"  # `gitmem model check` results, by model fingerprint
+
+# Any of these at the top of a work tree makes it a memory workspace (the hooks skip other repos).
+WORKSPACE_MARKS = (DERIVED_DIR, CONFIG_FILE, CORE_FILE, LOG_DIR)
+
+# --- bank/ ---------------------------------------------------------------------------------------
+BANK_DIR = "bank"
+ENTITIES_DIR = f"{BANK_DIR}/entities"
+STATE_PATH = f"{BANK_DIR}/.reflect.json"
+OPINIONS_PAGE = f"{BANK_DIR}/opinions.md"
+WORLD_PAGE = f"{BANK_DIR}/world.md"
+EXPERIENCE_PAGE = f"{BANK_DIR}/experience.md"
+CORE_PROPOSALS_PAGE = f"{BANK_DIR}/proposals/{CORE_FILE}"
+
+
+def is_memory_markdown(rel: str) -> bool:
+    """Whether a workspace-relative path is memory: any *.md (any case) outside the derived folder.
+    The one rule the indexer, the working-tree overlay, status and lint share."""
+    return rel.lower().endswith(".md") and not rel.startswith((f"{DERIVED_DIR}/", ".git/"))
+
+
+def in_bank(rel: str) -> bool:
+    return rel.startswith(f"{BANK_DIR}/")
+
+
+def entity_page_path(slug: str) -> str:
+    """bank/entities/<slug>.md (the slug must already be safe: see parse.entity_slug)."""
+    return f"{ENTITIES_DIR}/{slug}.md"
+
+
+def entity_page_stem(rel: str) -> str | None:
+    """The file-name stem of an entity page (bank/entities/Peter.md -> Peter), else None."""
+    if not rel.startswith(f"{ENTITIES_DIR}/"):
+        return None
+    return rel[len(ENTITIES_DIR) + 1 :].rsplit(".", 1)[0]
+
+
+# --- daily logs ----------------------------------------------------------------------------------
+# The shape of a log's name; `log_date` also checks that the date exists.
+LOG_NAME = re.compile(rf"{LOG_DIR}/\d{{4}}-\d{{2}}-\d{{2}}\.md")
+_LOG_PATH = re.compile(rf"(?:\./)?{LOG_DIR}/(\d{{4}})-(\d{{2}})-(\d{{2}})\.md")
+
+
+def log_path(day: date | str) -> str:
+    """memory/2025-11-27.md for a date (or an ISO date string)."""
+    return f"{LOG_DIR}/{day.isoformat() if isinstance(day, date) else day}.md"
+
+
+@lru_cache(maxsize=4096)  # the indexer asks once per file version: the same few paths, over and over
+def log_date(path: str) -> date | None:
+    """The date of a daily log, from its workspace-relative path: memory/2025-11-27.md -> 2025-11-27."""
+    m = _LOG_PATH.fullmatch(path.replace("\\", "/"))
+    if not m:
+        return None
+    try:
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return None
+
+
+# --- citations -----------------------------------------------------------------------------------
+WORKTREE_REV = "worktree"
+CITATION_EXAMPLE = "memory/2025-11-27.md#L12-L13@1a2b3c4"
+_CITATION = re.compile(r"^(?P<path>.+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)$")
+
+
+class Citation(NamedTuple):
+    path: str
+    start: int
+    end: int
+    rev: str  # an abbreviated commit id, or WORKTREE_REV for uncommitted text
+
+
+def citation(path: str, start: int, end: int, oid: str | None) -> str:
+    """`path#Lstart-Lend@sha7` (`#Lstart` for one line; `@worktree` without a commit)."""
+    lines = f"L{start}" if start == end else f"L{start}-L{end}"
+    return f"{path}#{lines}@{oid[:7] if oid else WORKTREE_REV}"
+
+
+def parse_citation(text: str) -> Citation | None:
+    """The parts of a citation (surrounding whitespace ignored), or None when it is not one."""
+    m = _CITATION.match(text.strip())
+    if not m:
+        return None
+    start = int(m.group("s"))
+    return Citation(m.group("path"), start, int(m.group("e") or start), m.group("rev"))
