@@ -9,7 +9,9 @@ from __future__ import annotations
 
 
 class GitmemError(Exception):
-    """A problem the user can fix; `hint` says how."""
+    """A problem the user can fix; `hint` says how. `exit_code` is the CLI's exit status."""
+
+    exit_code = 1
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -38,3 +40,10 @@ class BadRevision(GitmemError):
 
 class IndexLocked(GitmemError):
     pass
+
+
+class BadUsage(GitmemError):
+    """The command was given a value it cannot mean (an unknown --kind, a reversed range): exit 2,
+    as for any other usage error."""
+
+    exit_code = 2

@@ -23,8 +23,9 @@ from gitmem.cli import agent_cmd, config_cmd, hooks_cmd, index_cmd, init_cmd, li
     default=None,
     help="Run as if gitmem was started in this directory (like git -C).",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON (also accepted after the command).")
 @click.pass_context
-def cli(ctx: click.Context, directory: Path | None) -> None:
+def cli(ctx: click.Context, directory: Path | None, as_json: bool) -> None:
     """gitmem: an assistant's memory as Markdown in git, with time-travel recall.
 
     \b
@@ -32,6 +33,7 @@ def cli(ctx: click.Context, directory: Path | None) -> None:
       gitmem init ~/assistant && gitmem -C ~/assistant recall "what does Peter prefer?"
     """
     ctx.ensure_object(dict)
+    ctx.obj["json"] = as_json  # json_option reads it: `gitmem --json recall x` == `gitmem recall x --json`
     if directory is not None and not directory.is_dir():
         from gitmem.errors import NotAWorkspace
 

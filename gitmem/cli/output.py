@@ -23,7 +23,9 @@ def json_option(f: F) -> F:
     def _set(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
         global _JSON_MODE
         _JSON_MODE = _JSON_MODE or bool(value)
-        return value
+        # `gitmem --json recall x` (the group's flag, as the README shows it beside -C) counts too.
+        root = ctx.find_root().obj or {}
+        return bool(value) or bool(root.get("json"))
 
     return click.option(
         "--json", "as_json", is_flag=True, callback=_set, expose_value=True, is_eager=True,
@@ -49,11 +51,30 @@ def emit(data: Any, as_json: bool, text: Callable[[Any], str] | str | None = Non
     elif callable(text):
         rendered = text(data)
         if rendered:
-            click.echo(rendered)
+            click.echo(clean(rendered))
     elif text is not None:
-        click.echo(text)
+        click.echo(clean(text))
     else:
         click.echo(to_json(data))
+
+
+def _dash_hint(exc: click.ClickException) -> str | None:
+    """Text that starts with "-" (`retain '- W @P: x'`, `config recall.k -5`) reads as an option:
+    say how to pass it as text."""
+    if isinstance(exc, click.NoSuchOption) and (" " in exc.option_name or exc.option_name[1:2].isdigit()):
+        where = exc.ctx.command_path if exc.ctx is not None else "gitmem"
+        return f"text that starts with '-' is read as an option: put it after --, e.g. {where} -- '- W @Peter: ...'"
+    return None
+
+
+# Terminal control characters (C0 but tab and newline, DEL, C1): memory text is untrusted, and an
+# ESC sequence in a bullet could rewrite what the user's terminal shows. Text output escapes them.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]}
+
+
+def clean(text: str) -> str:
+    """`text` with terminal control characters shown as \\xNN (for text output, not JSON)."""
+    return text.translate(_CONTROL)
 
 
 def run_guarded(group: click.Group, argv: list[str] | None) -> int:
@@ -70,20 +91,23 @@ def run_guarded(group: click.Group, argv: list[str] | None) -> int:
         if _JSON_MODE:
             click.echo(json.dumps({"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}))
         else:
-            click.echo(f"Error: {exc.message}", err=True)
+            click.echo(f"Error: {clean(exc.message)}", err=True)
             if exc.hint:
-                click.echo(f"Hint: {exc.hint}", err=True)
-        return 1
+                click.echo(f"Hint: {clean(exc.hint)}", err=True)
+        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 1
     except click.ClickException as exc:
+        hint = _dash_hint(exc)
         if _JSON_MODE:
-            click.echo(json.dumps({"error": exc.format_message(), "hint": None, "type": "UsageError"}))
+            click.echo(json.dumps({"error": exc.format_message(), "hint": hint, "type": "UsageError"}))
         else:
             exc.show()
+            if hint:
+                click.echo(f"Hint: {hint}", err=True)
         return exc.exit_code
     except BrokenPipeError:  # `gitmem recall ... | head`
         sys.stderr.close()

@@ -149,6 +149,12 @@ def last_position(conn: sqlite3.Connection) -> int:
     return int(row[0] or 0)
 
 
+def last_commit_time(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
+    """(newest position, newest record time) of the indexed commits; (None, None) when empty."""
+    row = conn.execute("SELECT max(pos), max(record_time) FROM commits").fetchone()
+    return row[0], row[1]
+
+
 def positions_newest_first(conn: sqlite3.Connection) -> Iterable[tuple[int, str]]:
     """(position, oid) of every indexed commit, newest first."""
     return ((int(pos), oid) for pos, oid in conn.execute("SELECT pos, oid FROM commits ORDER BY pos DESC"))
