@@ -1,13 +1,24 @@
-"""Benchmark the reflection judge (fact vs opinion) of a local model on a small labelled set.
+"""Benchmark the reflection judge (fact vs opinion) of local models on the labelled cases.
 
-Runs `gitmem.reflect.prompts.judge` over `bench/judge_cases.jsonl` (one JSON object per line:
-`fact`, `opinion`, `expected` in supports/contradicts/unrelated), without the answer cache, and
-prints accuracy overall and per expected class, the confusion matrix, model load time, per-call
-latency and generation speed. `--write` replaces the "## Reflect judge" section of
-`bench/RESULTS.md` (other sections are left as they are).
+The cases are the ones `gitmem model check` runs (`gitmem/reflect/data/judge_cases.jsonl`, shipped
+in the package): 159 (fact, opinion, expected) cases, a third each supports / contradicts /
+unrelated, in two halves by opinion. For each model this runs exactly what `gitmem model check`
+does (relevance gate, then both scoring methods; method and margin chosen on the calibration half)
+and reports on the REPORT half:
 
-    .venv/bin/python bench/reflect_judge.py                 # bundled SmolLM2-135M
-    .venv/bin/python bench/reflect_judge.py --model x.gguf --write
+- the calibrated judge (gate + chosen method + margin): accuracy, wrong direction, abstain;
+- each method at its own calibrated margin;
+- the plain baseline in the same run: no gate, 3-label scoring, the best label taken (margin 0);
+- tokens/s: prompt tokens evaluated per second of scoring (the judge generates nothing).
+
+`--write` replaces the "## Reflect judge" section of bench/RESULTS.md; `--store` also records each
+model's calibration in gitmem/reflect/data/calibration.json (keyed by the weights' fingerprint),
+which is what reflection uses when the workspace has not checked the model itself.
+
+    .venv/bin/python bench/reflect_judge.py                                # bundled SmolLM2-135M
+    .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --model /path/b.gguf --write --store
+
+Models used here beyond the bundled one (bench only, never a dependency): see bench/models.sh.
 """
 
 from __future__ import annotations
@@ -16,102 +27,84 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from gitmem.errors import GitmemError
+from gitmem.reflect import check as C
+from gitmem.reflect import judge as J
 from gitmem.reflect.model import LlamaModel, resolve_model_path
-from gitmem.reflect.prompts import RELATIONS, InvalidModelOutput, judge
 
 HERE = Path(__file__).resolve().parent
-CASES = HERE / "judge_cases.jsonl"
 RESULTS = HERE / "RESULTS.md"
 SECTION = "## Reflect judge"
-INVALID = "invalid"
+SHIPPED = Path(str(resources.files("gitmem.reflect").joinpath("data/calibration.json")))
 
 
-def load_cases(path: Path) -> list[dict[str, str]]:
-    cases = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        case = json.loads(line)
-        if case.get("expected") not in RELATIONS or not case.get("fact") or not case.get("opinion"):
-            raise SystemExit(f"{path}:{n}: need fact, opinion and expected in {RELATIONS}")
-        cases.append(case)
-    return cases
+def baseline(model: LlamaModel, scored: list[C.Scored]) -> C.Metrics:
+    """No gate, labels scored, the best one taken: what scoring alone does, for comparison. The
+    pairs the gate dropped were not scored by the check: they are scored here."""
+    ungated = [s if not s.gated else C.Scored(s.case, False, {"labels": J.score_pair(model, s.case.fact, s.case.opinion, "labels")})
+               for s in scored]
+    return C.metrics(ungated, "labels", 0.0)
 
 
-def run(model: LlamaModel, cases: list[dict[str, str]]) -> dict:
-    predictions: list[str] = []
-    strengths: list[str] = []
-    for case in cases:
-        try:
-            verdict = judge(model, case["fact"], case["opinion"])
-            predictions.append(verdict.relation)
-            strengths.append(verdict.strength)
-        except InvalidModelOutput:
-            predictions.append(INVALID)
-            strengths.append("")
-    labels = [*RELATIONS, INVALID]
-    confusion = {e: {p: 0 for p in labels} for e in RELATIONS}
-    for case, pred in zip(cases, predictions):
-        confusion[case["expected"]][pred] += 1
-    per_class = {
-        e: (confusion[e][e], sum(confusion[e].values())) for e in RELATIONS
-    }
-    correct = sum(c for c, _ in per_class.values())
-    stats = model.stats
-    return {
-        "model": model.name,
-        "cases": len(cases),
-        "correct": correct,
-        "accuracy": correct / len(cases) if cases else 0.0,
-        "per_class": per_class,
-        "confusion": confusion,
-        "predicted_counts": {p: predictions.count(p) for p in labels},
-        "strong": strengths.count("strong"),
-        "load_seconds": stats.load_seconds,
-        "wall_seconds": stats.seconds,
-        "median_latency": statistics.median(stats.latencies) if stats.latencies else 0.0,
-        "max_latency": max(stats.latencies, default=0.0),
-        "prompt_tokens": stats.prompt_tokens,
-        "completion_tokens": stats.completion_tokens,
-        "tokens_per_second": stats.tokens_per_second,
-        "prompt_tokens_per_second": stats.prompt_tokens_per_second,
-    }
+def run_model(path: str | None, cases: list[C.Case], with_baseline: bool) -> dict[str, Any]:
+    model = LlamaModel(resolve_model_path(None, path))
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    report = C.check(model, model.name, cases, J.METHODS,
+                     lambda d, n: print(f"  {model.name.split(':')[0]}: {d}/{n}", file=sys.stderr) if d % 40 == 0 else None)
+    out: dict[str, Any] = {"report": report, "cpu": time.process_time() - cpu0, "wall": time.perf_counter() - t0,
+                           "load": model.stats.load_seconds}
+    if with_baseline:
+        out["baseline"] = baseline(model, [s for s in report.scored if s.case.split == "report"])
+    return out
 
 
-def report(r: dict) -> str:
-    labels = [*RELATIONS, INVALID]
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
+    rep = [c for c in cases if c.split == "report"]
     lines = [
-        f"Model: `{r['model']}`, {r['cases']} cases (`bench/judge_cases.jsonl`), greedy decoding, "
-        f"{platform.machine()} / {platform.python_version()}.",
+        f"`bench/reflect_judge.py`: {len(cases)} labelled cases (`gitmem/reflect/data/judge_cases.jsonl`), "
+        f"{sum(c.split == 'calibration' for c in cases)} calibration / {len(rep)} report, split by opinion; "
+        f"numbers on the **report half**. {platform.machine()} / Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs shared with other work.",
         "",
-        f"- accuracy: **{r['correct']}/{r['cases']} = {r['accuracy']:.0%}** (chance with 3 balanced classes: 33%)",
+        "| model | judge | accuracy | wrong direction | abstain | tokens/s | CPU s (all cases) |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
-    for e, (c, n) in r["per_class"].items():
-        lines.append(f"- expected `{e}`: {c}/{n} = {c / n:.0%}" if n else f"- expected `{e}`: no cases")
-    lines += [
-        "- predicted: " + ", ".join(f"{p} {n}" for p, n in r["predicted_counts"].items()),
-        f"- load {r['load_seconds']:.2f} s; judge calls {r['wall_seconds']:.1f} s in all, median "
-        f"{r['median_latency'] * 1000:.0f} ms, max {r['max_latency'] * 1000:.0f} ms per call",
-        f"- tokens: {r['prompt_tokens']} prompt + {r['completion_tokens']} generated; "
-        f"{r['tokens_per_second']:.1f} generated tokens/s "
-        f"({r['prompt_tokens_per_second']:.0f} prompt tokens/s) of call wall time",
-        f"- whole run: {r['total_seconds']:.1f} s wall, {r['cpu_seconds']:.1f} s CPU; {r['cpus']} CPUs, "
-        f"load average {r['loadavg'][0]:.1f} before / {r['loadavg'][1]:.1f} after (other work on the machine "
-        "inflates wall times; CPU time is the steadier number)",
-        "",
-        "Confusion matrix (rows: expected, columns: predicted):",
-        "",
-        "| expected \\ predicted | " + " | ".join(labels) + " |",
-        "|---|" + "---:|" * len(labels),
-    ]
-    for e in RELATIONS:
-        lines.append(f"| {e} | " + " | ".join(str(r["confusion"][e][p]) for p in labels) + " |")
+    for r in results:
+        rp: C.CheckReport = r["report"]
+        cal = rp.calibration
+        name = cal.model.split(":")[0]
+        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}"
+        m = rp.report_metrics
+        lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
+                     f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} |")
+        for method, pm in rp.per_method.items():
+            lines.append(f"| {name} | gate + {method} (own margin) | {_pct(pm.accuracy)} | {_pct(pm.wrong_direction)} | "
+                         f"{_pct(pm.abstain)} | | |")
+        if "baseline" in r:
+            b = r["baseline"]
+            lines.append(f"| {name} | baseline: no gate, best label, no margin | {_pct(b.accuracy)} | "
+                         f"{_pct(b.wrong_direction)} | {_pct(b.abstain)} | | |")
+    lines += ["", "Relevance gate (all cases, no model): "
+              + ", ".join(f"{r['report'].gate_dropped} of {r['report'].gate_pairs} pairs dropped, "
+                          f"{r['report'].gate_dropped_related} of them related" for r in results[:1]) + ".", ""]
+    for r in results:
+        rp = r["report"]
+        lines.append(f"Confusion, {rp.calibration.model.split(':')[0]}, calibrated judge, report half "
+                     "(rows expected, columns answered):")
+        lines += ["", "| expected \\ answered | supports | contradicts | unrelated |", "|---|---:|---:|---:|"]
+        for e, row in rp.report_metrics.confusion.items():
+            lines.append(f"| {e} | {row['supports']} | {row['contradicts']} | {row['unrelated']} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -132,30 +125,31 @@ def write_section(path: Path, body: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", help="GGUF file (default: $GITMEM_MODEL, then the bundled SmolLM2)")
-    ap.add_argument("--cases", type=Path, default=CASES)
+    ap.add_argument("--model", action="append", help="GGUF file (repeatable; default: the bundled SmolLM2)")
+    ap.add_argument("--cases", type=Path, default=None, help="labelled cases (default: the shipped set)")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the plain no-gate baseline (saves CPU)")
     ap.add_argument("--write", action="store_true", help=f"update the '{SECTION}' section of {RESULTS}")
-    ap.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
+    ap.add_argument("--store", action="store_true", help=f"record the calibrations in {SHIPPED}")
+    ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = ap.parse_args(argv)
     try:
-        start, cpu = time.perf_counter(), time.process_time()
-        load_before = os.getloadavg()[0]
-        model = LlamaModel(resolve_model_path(None, args.model))
-        result = run(model, load_cases(args.cases))
-        result["total_seconds"] = time.perf_counter() - start
-        result["cpu_seconds"] = time.process_time() - cpu
-        result["loadavg"] = (load_before, os.getloadavg()[0])
-        result["cpus"] = os.cpu_count()
+        cases = C.load_cases(args.cases)
+        results = [run_model(p, cases, not args.no_baseline) for p in (args.model or [None])]
     except GitmemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        print(report(result))
+        print(json.dumps([{**C.as_json(r["report"], "", None), "cpu_seconds": r["cpu"],
+                           "baseline": r["baseline"]._asdict() if "baseline" in r else None} for r in results], indent=2))
+    text = render(results, cases)
+    print(text)
     if args.write:
-        write_section(RESULTS, report(result))
+        write_section(RESULTS, text)
         print(f"\nwrote {SECTION!r} to {RESULTS}", file=sys.stderr)
+    if args.store:
+        for r in results:
+            J.write_table(SHIPPED, r["report"].calibration)
+        print(f"stored {len(results)} calibration(s) in {SHIPPED}", file=sys.stderr)
     return 0
 
 

@@ -29,7 +29,7 @@ COMMAND_SCHEMAS = {
     "recall": "recall", "about": "about", "opinions": "opinions", "why": "why", "changes": "changes",
     "core": "core", "show": "show", "retain": "retain", "config": "config",
     "hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks",
-    "reflect": "reflect", "review": "review", "forget": "forget",
+    "reflect": "reflect", "review": "review", "forget": "forget", "model check": "model_check",
 }
 
 

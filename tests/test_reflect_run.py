@@ -27,7 +27,9 @@ BRANCH = "refs/heads/gitmem/reflect"
 
 
 class FakeModel:
-    """Implements gitmem.reflect.model.Model: answers by the schema asked for."""
+    """Implements gitmem.reflect.model.Model and Scorer: answers by the schema asked for, and scores
+    the judge's labels so that `verdict` (or, by default, contradiction by the "inline plan" fact)
+    wins with the fake calibration's margin (see `calibrate`)."""
 
     def __init__(self, *, verdict: dict[str, Any] | None = None, summary: Any = "A short summary.",
                  bullets: list[dict[str, str]] | None = None, name: str = "fake") -> None:
@@ -39,19 +41,32 @@ class FakeModel:
 
     def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         props = schema.get("properties", {})
-        if "relation" in props:
-            self.calls.append("judge")
-            if self.verdict is None:  # default: only the "inline plan" fact bears on the opinion
-                fact = user.split("FACT>>>", 1)[-1]
-                if "inline" in fact:
-                    return {"relation": "contradicts", "strength": "strong"}
-                return {"relation": "unrelated", "strength": "weak"}
-            return dict(self.verdict)
         if "summary" in props:
             self.calls.append("summary")
             return {"summary": self.summary}
         self.calls.append("retain")
         return {"bullets": self.bullets}
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        self.calls.append("judge")
+        verdict = self.verdict
+        if verdict is None:  # default: only the "inline plan" fact bears on the opinion
+            fact = user.split("FACT>>>", 1)[-1]
+            verdict = ({"relation": "contradicts", "strength": "strong"} if "inline" in fact
+                       else {"relation": "unrelated", "strength": "weak"})
+        if verdict["relation"] not in continuations:  # a broken model: no usable numbers
+            return [float("nan")] * len(continuations)
+        gap = 5.0 if verdict["strength"] == "strong" else 1.5  # margin 1.0: strong needs a gap >= 2.0
+        return [-0.01 if c == verdict["relation"] else -0.01 - gap for c in continuations]
+
+
+def calibrate(ws: Workspace, name: str = "fake") -> None:
+    """Record in the workspace that the fake model was checked as a judge: labels, margin 1.0."""
+    from gitmem.reflect import judge
+
+    judge.write_table(judge.workspace_calibration_path(ws), judge.Calibration(
+        fingerprint=judge.fingerprint(name), model=name, method="labels", margin=1.0, accuracy=0.9,
+        wrong_direction=0.0, abstain=0.1, cases=80, tokens_per_second=0.0, measured="2025-11-01"))
 
 
 LOG1 = """# 2025-11-05
@@ -81,6 +96,7 @@ def make_ws(repo: GitRepo) -> Workspace:
     repo.commit("log 2", "2025-11-06", {"memory/2025-11-06.md": LOG2})
     ws = Workspace.find(repo.path)
     update(ws)
+    calibrate(ws)
     return ws
 
 
@@ -135,6 +151,7 @@ def test_same_inputs_same_branch_and_rerun_replaces(repo: GitRepo) -> None:
     clone = GitRepo(repo.path.parent / "clone")
     subprocess.run(["git", "clone", "-q", str(repo.path), str(clone.path)], check=True)
     ws2 = Workspace.find(clone.path)
+    calibrate(ws2)
     assert reflect(ws2, RunOptions(model=lambda: FakeModel()))["commit"] == third["commit"]
 
 
@@ -178,6 +195,41 @@ def test_pages_opinions_state_and_history(repo: GitRepo) -> None:
     assert "- O(c=0.73) @Peter: Prefers concise" in show(repo, BRANCH, "bank/opinions.md")
 
 
+def test_unchecked_or_untrusted_judge_never_moves_confidence_and_says_why(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    # A model nobody checked: pages are still written, opinions keep their stated confidence.
+    fake = FakeModel(name="unchecked")
+    res = reflect(ws, RunOptions(model=lambda: fake))
+    assert res["status"] == "written" and "judge" not in fake.calls
+    assert "- O(c=0.80) @Peter: Prefers concise replies on WhatsApp." in show(repo, BRANCH, "bank/opinions.md")
+    assert "bank/entities/Peter.md" in review.changed_paths(ws, res["base"], res["commit"])
+    [note] = [n for n in res["notes"] if "opinion confidence not moved" in n]
+    assert "has not been checked" in note and "gitmem model check" in note and "gitmem config reflect.model" in note
+    # Checked, but above the wrong-direction bar: the same, with the measured rate in the reason.
+    from gitmem.reflect import judge
+
+    judge.write_table(judge.workspace_calibration_path(ws), judge.Calibration(
+        fingerprint="sloppy", model="sloppy", method="labels", margin=0.0, accuracy=0.4, wrong_direction=0.3,
+        abstain=0.0, cases=80, tokens_per_second=0.0, measured="2025-11-01"))
+    sloppy = FakeModel(name="sloppy")
+    res = reflect(ws, RunOptions(model=lambda: sloppy))
+    assert "judge" not in sloppy.calls
+    [note] = [n for n in res["notes"] if "opinion confidence not moved" in n]
+    assert "wrong direction 30%" in note and "the bar is 5%" in note and "gitmem config reflect.model" in note
+    assert "- O(c=0.80) @Peter: Prefers concise" in show(repo, BRANCH, "bank/opinions.md")
+
+
+def test_relevance_gate_keeps_other_topics_away_from_the_model(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    # "Lives in Berlin" is about Peter but not about replies: the gate drops it before the model.
+    fake = FakeModel(verdict={"relation": "supports", "strength": "strong"})
+    res = reflect(ws, RunOptions(model=lambda: fake))
+    assert fake.calls.count("judge") == 1  # only the WhatsApp plan fact, not "Lives in Berlin"
+    [change] = [c for c in res["changes"] if "opinion" in c]
+    assert [e["source"].split("#")[0] for e in change["evidence"]] == ["memory/2025-11-06.md"]
+    assert any(n.startswith("relevance gate: 1 of") for n in res["notes"]), res["notes"]
+
+
 def test_human_edited_block_is_skipped_and_outside_text_kept(repo: GitRepo) -> None:
     ws = make_ws(repo)
     reflect(ws, RunOptions(model=None))
@@ -214,7 +266,7 @@ def test_hostile_memory_and_hostile_model_stay_in_bounds(repo: GitRepo) -> None:
     assert all(p.startswith("bank/") for p in paths), paths  # the log's Retain draft was refused
     assert "memory.md" not in paths and not (repo.path.parent / "outside").exists()
     reasons = " | ".join(r["reason"] for r in res["rejected"])
-    assert "relation" in reasons  # invalid judge enum
+    assert "judge scores" in reasons  # NaN scores never become a verdict
     assert "summary" in reasons  # oversized summary
     assert "Retain" in " ".join(r["item"] for r in res["rejected"])  # marker smuggling in a drafted bullet
     for p in paths:

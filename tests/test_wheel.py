@@ -61,6 +61,9 @@ def test_wheel_installs_and_inits(tmp_path: Path) -> None:
     for name in hook_files:
         assert f"gitmem/_hooks/{name}" in names, name
     assert not [n for n in names if n.endswith(".pyc")]
+    # `gitmem model check` and reflection read these from the installed package.
+    for rel in ("judge_cases.jsonl", "topics.txt", "calibration.json"):
+        assert f"gitmem/reflect/data/{rel}" in names, rel
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", venv])

@@ -20,6 +20,7 @@ from gitmem.cli import (
     init_cmd,
     lint_cmd,
     merge_cmd,
+    model_cmd,
     recall_cmd,
     reflect_cmd,
 )
@@ -54,7 +55,7 @@ def cli(ctx: click.Context, directory: Path | None, as_json: bool) -> None:
     set_cwd(ctx.obj["cwd"])
 
 
-for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd, merge_cmd,
-                forget_cmd):
+for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, model_cmd, agent_cmd,
+                merge_cmd, forget_cmd):
     for _command in _module.commands:
         cli.add_command(_command)

@@ -13,12 +13,22 @@ from gitmem.cli.output import cwd, emit, json_option
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]:
-    """A click progress bar on stderr, fed by the library's (done, total, label) callback."""
+def _progress(enabled: bool, terminal: bool) -> Iterator[Callable[[int, int, str], None] | None]:
+    """Progress on stderr, fed by the library's (done, total, label) callback: a click progress bar
+    on a terminal; otherwise (cron, a log file) a plain line at every tenth of the work, so a log
+    shows that a long reflection is moving and where it stopped."""
     if not enabled:
         yield None
         return
     bar: Any = None
+    last_tenth = -1
+
+    def line(done: int, total: int, label: str) -> None:
+        nonlocal last_tenth
+        tenth = 10 * done // max(total, 1)
+        if tenth != last_tenth:
+            last_tenth = tenth
+            click.echo(f"reflecting: {done}/{total} {label}", err=True)
 
     def update(done: int, total: int, label: str) -> None:
         nonlocal bar
@@ -30,7 +40,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]
         bar.update(max(0, done - bar.pos))
 
     try:
-        yield update
+        yield update if terminal else line
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -102,7 +112,7 @@ def reflect_command(ctx: click.Context, since: str | None, model_path: str | Non
 
         return CachedModel.for_workspace(LlamaModel.from_workspace(ws, model_path), ws)
 
-    with _progress(not as_json and sys.stderr.isatty()) as progress:
+    with _progress(not as_json, sys.stderr.isatty()) as progress:
         result = reflect(ws, RunOptions(since=since, model=None if no_llm else load_model, dry_run=dry_run,
                                         if_needed=if_needed, progress=progress))
     emit(result, as_json, _reflect_text)

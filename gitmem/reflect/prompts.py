@@ -1,11 +1,10 @@
-"""The three questions reflection asks a local model, and the strict checks on every answer.
+"""The questions reflection asks a local model to write answers to, and the strict checks on every answer.
 
 Each task is a system prompt, a user prompt, a JSON schema (handed to the model for constrained
 decoding) and a validator. Memory text is untrusted: it goes into the user prompt only inside
 `<<<DATA ...>>>` / `<<<END DATA>>>` sections (the markers are defused inside the text so a memory
 line cannot close its section early), and the system prompt says it is data. That is a courtesy
 to the model, not the defence: whatever comes back can only become
-- `judge`            -> a `Verdict` of two enums,
 - `summarize_entity` -> one plain-text line of at most SUMMARY_MAX_CHARS characters,
 - `draft_retain`     -> Retain bullet lines that `gitmem.parse.parse_retain_bullet` accepts.
 Anything else raises `InvalidModelOutput` (a GitmemError) with a short reason; callers report the
@@ -45,7 +44,6 @@ BULLET_TEXT_MAX_CHARS = 240
 BULLETS_MIN = 2
 BULLETS_MAX = 5
 
-JUDGE_MAX_TOKENS = 32
 SUMMARY_MAX_TOKENS = 160
 RETAIN_MAX_TOKENS = 420
 
@@ -150,59 +148,11 @@ _DATA_RULE = (
 
 @dataclass(frozen=True)
 class Verdict:
-    """How one fact bears on one opinion: `relation` and how directly (`strength`)."""
+    """How one fact bears on one opinion: `relation` and how directly (`strength`). The judge
+    (`gitmem.reflect.judge`) scores these labels instead of asking the model to write them."""
 
     relation: Relation
     strength: Strength
-
-
-JUDGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "relation": {"type": "string", "enum": list(RELATIONS)},
-        "strength": {"type": "string", "enum": list(STRENGTHS)},
-    },
-    "required": ["relation", "strength"],
-    "additionalProperties": False,
-}
-
-# No worked examples: with three of them SmolLM2-135M scored 30% on bench/judge_cases.jsonl (22 of
-# 30 answers "supports"), without them 40% -- both near chance (33%) -- and they cost ~110 prompt
-# tokens per call. Larger models do not need them: the schema already fixes the answer's shape.
-JUDGE_SYSTEM = (
-    "You check whether a FACT is evidence about an OPINION.\n"
-    '- "supports": the fact makes the opinion more likely to be true.\n'
-    '- "contradicts": the fact makes the opinion less likely to be true.\n'
-    '- "unrelated": the fact is about a different person or topic than the opinion.\n'
-    'strength is "strong" when the fact states or denies the opinion directly, "weak" when it only hints.\n'
-    + _DATA_RULE
-)
-
-
-def judge_prompt(fact: str, opinion: str) -> tuple[str, str]:
-    """(system, user) prompts for `judge`; inputs are whitespace-collapsed and capped."""
-    user = (
-        data_section("OPINION", _cap(_one_line(opinion), MAX_CLAIM_CHARS))
-        + "\n"
-        + data_section("FACT", _cap(_one_line(fact), MAX_CLAIM_CHARS))
-        + "\nDoes the FACT support or contradict the OPINION, or is it unrelated?"
-    )
-    return JUDGE_SYSTEM, user
-
-
-def parse_verdict(answer: dict[str, Any]) -> Verdict:
-    """A validated `Verdict` from the model's answer, or InvalidModelOutput."""
-    check_schema(answer, JUDGE_SCHEMA)
-    return Verdict(relation=answer["relation"], strength=answer["strength"])
-
-
-def judge(model: Model, fact: str, opinion: str) -> Verdict:
-    """Does `fact` support, contradict, or not bear on `opinion` — and how strongly?
-
-    Raises InvalidModelOutput when the answer is not exactly {"relation": <enum>, "strength": <enum>}.
-    """
-    system, user = judge_prompt(fact, opinion)
-    return parse_verdict(_ask(model, system, user, JUDGE_SCHEMA, JUDGE_MAX_TOKENS))
 
 
 # --------------------------------------------------------------------------- summarize

@@ -28,7 +28,7 @@ from gitmem import layout
 from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
 from gitmem.parse import entity_key, mentions, parse_retain_bullet, sections
 from gitmem.parse.model import RetainFact
-from gitmem.reflect import confidence, gather, pages
+from gitmem.reflect import confidence, gather, judge, pages
 from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
@@ -134,6 +134,7 @@ class _Run:
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self.model: Model | None = None
+        self.trust: judge.Trust | None = None
         self.done = 0
         self.total = 1
 
@@ -226,7 +227,11 @@ class _Run:
         names = _display_names(win.facts)
         keys = sorted({k for r in win.facts for k in r["entities"]})
         ops = gather.current_opinions(s)
-        pairs = self._pairs(s, ops, win) if self.model else {}
+        if self.model and ops:
+            # A model that judges the wrong way too often (or was never checked) may not move beliefs.
+            self.trust = judge.trust(self.ws, self.model.name)
+            self.notes.append(self.trust.reason)
+        pairs = self._pairs(s, ops, win) if self.trust and self.trust.allowed else {}
         self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if self.model else 0) + 4
         blocks: dict[str, str] = {}
 
@@ -297,20 +302,25 @@ class _Run:
     def _pairs(self, s: Session, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
         out: dict[int, list[dict[str, Any]]] = {}
         budget = gather.MAX_PAIRS
+        passed = considered = 0
         for op in ops:
             if budget <= 0:
                 self.notes.append(f"more than {gather.MAX_PAIRS} (fact, opinion) pairs: the rest wait for the next run")
                 break
-            cands = gather.candidates(s, op, win.facts, win.through)[:budget]
+            # The relevance gate runs before any model call: only facts about the opinion's subject.
+            evidence = [f for f in win.facts if f["fact"] and f["kind"] != "opinion"]
+            pool = [f for f in evidence if judge.relevant(f["content"], op["content"]).passed]
+            considered += len(evidence)
+            passed += len(pool)
+            cands = gather.candidates(s, op, pool, win.through)[:budget]
             if cands:
                 out[op["id"]] = cands
                 budget -= len(cands)
+        self.notes.append(f"relevance gate: {passed} of {considered} (fact, opinion) pairs concern the opinion's subject")
         return out
 
     def _opinions(self, ops: list[dict[str, Any]], pairs: dict[int, list[dict[str, Any]]], state: State,
                   at: str) -> list[dict[str, Any]]:
-        from gitmem.reflect.prompts import judge
-
         out = []
         for op in ops:
             key = _okey(op["content"])
@@ -321,8 +331,10 @@ class _Run:
             evidence: list[confidence.Evidence] = []
             for fact in pairs.get(op["id"], []):
                 self.tick("judging evidence")
+                cal = self.trust.calibration if self.trust else None
+                assert cal is not None  # pairs exist only when the model is trusted
                 verdict = self.ask(f"judge {fact['source']} vs {op['source']}",
-                                   partial(judge, self._model(), fact["content"], op["content"]))
+                                   partial(judge.judge, self._model(), cal, fact["content"], op["content"]))  # type: ignore[arg-type]
                 if verdict is None or verdict.relation == "unrelated":
                     continue
                 evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact["path"], fact["commit"],

@@ -1,0 +1,100 @@
+"""`gitmem model check [PATH]`: how well a local model judges evidence, and may it move beliefs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gitmem.cli.output import cwd, emit, json_option
+
+
+@click.group("model")
+def model_group() -> None:
+    """The local model used by `gitmem reflect`."""
+
+
+def _metrics_line(label: str, m: dict[str, Any]) -> str:
+    return (f"  {label:<12} accuracy {m['accuracy']:.0%} ({m['correct']}/{m['cases']}), "
+            f"wrong direction {m['wrong_direction']:.0%}, abstain {m['abstain']:.0%}")
+
+
+def _check_text(r: dict[str, Any]) -> str:
+    lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
+             + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}") + " (chosen on the calibration half)",
+             _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
+    for method, m in r["methods"].items():
+        lines.append(_metrics_line(f"({method})", m))
+    g = r["gate"]
+    lines.append(f"  relevance gate: {g['dropped']} of {g['pairs']} pairs never reach the model "
+                 f"({g['dropped_related']} related pairs dropped)")
+    lines.append(f"  speed: {r['tokens']} prompt tokens in {r['model_calls']} calls, {r['seconds']:.1f} s, "
+                 f"{r['tokens_per_second']:.0f} tokens/s")
+    if r["trusted"]:
+        lines.append(f"OK: wrong direction {r['report']['wrong_direction']:.0%} is within the bar "
+                     f"({r['bar']:.0%}); reflection may move opinion confidence with this model.")
+    else:
+        lines.append(f"NOT TRUSTED: wrong direction {r['report']['wrong_direction']:.0%} is above the bar ({r['bar']:.0%}); "
+                     "reflection will not move opinion confidence with it. "
+                     "Set a larger model with `gitmem config reflect.model PATH`.")
+    if r["stored"]:
+        lines.append(f"Calibration stored in {r['stored']}.")
+    else:
+        lines.append("Calibration not stored (only a check on the shipped cases, run in a workspace, is).")
+    return "\n".join(lines)
+
+
+@model_group.command("check")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
+              help="Labelled cases (JSONL) instead of the shipped set.")
+@click.option("--method", type=click.Choice(["labels", "yesno", "both"]), default="both", show_default=True,
+              help="Which ways of asking to measure (both: the calibration picks the better one).")
+@json_option
+@click.pass_context
+def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
+    """Run the labelled judge cases on a model (default: the one reflection would use): accuracy,
+    wrong-direction rate, abstain rate, tokens/s. In a workspace, the calibration (method and
+    margin) is stored in .memory/ and reflection uses it; a model above the wrong-direction bar
+    never moves opinion confidence.
+
+    \b
+    Example:
+      gitmem model check
+      gitmem model check ~/models/qwen2.5-1.5b-instruct-q4_k_m.gguf --json
+    """
+    from gitmem.errors import GitmemError, NotAWorkspace
+    from gitmem.reflect import check as C
+    from gitmem.reflect import judge as J
+    from gitmem.reflect.model import LlamaModel, resolve_model_path
+    from gitmem.workspace import Workspace
+
+    try:
+        ws: Workspace | None = Workspace.find(cwd(ctx))
+    except NotAWorkspace:
+        ws = None
+    cases = C.load_cases(cases_file)
+    methods: list[J.Method] = ["labels", "yesno"] if method == "both" else [method]  # type: ignore[list-item]
+    if path is not None:
+        path = cwd(ctx) / path.expanduser()  # relative to -C, like git -C
+    if path is not None and not path.is_file():
+        raise GitmemError(f"model file not found: {path}", "pass the path of a .gguf file")
+    model_path = path.resolve() if path is not None else resolve_model_path(ws)
+    model = LlamaModel(model_path)
+
+    def progress(done: int, total: int) -> None:
+        if not as_json and (done == total or done % 20 == 0):
+            click.echo(f"checking: {done}/{total} cases", err=True)
+
+    report = C.check(model, model.name, cases, methods, progress)
+    stored: str | None = None
+    # Only a check on the shipped cases calibrates: a handful of custom cases proves too little.
+    if ws is not None and cases_file is None:
+        target = J.workspace_calibration_path(ws)
+        J.write_table(target, report.calibration)
+        stored = str(target.relative_to(ws.root))
+    emit(C.as_json(report, str(model_path), stored), as_json, _check_text)
+
+
+commands: list[click.Command] = [model_group]

@@ -1,0 +1,227 @@
+"""`gitmem model check`: measure a model as a judge on the labelled cases, and calibrate it.
+
+The cases (`data/judge_cases.jsonl`, shipped in the package) are (fact, opinion, expected) triples,
+a third each of supports / contradicts / unrelated, in two halves by opinion: the margin and the
+method are chosen on the `calibration` half, the numbers that decide whether reflection may trust
+the model are measured on the `report` half (never the data the margin was tuned on).
+
+Each case goes through the same path as in a reflection: the relevance gate first (a pair it
+drops is "unrelated" without a model call), then the model's scores, then the margin.
+
+- accuracy: answers equal to the expected label, over all cases;
+- wrong direction: a relation claimed the wrong way (supports <-> contradicts) or claimed on an
+  unrelated pair, over all cases (the harm: a belief moved the wrong way);
+- abstain: related cases answered "unrelated", over the related cases (the cost: evidence missed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from gitmem.errors import GitmemError
+from gitmem.reflect import judge as J
+from gitmem.reflect.prompts import RELATIONS, Relation
+
+if TYPE_CHECKING:
+    from gitmem.reflect.model import Scorer
+
+SPLITS = ("calibration", "report")
+# The calibration half may use at most this wrong-direction rate: below the bar, because the report
+# half (and real memory) will not be as kind as the data the margin was fitted on.
+CALIBRATION_WRONG = 0.02
+
+
+class Case(NamedTuple):
+    fact: str
+    opinion: str
+    expected: Relation
+    kind: str
+    split: str
+
+
+def load_cases(path: Path | None = None) -> list[Case]:
+    """The labelled cases: the shipped set, or a JSONL file in the same format."""
+    where = str(path) if path else "the shipped judge cases"
+    try:
+        text = path.read_text(encoding="utf-8") if path else (
+            resources.files("gitmem.reflect").joinpath("data/judge_cases.jsonl").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise GitmemError(f"cannot read {where}: {e}", "pass a readable UTF-8 JSONL file") from e
+    cases: list[Case] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            case = Case(str(raw["fact"]), str(raw["opinion"]), raw["expected"], str(raw.get("kind", "")),
+                        str(raw.get("split", "report")))
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise GitmemError(f"{where}, line {n}: not a case ({e})",
+                              'each line: {"fact": ..., "opinion": ..., "expected": "supports|contradicts|unrelated"}') from e
+        if case.expected not in RELATIONS or case.split not in SPLITS:
+            raise GitmemError(f"{where}, line {n}: expected must be one of {', '.join(RELATIONS)} and split one of "
+                              f"{', '.join(SPLITS)}", "fix that line")
+        cases.append(case)
+    if not cases:
+        raise GitmemError(f"{where} holds no cases", "add cases, one JSON object per line")
+    return cases
+
+
+class Scored(NamedTuple):
+    case: Case
+    gated: bool  # dropped by the relevance gate (no model call)
+    scores: dict[str, J.PairScores]  # method -> the model's scores (empty when gated)
+
+
+def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method],
+                progress: Callable[[int, int], None] | None = None) -> list[Scored]:
+    out: list[Scored] = []
+    for i, case in enumerate(cases):
+        if not J.relevant(case.fact, case.opinion).passed:
+            out.append(Scored(case, True, {}))
+        else:
+            out.append(Scored(case, False, {m: J.score_pair(model, case.fact, case.opinion, m) for m in methods}))
+        if progress:
+            progress(i + 1, len(cases))
+    return out
+
+
+class Metrics(NamedTuple):
+    cases: int
+    correct: int
+    accuracy: float
+    wrong_direction: float
+    abstain: float
+    confusion: dict[Relation, dict[Relation, int]]  # expected -> predicted -> count
+
+
+def predict(s: Scored, method: J.Method, margin: float) -> Relation:
+    if s.gated:
+        return "unrelated"
+    return J.decide(s.scores[method], method, margin).relation
+
+
+def metrics(scored: Sequence[Scored], method: J.Method, margin: float) -> Metrics:
+    confusion = {e: {p: 0 for p in RELATIONS} for e in RELATIONS}
+    for s in scored:
+        confusion[s.case.expected][predict(s, method, margin)] += 1
+    n = len(scored)
+    correct = sum(confusion[e][e] for e in RELATIONS)
+    wrong = sum(confusion[e][p] for e in RELATIONS for p in ("supports", "contradicts") if p != e)
+    related = sum(sum(confusion[e].values()) for e in ("supports", "contradicts"))
+    abstained = confusion["supports"]["unrelated"] + confusion["contradicts"]["unrelated"]
+    return Metrics(n, correct, correct / n if n else 0.0, wrong / n if n else 0.0,
+                   abstained / related if related else 0.0, confusion)
+
+
+def _candidate_margins(scored: Sequence[Scored], method: J.Method) -> list[float]:
+    """Every margin at which some decision on these cases flips, plus 0 and "never decide"."""
+    values: set[float] = {0.0}
+    for s in scored:
+        if s.gated:
+            continue
+        sc = s.scores[method]
+        if method == "labels":
+            assert sc.labels is not None
+            top = sorted(sc.labels, reverse=True)
+            values.add(top[0] - top[1] + 1e-9)
+        else:
+            assert sc.yes_supports is not None and sc.yes_contradicts is not None
+            values.update(v + 1e-9 for v in (sc.yes_supports, sc.yes_contradicts))
+    # labels: a gap is never negative; yesno: a negative threshold ("yes" merely not unlikely) is allowed.
+    return sorted(v for v in values if v >= 0.0 or method == "yesno") + [math.inf]
+
+
+def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> tuple[J.Method, float, Metrics]:
+    """The method and margin with the best accuracy on `scored` whose wrong-direction rate is at most
+    CALIBRATION_WRONG; ties go to the larger margin (fewer, surer verdicts). A margin of infinity
+    (never decide) always qualifies, so there is always an answer.
+
+    Every margin between two neighbouring flip points gives the same decisions here; the one
+    returned is the middle of that interval, as far as possible from both (new data is noisier)."""
+    best: tuple[float, float, J.Method, float, Metrics] | None = None
+    for method in methods:
+        margins = _candidate_margins(scored, method)
+        for i, margin in enumerate(margins):
+            m = metrics(scored, method, margin)
+            if m.wrong_direction > CALIBRATION_WRONG:
+                continue
+            key = (m.accuracy, min(margin, 1e9))
+            if best is None or key > best[:2]:
+                upper = margins[i + 1] if i + 1 < len(margins) else math.inf
+                chosen = (margin + upper) / 2 if math.isfinite(upper) else margin
+                best = (key[0], key[1], method, chosen, m)
+    assert best is not None
+    return best[2], best[3], best[4]
+
+
+class CheckReport(NamedTuple):
+    calibration: J.Calibration
+    calibration_metrics: Metrics
+    report_metrics: Metrics
+    per_method: dict[str, Metrics]  # report-half metrics of each method at its own calibrated margin
+    gate_pairs: int
+    gate_dropped: int
+    gate_dropped_related: int
+    model_calls: int
+    tokens: int
+    seconds: float
+    scored: list[Scored]  # every case with its scores, for benchmarks
+
+
+def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequence[J.Method] = J.METHODS,
+          progress: Callable[[int, int], None] | None = None) -> CheckReport:
+    """Score every case, calibrate on the calibration half, measure on the report half."""
+    stats = getattr(model, "stats", None)
+    calls0, tokens0, secs0 = (stats.calls, stats.prompt_tokens, stats.seconds) if stats else (0, 0, 0.0)
+    start = time.perf_counter()
+    scored = score_cases(model, cases, methods, progress)
+    wall = time.perf_counter() - start
+    calls = stats.calls - calls0 if stats else 0
+    tokens = stats.prompt_tokens - tokens0 if stats else 0
+    seconds = stats.seconds - secs0 if stats else wall
+    cal_half = [s for s in scored if s.case.split == "calibration"]
+    rep_half = [s for s in scored if s.case.split == "report"]
+    if not cal_half or not rep_half:
+        raise GitmemError("the cases need both a calibration and a report half",
+                          'mark each case "split": "calibration" or "report"')
+    per_method: dict[str, Metrics] = {}
+    for m in methods:
+        _, margin, _ = choose(cal_half, [m])
+        per_method[m] = metrics(rep_half, m, margin)
+    method, margin, cal_metrics = choose(cal_half, methods)
+    rep = metrics(rep_half, method, margin)
+    cal = J.Calibration(
+        fingerprint=J.fingerprint(model_name), model=model_name, method=method,
+        margin=round(margin, 4) if math.isfinite(margin) else 1e9,
+        accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
+        cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
+        measured=date.today().isoformat())
+    related = [s for s in scored if s.case.expected != "unrelated"]
+    return CheckReport(cal, cal_metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
+                       sum(s.gated for s in related), calls, tokens, seconds, scored)
+
+
+def as_json(r: CheckReport, path: str, stored: str | None) -> dict[str, object]:
+    """The `gitmem model check --json` object (schema: gitmem/schemas/model_check.json)."""
+
+    def m(x: Metrics) -> dict[str, object]:
+        return {"cases": x.cases, "correct": x.correct, "accuracy": round(x.accuracy, 4),
+                "wrong_direction": round(x.wrong_direction, 4), "abstain": round(x.abstain, 4),
+                "confusion": x.confusion}
+
+    cal = r.calibration
+    return {"model": cal.model, "path": path, "fingerprint": cal.fingerprint, "method": cal.method,
+            "margin": cal.margin, "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
+            "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
+            "methods": {k: m(v) for k, v in r.per_method.items()},
+            "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},
+            "model_calls": r.model_calls, "tokens": r.tokens, "seconds": round(r.seconds, 2),
+            "tokens_per_second": cal.tokens_per_second, "stored": stored}

