@@ -29,7 +29,7 @@ BRANCH = "refs/heads/gitmem/reflect"
 class FakeModel:
     """Implements gitmem.reflect.model.Model: answers by the schema asked for."""
 
-    def __init__(self, *, verdict: dict[str, Any] | None = None, summary: Any = "A short summary.",
+    def __init__(self, *, verdict: dict[str, Any] | None = None, summary: Any = None,
                  bullets: list[dict[str, str]] | None = None, name: str = "fake") -> None:
         self.name = name
         self.verdict = verdict
@@ -49,6 +49,9 @@ class FakeModel:
             return dict(self.verdict)
         if "summary" in props:
             self.calls.append("summary")
+            if self.summary is None:  # default: a grounded summary, the first fact given
+                first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0]
+                return {"summary": first.removeprefix("- ").replace("@", "")}
             return {"summary": self.summary}
         self.calls.append("retain")
         return {"bullets": self.bullets}
@@ -142,9 +145,12 @@ def test_pages_opinions_state_and_history(repo: GitRepo) -> None:
     ws = make_ws(repo)
     res = reflect(ws, RunOptions(model=lambda: FakeModel()))
     peter = show(repo, BRANCH, "bank/entities/Peter.md")
-    assert "<!-- gitmem:begin summary -->\nA short summary.\n<!-- gitmem:end summary -->" in peter
-    assert "- W: @Peter: Lives in Berlin. (memory/2025-11-05.md#L7@" in peter
-    assert "## Timeline" in peter and "- 2025-11-05: " in peter and "## Opinions" in peter
+    assert ("<!-- gitmem:begin summary -->\nPeter: Asked for the full migration plan inline on WhatsApp and read all of it.\n"
+            "<!-- gitmem:end summary -->") in peter
+    assert "### World\n- 2025-11-06: @Peter: Asked for the full migration plan inline on WhatsApp and read all of it. (" \
+        "memory/2025-11-06.md#L4@" in peter  # newest first
+    assert "- 2025-11-05: @Peter: Lives in Berlin. (memory/2025-11-05.md#L7@" in peter
+    assert peter.count("Lives in Berlin") == 1 and "## Timeline" not in peter and "## Opinions" in peter
     ops = show(repo, BRANCH, "bank/opinions.md")
     # one strong contradiction from memory/2025-11-06.md: 0.80 -> 0.70
     assert "## Retain\n- O(c=0.70) @Peter: Prefers concise replies on WhatsApp.\n" in ops
@@ -183,18 +189,19 @@ def test_human_edited_block_is_skipped_and_outside_text_kept(repo: GitRepo) -> N
     reflect(ws, RunOptions(model=None))
     review.merge(ws)
     page = (repo.path / "bank/entities/Peter.md").read_text()
-    edited = page.replace("- W: @Peter: Lives in Berlin.", "- W: @Peter: Lives in Berlin (Kreuzberg), says Peter.")
+    edited = page.replace("@Peter: Lives in Berlin.", "@Peter: Lives in Berlin (Kreuzberg), says Peter.")
     edited = "# Peter\n\nMy own intro.\n" + edited.split("\n", 1)[1] + "\nFooter written by a person.\n"
     repo.commit("human edit", "2025-11-08", {"bank/entities/Peter.md": edited})
-    repo.commit("log 3", "2025-11-09", {"memory/2025-11-09.md": "# 2025-11-09\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"})
+    repo.commit("log 3", "2025-11-09", {"memory/2025-11-09.md": "# 2025-11-09\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"
+                                                               "- O(c=0.6) @Peter: Likes Lisbon.\n"})
     res = reflect(ws, RunOptions(model=None))
     assert {"path": "bank/entities/Peter.md", "block": "facts",
             "reason": "edited by hand since the last reflection"} in res["skipped"]
     new = show(repo, BRANCH, "bank/entities/Peter.md")
     assert new.startswith("# Peter\n\nMy own intro.\n") and new.endswith("\nFooter written by a person.\n")
     assert "Lives in Berlin (Kreuzberg), says Peter." in new  # the edited block is untouched
-    timeline = new.split("<!-- gitmem:begin timeline -->")[1]
-    assert "Moved to Lisbon." in timeline  # the untouched block is updated
+    opinions = new.split("<!-- gitmem:begin opinions -->")[1]
+    assert "Likes Lisbon." in opinions  # the untouched block is updated
     assert "skipped bank/entities/Peter.md block facts: edited by hand" in repo.git("log", "-1", "--format=%B", BRANCH)
 
 

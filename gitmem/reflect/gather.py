@@ -118,3 +118,27 @@ def current_opinions(s: Session) -> list[dict[str, Any]]:
         f"SELECT {_COLS} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = 'opinion'"
         " AND c.path NOT LIKE 'bank/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
     return s.results(rows)
+
+
+# Words every rename or alias statement has (parse.renames reads the statements themselves).
+_RENAME_WORDS = ("formerly", "previously", "renamed", "now called", "now named", "aka", "a.k.a.", "also known as")
+
+
+def rename_statements(s: Session) -> list[str]:
+    """The current memory text (outside bank/) that may state a rename or an alias, oldest first."""
+    like = " OR ".join("lower(c.content) LIKE ?" for _ in _RENAME_WORDS)
+    rows = s.conn.execute(
+        f"SELECT c.content FROM chunks c WHERE c.valid_to IS NULL AND c.path NOT LIKE 'bank/%' AND ({like})"
+        " ORDER BY c.valid_from, c.path, c.start_line", [f"%{w}%" for w in _RENAME_WORDS]).fetchall()
+    return [r[0] for r in rows]
+
+
+def known_entities(s: Session, keys: set[str]) -> set[str]:
+    """The entity keys among `keys` that some current chunk @mentions."""
+    if not keys:
+        return set()
+    marks = ",".join("?" * len(keys))
+    rows = s.conn.execute(
+        f"SELECT DISTINCT e.entity FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id"
+        f" WHERE c.valid_to IS NULL AND e.entity IN ({marks})", sorted(keys)).fetchall()
+    return {r[0] for r in rows}
