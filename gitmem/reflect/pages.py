@@ -161,9 +161,9 @@ def dated(r: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- what is current
 
 # Words that make a fact a state with a shelf life rather than an event ("Currently in Marrakech").
-_PRESENT = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week|these days)\b", re.I)
+_PRESENT = re.compile(r"\b(?:currently|right now|at the moment|for now|this week|these days)\b", re.I)
 # "Moved from Berlin to Lisbon", "Shipped from Berlin to Lisbon on ...": the old place is history.
-_MOVE = re.compile(r"\b(?:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*)"
+_MOVE = re.compile(r"\b(?i:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*)"
                    r"[^.;]*?\bto\s+(?P<new>[A-Z][\w-]*)")
 
 

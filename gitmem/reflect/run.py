@@ -28,7 +28,7 @@ from gitmem import layout
 from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
 from gitmem.parse import entity_key, mentions, page_aliases, parse_retain_bullet, renames, sections
 from gitmem.parse.model import RetainFact
-from gitmem.reflect import confidence, gate, gather, pages
+from gitmem.reflect import confidence, discarded, gate, gather, pages
 from gitmem.reflect.branch import Builder, move, read_ref, ref_name
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
@@ -101,12 +101,17 @@ class EvidenceStep(NamedTuple):
     strength: str
     delta: float
     source: str
+    content: str  # the evidence text, so a review reads without `gitmem show`
+    path: str
+
+
 
 
 class OpinionChange(NamedTuple):
     """An opinion's confidence moved (or was stated) in bank/opinions.md."""
 
     path: str
+    key: str  # the opinion's key in the state file
     opinion: str
     before: float
     after: float
@@ -115,7 +120,7 @@ class OpinionChange(NamedTuple):
     evidence: list[EvidenceStep]
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "opinion": self.opinion, "before": self.before, "after": self.after,
+        return {"path": self.path, "key": self.key, "opinion": self.opinion, "before": self.before, "after": self.after,
                 "delta": self.delta, "clamped": self.clamped, "evidence": [e._asdict() for e in self.evidence]}
 
 
@@ -134,6 +139,8 @@ class _Run:
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self.model: Model | None = None
+        self.discarded = discarded.load(ws)
+        self.turned_down: list[str] = []  # pages left out because the same content was discarded
         self.done = 0
         self.total = 1
 
@@ -227,7 +234,8 @@ class _Run:
         ops = gather.current_opinions(s)
         pairs = self._pairs(s, ops, win) if self.model else {}
         self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if self.model else 0) + 4
-        blocks: dict[str, str] = {}
+        # Records of pages this run does not touch carry over, or their blocks would look hand-written next time.
+        blocks: dict[str, str] = dict(state.blocks)
 
         opinions = self._opinions(ops, pairs, state, at)
         if opinions:
@@ -274,6 +282,15 @@ class _Run:
                 self._draft_retain(builder, path)
         self._memory_proposals(builder, opinions, state, blocks)
         self.tick("memory proposals")
+
+        if layout.OPINIONS_PAGE in self.turned_down:
+            self.changes = [c for c in self.changes if not isinstance(c, OpinionChange)]
+        if self.turned_down:
+            self.notes.append(f"left out, as discarded in an earlier review: {', '.join(self.turned_down)}")
+            if not any(isinstance(c, (PageChange, RetainChange)) for c in self.changes):
+                return {**result, "status": "nothing-new", "notes": self.notes,
+                        "message": "nothing new since the proposal you discarded (`gitmem review --discard`); "
+                                   "it comes back only with new facts"}
 
         changes = [c.to_json() for c in self.changes]  # the JSON shape: docs/json-contract.md
         run_summary = {"base": result["base"],
@@ -335,6 +352,7 @@ class _Run:
                                                     fact["content"], fact["source"]))
             seen = {confidence.evidence_key(e.get("path", ""), e.get("content", ""))
                     for rel in ("supports", "contradicts") for e in prev.get(rel, []) if isinstance(e, dict)}
+            seen |= self.discarded.evidence.get(key, set())  # turned down in a review: never counted again
             upd = confidence.update(before, evidence, seen)
             history = list(prev.get("history", []))
             if restated:
@@ -360,8 +378,9 @@ class _Run:
             out.append(item)
             if upd.counted or restated:
                 self.changes.append(OpinionChange(
-                    layout.OPINIONS_PAGE, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
-                    [EvidenceStep(e.relation, e.strength, e.delta, e.source) for e in upd.counted]))
+                    layout.OPINIONS_PAGE, key, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
+                    [EvidenceStep(e.relation, e.strength, e.delta, e.source, e.content, e.path)
+                     for e in upd.counted]))
         return out
 
     def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -436,8 +455,12 @@ class _Run:
         old = builder.base_text(path)
         res = pages.merge_page(path, old, title, blocks, state.blocks)
         self.skipped += res.skipped
+        data = res.text.encode("utf-8")
+        if res.text != old and discarded.content_key(data) in self.discarded.pages.get(path, ()):
+            self.turned_down.append(path)  # this exact page was discarded in a review: not again
+            return
         try:
-            changed = builder.write(path, res.text.encode("utf-8"))
+            changed = builder.write(path, data)
         except UnsafeWrite as exc:
             self.reject(path, exc.reason)
             return

@@ -1,0 +1,67 @@
+"""What `gitmem review --discard` turned down, so reflection does not propose it again.
+
+Kept in `.memory/reflect-discarded.json` (derived data of this clone, never committed: deleting it
+only means a discarded proposal may come back once). Two things are remembered:
+- per opinion (its state-file key), the keys of the evidence whose confidence move was discarded:
+  that evidence never counts again for that opinion, new evidence still does;
+- per page, a hash of each proposed content that was discarded: the same content is not written
+  again, while a page that changed because new facts arrived is.
+A run whose every change was discarded before writes no proposal (`reflect` says why).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, NamedTuple
+
+from gitmem.layout import REFLECT_DISCARDED
+from gitmem.workspace import Workspace
+
+MAX_PER_KEY = 200  # oldest entries drop out first, so the file stays small
+
+
+class Discarded(NamedTuple):
+    evidence: dict[str, set[str]]  # opinion key -> evidence keys (confidence.evidence_key)
+    pages: dict[str, set[str]]  # path -> content hashes
+
+
+def content_key(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+def _listed(raw: Any) -> dict[str, list[str]]:
+    if not isinstance(raw, dict):
+        return {}
+    return {k: [x for x in v if isinstance(x, str)] for k, v in raw.items() if isinstance(k, str) and isinstance(v, list)}
+
+
+def _read(ws: Workspace) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    try:
+        raw = json.loads((ws.derived / REFLECT_DISCARDED).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}, {}  # absent or damaged: nothing remembered (derived data, safe to lose)
+    if not isinstance(raw, dict):
+        return {}, {}
+    return _listed(raw.get("evidence")), _listed(raw.get("pages"))
+
+
+def load(ws: Workspace) -> Discarded:
+    evidence, pages = _read(ws)
+    return Discarded({k: set(v) for k, v in evidence.items()}, {k: set(v) for k, v in pages.items()})
+
+
+def remember(ws: Workspace, evidence: dict[str, list[str]], pages: dict[str, str]) -> None:
+    """Add one discarded proposal: {opinion key: [evidence key]} and {path: content hash}."""
+    old_ev, old_pages = _read(ws)
+    for key, items in evidence.items():
+        merged = [x for x in old_ev.get(key, []) if x not in items] + items
+        old_ev[key] = merged[-MAX_PER_KEY:]
+    for path, h in pages.items():
+        merged = [x for x in old_pages.get(path, []) if x != h] + [h]
+        old_pages[path] = merged[-MAX_PER_KEY:]
+    target = ws.ensure_derived() / REFLECT_DISCARDED
+    tmp = target.with_name(target.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"evidence": old_ev, "pages": old_pages}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, target)  # atomic: a reader sees the old file or the new one
