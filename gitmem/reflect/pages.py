@@ -193,8 +193,8 @@ def moves_supersede(facts: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
         m = _MOVE.search(mover["content"])
         if not m:
             continue
-        old = re.compile(rf"\b{re.escape(m.group('old'))}\b")
-        new = re.compile(rf"\b{re.escape(m.group('new'))}\b")
+        old = re.compile(rf"\b{re.escape(m.group('old'))}\b", re.I)
+        new = re.compile(rf"\b{re.escape(m.group('new'))}\b", re.I)
         ents = set(mover["entities"])
         for r in facts:
             if r is mover or r["id"] in out or not ents.intersection(r["entities"]) or _when(r) >= _when(mover):

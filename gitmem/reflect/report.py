@@ -7,6 +7,7 @@ text is HTML-escaped (memory is untrusted: a fact could hold markup).
 
 from __future__ import annotations
 
+from datetime import date
 from html import escape
 from typing import Any
 
@@ -25,9 +26,17 @@ svg { display: block; margin: .4em 0; } .note { color: #666; }
 """
 
 
+def _day(at: str) -> int | None:
+    try:
+        return date.fromisoformat(at[:10]).toordinal()
+    except ValueError:
+        return None
+
+
 def chart(history: list[dict[str, Any]]) -> str:
-    """An inline SVG line chart of confidence (0..1, y) over the reflections (x, in order),
-    each point labelled with its date; one point is drawn as a short flat line."""
+    """An inline SVG line chart of confidence (0..1, y) over time (x: the reflection dates, to
+    scale; in order when a date is missing or all are one day), each point labelled with its
+    date; a single point is drawn as a short flat line."""
     points = [(str(h.get("at", "")), float(h["confidence"])) for h in history
               if isinstance(h, dict) and isinstance(h.get("confidence"), (int, float))]
     if not points:
@@ -35,8 +44,13 @@ def chart(history: list[dict[str, Any]]) -> str:
     if len(points) == 1:
         points = points * 2
     inner_w, inner_h = CHART_W - 2 * PAD, CHART_H - 2 * PAD
-    step = inner_w / (len(points) - 1)
-    xy = [(PAD + i * step, PAD + (1 - c) * inner_h) for i, (_, c) in enumerate(points)]
+    days = [_day(at) for at, _ in points]
+    known = [d for d in days if d is not None]
+    if len(known) == len(days) and max(known) > min(known):
+        xs = [PAD + (d - min(known)) / (max(known) - min(known)) * inner_w for d in known]
+    else:
+        xs = [PAD + i * inner_w / (len(points) - 1) for i in range(len(points))]
+    xy = [(x, PAD + (1 - c) * inner_h) for x, (_, c) in zip(xs, points)]
     path = " ".join(f"{x:.1f},{y:.1f}" for x, y in xy)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_W}" height="{CHART_H}" role="img" class="chart"'
              f' aria-label="confidence over time">',
@@ -45,9 +59,12 @@ def chart(history: list[dict[str, Any]]) -> str:
         y = PAD + (1 - level) * inner_h
         parts.append(f'<text x="{PAD - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end" fill="#666">{level:.1f}</text>')
     parts.append(f'<polyline points="{path}" fill="none" stroke="{LINE_COLOUR}" stroke-width="3"/>')
+    shown = ""
     for (x, y), (at, c) in zip(xy, points):
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{LINE_COLOUR}"><title>{escape(at)}: {c:.2f}</title></circle>')
-        parts.append(f'<text x="{x:.1f}" y="{CHART_H - 6}" font-size="10" text-anchor="middle" fill="#666">{escape(at[5:])}</text>')
+        if at != shown:  # one date label per day
+            parts.append(f'<text x="{x:.1f}" y="{CHART_H - 6}" font-size="10" text-anchor="middle" fill="#666">{escape(at[5:])}</text>')
+            shown = at
     parts.append("</svg>")
     return "".join(parts)
 

@@ -102,8 +102,9 @@ def merge(ws: Workspace) -> dict[str, Any]:
 def discard(ws: Workspace) -> dict[str, Any]:
     ref, commit, base = _pending(ws)
     evidence, pages = turned_down(ws, base, commit)
+    window = read_state(ws.root, commit).run.get("window")
     move(ws.root, ref, None, commit)
-    discarded.remember(ws, evidence, pages)
+    discarded.remember(ws, window if isinstance(window, str) else None, evidence, pages)
     return {"status": "discarded", "branch": ref.removeprefix("refs/heads/"), "commit": commit}
 
 

@@ -141,6 +141,7 @@ class _Run:
         self.model: Model | None = None
         self.discarded = discarded.load(ws)
         self.turned_down: list[str] = []  # pages left out because the same content was discarded
+        self.window = ""  # discarded.window_key of this run's facts
         self.done = 0
         self.total = 1
 
@@ -209,6 +210,11 @@ class _Run:
             if not win.facts and not (logs and self.opts.model):
                 return {**result, "status": "nothing-new", "notes": self.notes,
                         "message": "no new facts since the last reflection"}
+            self.window = discarded.window_key(result["since"], [(r["path"], r["id"]) for r in win.facts], logs)
+            if self.window in self.discarded.windows:  # checked before the model loads: cheap for cron
+                return {**result, "status": "nothing-new", "notes": self.notes,
+                        "message": "nothing new since the proposal you discarded (`gitmem review --discard`); "
+                                   "it comes back only with new facts"}
             if self.opts.model is not None:
                 self.model = self.opts.model()
             return self._propose(s, builder, state, win, logs, pending, result)
@@ -295,7 +301,7 @@ class _Run:
         changes = [c.to_json() for c in self.changes]  # the JSON shape: docs/json-contract.md
         run_summary = {"base": result["base"],
                        "since": result["since"], "through": win.through, "facts": len(win.facts),
-                       "model": self.model.name if self.model else None, "changes": changes,
+                       "model": self.model.name if self.model else None, "window": self.window, "changes": changes,
                        "skipped": self.skipped, "rejected": self.rejected}
         new_state = State(through=win.through, through_time=datetime.fromtimestamp(win.through_time, timezone.utc).isoformat(),
                           model=self.model.name if self.model else None, blocks=dict(sorted(blocks.items())),
