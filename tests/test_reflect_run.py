@@ -334,3 +334,19 @@ def test_cli_reflect_review_roundtrip(repo: GitRepo) -> None:
     assert r.exit_code == 0 and json.loads(r.output)["status"] == "merged"
     r = runner.invoke(cli, ["-C", str(repo.path), "reflect", "--no-llm", "--if-needed"])
     assert r.exit_code == 0 and "no new facts" in r.output
+
+
+def test_block_records_of_untouched_pages_carry_over(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    reflect(ws, RunOptions(model=None))
+    review.merge(ws)
+    # A run that only touches Andy's page must keep the record of Peter's blocks ...
+    repo.commit("log 3", "2025-11-08", {"memory/2025-11-08.md": "# 2025-11-08\n\n## Retain\n- W @Andy: Visits in May.\n"})
+    reflect(ws, RunOptions(model=None))
+    assert "bank/entities/Peter.md#facts" in read_state(repo.path, BRANCH).blocks
+    review.merge(ws)
+    # ... so the next fact about Peter updates his page instead of taking it for hand-written.
+    repo.commit("log 4", "2025-11-09", {"memory/2025-11-09.md": "# 2025-11-09\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"})
+    res = reflect(ws, RunOptions(model=None))
+    assert not [sk for sk in res["skipped"] if sk["path"] == "bank/entities/Peter.md"], res["skipped"]
+    assert "Moved to Lisbon." in show(repo, BRANCH, "bank/entities/Peter.md")
