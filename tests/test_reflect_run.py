@@ -350,3 +350,31 @@ def test_block_records_of_untouched_pages_carry_over(repo: GitRepo) -> None:
     res = reflect(ws, RunOptions(model=None))
     assert not [sk for sk in res["skipped"] if sk["path"] == "bank/entities/Peter.md"], res["skipped"]
     assert "Moved to Lisbon." in show(repo, BRANCH, "bank/entities/Peter.md")
+
+
+def test_aliases_rejected_bullets_and_ungrounded_drafts_stay_out(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    repo.commit("pages and logs", "2025-11-07", {
+        # a person records an alias by hand: facts about @Robert go to Bob's page
+        "bank/entities/Bob.md": "# Bob\n\naliases: Robert\n",
+        "memory/2025-11-07.md": "# 2025-11-07\n\n## Retain\n- W @Robert: Joined the team.\n"
+                                "- N: O(c=1.7) @Alice: Hates cortados now.\n- W @Alice: Adopted a cat named Miso.\n",
+        "memory/2025-11-08.md": "# 2025-11-08\n\nPeter moved the relay backups to 02:00.\n",
+    })
+    update(ws)
+    garbage = FakeModel(summary="The FACTS are a list of facts about the entity, which is a person, place, project, or thing",
+                        bullets=[{"kind": "W", "entity": "Peter", "text": "The most important facts from the log are: 1."},
+                                 {"kind": "W", "entity": "Peter", "text": "Peter moved the relay backups to 02:00."}])
+    res = reflect(ws, RunOptions(model=lambda: garbage))
+    paths = review.changed_paths(ws, res["base"], res["commit"])
+    assert "bank/entities/Bob.md" in paths and "bank/entities/Robert.md" not in paths
+    assert "Joined the team." in show(repo, BRANCH, "bank/entities/Bob.md")
+    alice = show(repo, BRANCH, "bank/entities/Alice.md")
+    assert "Adopted a cat named Miso." in alice and "cortados" not in alice  # lint rejects that bullet
+    assert "summary" not in alice and all("FACTS" not in show(repo, BRANCH, p) for p in paths if p.endswith(".md"))
+    reasons = {r["item"]: r["reason"] for r in res["rejected"]}
+    assert reasons["summary of Alice"].startswith("repeats the prompt")
+    # the drafted Retain keeps the grounded bullet and drops the echo of the prompt
+    assert show(repo, BRANCH, "memory/2025-11-08.md").endswith(
+        "\n## Retain\n- W @Peter: Peter moved the relay backups to 02:00.\n")
+    assert any(k.startswith("Retain for memory/2025-11-08.md: - W @Peter: The most important") for k in reasons)
