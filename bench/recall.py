@@ -51,7 +51,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from gitmem.index.indexer import update  # noqa: E402
-from gitmem.recall.search import Options, Session, pack  # noqa: E402
+from gitmem.recall.result import pack  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
 
 LOCOMO = Path("/work/shared/bench/locomo/locomo10.json")

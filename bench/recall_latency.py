@@ -32,7 +32,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from gitmem.index.indexer import update  # noqa: E402
-from gitmem.recall.search import SCORED_ROWS, Options, Session  # noqa: E402
+from gitmem.index.store import SCORED_ROWS  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
 
 OUT = HERE / "out" / "lat"

@@ -8,7 +8,6 @@ and unknown keys intact.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -19,6 +18,7 @@ if TYPE_CHECKING:
 
 from gitmem.errors import GitmemError
 from gitmem.layout import CONFIG_FILE
+from gitmem.safefile import refuse_symlink, write_atomic
 from gitmem.workspace import Workspace
 
 
@@ -52,6 +52,13 @@ _SECTIONS: dict[str, _Section] = {"index": IndexConfig, "recall": RecallConfig, 
 
 # Non-negative ints only: a negative budget or context size is always a typo.
 _MIN: dict[str, int] = {"index.max_file_bytes": 1, "recall.k": 1, "reflect.n_ctx": 256, "reflect.max_facts": 1}
+# Upper bounds: past these a value is a typo too, and some would overflow SQLite's 64-bit integers
+# (recall.k is a LIMIT) or llama.cpp's 32-bit seed instead of failing with a reason.
+_MAX: dict[str, int] = {"index.max_file_bytes": 1 << 40, "recall.k": 10_000, "recall.budget": 10_000_000,
+                        "reflect.n_ctx": 1 << 20, "reflect.seed": (1 << 32) - 1, "reflect.max_facts": 1_000_000}
+# The review branch lives under this prefix: a namespace no user branch is expected in, so a setting
+# (which anyone can commit in .gitmem.toml) can never make reflect/review move `main` or a tag.
+REVIEW_PREFIX = "gitmem/"
 
 
 def flat(cfg: Config) -> dict[str, Any]:
@@ -143,12 +150,70 @@ def _check(dotted: str, value: Any, path: Path) -> Any:
         minimum = _MIN.get(dotted, 0)
         if plain < minimum:
             raise GitmemError(f"{path}: {dotted} must be at least {minimum}, got {plain}", f"use e.g. {_default(dotted)}")
+        maximum = _MAX.get(dotted)
+        if maximum is not None and plain > maximum:
+            raise GitmemError(f"{path}: {dotted} must be at most {maximum}, got {plain}", f"use e.g. {_default(dotted)}")
     elif expected is str and not isinstance(plain, str):
         raise GitmemError(
             f"{path}: {dotted} must be a string, got {plain!r}",
             f"put it in double quotes, e.g. {dotted.split('.')[1]} = \"{plain}\"",
         )
+    elif dotted == "reflect.branch":
+        _check_review_name(plain, f"{path}: {dotted}")
+    elif dotted == "index.branch" and (plain.startswith("-") or "\n" in plain or "\0" in plain):
+        raise GitmemError(f"{path}: {dotted} = {plain!r} is not a branch name", "e.g. branch = \"main\", or \"\" for HEAD")
     return plain
+
+
+def _check_review_name(branch: str, where: str) -> None:
+    """The part of the review-branch check that needs no repository (it runs on every read)."""
+    if not branch.startswith(REVIEW_PREFIX) or len(branch) == len(REVIEW_PREFIX) or any(
+            c in branch for c in "\0\n\\ ~^:?*[") or ".." in branch or "@{" in branch:
+        raise GitmemError(
+            f"{where} must be a branch name under {REVIEW_PREFIX} (gitmem only ever moves its own review branch), "
+            f"got {branch!r}",
+            f"use e.g. {_default('reflect.branch')}",
+        )
+
+
+def check_review_branch(root: Path, branch: str, where: str) -> None:
+    """Full check of a review-branch name against the repository: under gitmem/, a valid branch
+    name for git (`git check-ref-format --branch`), and not also the name of a tag, a remote
+    branch or another ref (git would resolve `git log NAME` to that one instead)."""
+    from gitmem.timeline import git
+
+    _check_review_name(branch, where)
+    if not git.ok(root, "check-ref-format", "--branch", branch):
+        raise GitmemError(f"{where}: {branch!r} is not a valid branch name (git check-ref-format)",
+                          f"use e.g. {_default('reflect.branch')}")
+    clashes = {f"refs/{branch}", f"refs/tags/{branch}", f"refs/remotes/{branch}"}
+    for ref in git.out(root, "for-each-ref", "--format=%(refname)").splitlines():
+        if ref in clashes:
+            raise GitmemError(f"{where}: {branch!r} is also the name of {ref}", "pick another name under gitmem/")
+
+
+def _check_in_repo(ws: Workspace | Path | str, key: str, value: Any, path: Path) -> None:
+    """Checks of a new value that need the repository or the file system (on write; the same
+    conditions are checked again where the value is used)."""
+    from gitmem.timeline import git
+
+    root = _root(ws)
+    if key == "index.branch" and value and git.resolve(root, f"refs/heads/{value}") is None \
+            and git.resolve(root, value) is None:
+        raise GitmemError(f"index.branch: no branch {value!r} in this repository",
+                          "create the branch first, or set index.branch to \"\" to follow HEAD")
+    if key == "reflect.branch":
+        check_review_branch(root, value, "reflect.branch")
+        current = load_config(ws).reflect.branch
+        if value != current and git.resolve(root, f"refs/heads/{value}") is not None:
+            raise GitmemError(f"reflect.branch: a branch {value!r} already exists; gitmem uses only a branch it creates",
+                              f"pick another name under {REVIEW_PREFIX}, or delete that branch first")
+    if key == "reflect.model" and value:
+        model = Path(value).expanduser()
+        model = model if model.is_absolute() else root / model
+        if not model.is_file():
+            raise GitmemError(f"reflect.model: {model} {'is not a file' if model.exists() else 'does not exist'}",
+                              "give the path of a .gguf model file, or \"\" for the bundled model")
 
 
 def _default(dotted: str) -> Any:
@@ -190,6 +255,8 @@ def set_value(ws: Workspace | Path | str, key: str, value: Any) -> Config:
         value = int(value.strip())
     if _known_type(key) is not None:
         _check(key, value, path)
+        _check_in_repo(ws, key, value, path)
+    refuse_symlink(path, CONFIG_FILE)
     doc = _parse(path) if path.exists() else tomlkit.parse(default_text())
     table = doc.get(section)
     if table is None:
@@ -198,10 +265,8 @@ def set_value(ws: Workspace | Path | str, key: str, value: Any) -> Config:
     elif not isinstance(table, dict):
         raise GitmemError(f"{path}: {section} must be a table ([{section}])", f"write it as a [{section}] section")
     table[name] = value
-    text = tomlkit.dumps(doc)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)  # a crash mid-write must not leave a half-written config
+    # A crash or a full disk mid-write must not leave a half-written config.
+    write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
     return load_config(ws)
 
 

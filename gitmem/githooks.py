@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitmemError
 from gitmem import layout
+from gitmem.safefile import open_nofollow, write_atomic
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -140,10 +141,9 @@ def _make_executable(path: Path) -> None:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.gitmem-tmp")
-    tmp.write_bytes(data)
-    tmp.chmod(0o755)
-    os.replace(tmp, path)
+    if os.path.islink(path):
+        os.unlink(path)  # a foreign hook symlink was kept as .legacy already; ours are files
+    write_atomic(path, data, 0o755)
 
 
 def install(ws: Workspace, python: str | None = None) -> HooksReport:
@@ -206,9 +206,18 @@ def _state_path(ws: Workspace) -> Path:
     return ws.derived / layout.HOOK_STATE
 
 
+def _read_nofollow(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of a file under .memory/, never through a symlink (OSError if one)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def read_state(ws: Workspace) -> dict[str, Any]:
     try:
-        data = json.loads(_state_path(ws).read_text(encoding="utf-8"))
+        data = json.loads(_read_nofollow(_state_path(ws), 1 << 20).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -220,10 +229,7 @@ def record_success(ws: Workspace, hook: str) -> None:
     by_hook = read_state(ws).get("by_hook")
     by_hook = dict(by_hook) if isinstance(by_hook, dict) else {}
     by_hook[hook] = now
-    state = _state_path(ws)
-    tmp = state.with_name(f".hook.state.{os.getpid()}")
-    tmp.write_text(json.dumps({"last_ok": now, "by_hook": by_hook}), encoding="utf-8")
-    os.replace(tmp, state)
+    write_atomic(ws.derived_file("hook.state"), json.dumps({"last_ok": now, "by_hook": by_hook}).encode("utf-8"))
 
 
 def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
@@ -231,15 +237,16 @@ def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
     ws.ensure_derived()
     message = " ".join(str(exc).split()) or "(no message)"
     line = f"{_now()} {hook} {type(exc).__name__}: {message}\n"
-    log = ws.hook_log
+    log = ws.derived_file(ws.hook_log.name)
     try:
         if log.stat().st_size > _LOG_LIMIT:
             # Keep the newer half; the oldest failures are the least useful.
             tail = log.read_bytes()[-_LOG_LIMIT // 2 :]
-            log.write_bytes(tail[tail.find(b"\n") + 1 :])
+            write_atomic(log, tail[tail.find(b"\n") + 1 :])
     except FileNotFoundError:
         pass
-    with log.open("a", encoding="utf-8") as fh:
+    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, ".memory/hook.log")
+    with os.fdopen(fd, "a", encoding="utf-8") as fh:
         fh.write(line)
 
 
@@ -255,7 +262,7 @@ def _parse_time(text: str) -> datetime | None:
 def last_hook_error(ws: Workspace) -> str | None:
     """The last hook.log line when it is newer than the last successful hook run, else None."""
     try:
-        with ws.hook_log.open("rb") as fh:
+        with os.fdopen(os.open(ws.hook_log, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb") as fh:
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
             fh.seek(max(0, size - 4096))

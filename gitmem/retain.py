@@ -28,6 +28,7 @@ from gitmem import layout
 from gitmem.errors import GitError, GitmemError
 from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, outline, parse_markdown, parse_retain_bullet
 from gitmem.parse.retain import LIST_MARKER
+from gitmem.safefile import open_nofollow, refuse_symlink, write_atomic
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
@@ -75,8 +76,7 @@ def validate(bullet: str) -> tuple[str, RetainFact]:
 def _locked(ws: Workspace) -> Iterator[None]:
     # flock (not a lock file's existence): the kernel releases it if the process dies, so a
     # crashed agent can never wedge every later retain.
-    path = ws.ensure_derived() / layout.RETAIN_LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_nofollow(ws.derived_file(layout.RETAIN_LOCK), os.O_RDWR | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.RETAIN_LOCK}")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -174,14 +174,14 @@ def _subject(bullet_line: str) -> str:
     return subject if len(subject) <= SUBJECT_LIMIT else subject[: SUBJECT_LIMIT - 1].rstrip() + "…"
 
 
-def _git_retrying(ws: Workspace, args: list[str]) -> None:
+def _git_retrying(ws: Workspace, args: list[str], input: bytes | None = None) -> None:
     """Run git, waiting out another process's index.lock (the user's git, an editor)."""
     deadline = time.monotonic() + _INDEX_LOCK_WAIT
     while True:
-        proc = git.run(ws.root, args, check=False)
+        proc = git.run(ws.root, args, check=False, input=input)
         if proc.returncode == 0:
             return
-        err = proc.stderr.decode("utf-8", "replace").strip()
+        err = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip()
         if "index.lock" in err and time.monotonic() < deadline:
             time.sleep(0.05)
             continue
@@ -195,21 +195,57 @@ def _commit(ws: Workspace, rel: str, bullet_line: str, tracked: bool) -> str:
     if not tracked:
         _git_retrying(ws, ["add", "--", rel])  # --only commits paths git already knows
     message = f"{_subject(bullet_line)}\n\n{bullet_line}\n\nAppended to {rel} by `gitmem retain`.\n"
-    _git_retrying(ws, ["commit", "--quiet", "--only", "-m", message, "--", rel])
+    # The message goes through stdin: as an argument, a bullet over ~128 KB fails with E2BIG.
+    _git_retrying(ws, ["commit", "--quiet", "--only", "-F", "-", "--", rel], input=message.encode("utf-8"))
     oid = git.head(ws.root)
     if oid is None:
         raise GitError(f"git commit of {rel} left no HEAD commit", "run `git status`, then retain again")
     return oid
 
 
-def _restore(ws: Workspace, path: Path, rel: str, before: bytes | None, tracked: bool) -> None:
-    """Undo the append after a failed commit, so a retry does not write the bullet twice."""
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _committed_line(ws: Workspace, rel: str, lineno: int) -> bytes | None:
+    """Line `lineno` of `rel` as committed at HEAD (no line ending), None when it has none."""
+    proc = git.run(ws.root, ["cat-file", "blob", f"HEAD:{rel}"], check=False)
+    if proc.returncode != 0:
+        return None
+    lines = proc.stdout.split(b"\n")
+    return lines[lineno - 1].rstrip(b"\r") if 0 < lineno <= len(lines) else None
+
+
+def _undo(ws: Workspace, path: Path, rel: str, before: bytes | None, written: bytes, tracked: bool) -> str | None:
+    """Undo the append after a failed commit, so a retry does not write the bullet twice; but only
+    bytes retain wrote: when the file changed since (the user's editor, say), it is left alone.
+    Returns why it was left, or None when undone."""
+    if _read(path) != written:
+        return f"{rel} changed while retain was committing, so gitmem left it as it is; check it before retrying"
     if before is None:
         path.unlink(missing_ok=True)
     else:
-        path.write_bytes(before)
+        write_atomic(path, before)
     if not tracked:
         git.run(ws.root, ["rm", "--cached", "--quiet", "--ignore-unmatch", "--", rel], check=False)
+    return None
+
+
+def _write_bullet(path: Path, rel: str, line_text: str, the_day: date) -> tuple[bytes | None, bytes, int, bool, bool]:
+    """Append the bullet atomically; returns (before, written, line, created_file, created_section).
+    The file is read again right before the rename: an edit saved meanwhile is never overwritten
+    with the older bytes (the bullet is placed again on the new content instead)."""
+    for _ in range(20):
+        before = _read(path)
+        content, lineno, created_file, created_section = append_bullet(before, line_text, the_day, rel)
+        if _read(path) == before:
+            write_atomic(path, content)
+            return before, content, lineno, created_file, created_section
+        time.sleep(0.05)
+    raise GitmemError(f"{rel} keeps changing while retain writes it", "retry when the other writer is done")
 
 
 def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bool = True) -> dict[str, Any]:
@@ -231,22 +267,30 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
                     f"{what} is in progress in {ws.root}; retain will not commit in the middle of it",
                     "finish or abort it (git status says how), or retain with --no-commit",
                 )
+        refuse_symlink(path.parent, f"{layout.LOG_DIR}/")
+        refuse_symlink(path, rel)
         if path.exists() and not path.is_file():
             raise GitmemError(f"{rel} exists and is not a file", f"move {rel} away, then retain again")
-        before = path.read_bytes() if path.exists() else None
-        content, lineno, created_file, created_section = append_bullet(before, line_text, the_day, rel)
         tracked = git.ok(ws.root, "ls-files", "--error-unmatch", "--", rel)
         if commit and tracked and git.head(ws.root) and not git.ok(ws.root, "diff", "--quiet", "HEAD", "--", rel):
             notes.append(f"{rel} had uncommitted edits; they were committed together with the bullet")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        before, written, lineno, created_file, created_section = _write_bullet(path, rel, line_text, the_day)
         oid: str | None = None
         if commit:
             try:
                 oid = _commit(ws, rel, line_text, tracked)
-            except GitmemError:
-                _restore(ws, path, rel, before, tracked)
-                raise
+            except BaseException as exc:
+                # Another commit (the user's `git commit -am`) may already hold the bullet: then
+                # there is nothing to undo, and undoing would make the next commit delete it.
+                if _committed_line(ws, rel, lineno) == line_text.encode("utf-8") and _read(path) == written:
+                    oid = git.head(ws.root)
+                    notes.append(f"the bullet was already committed by another commit ({oid[:7] if oid else '?'})")
+                else:
+                    left = _undo(ws, path, rel, before, written, tracked)
+                    if left is not None and isinstance(exc, GitmemError):
+                        raise GitmemError(exc.message, left) from exc
+                    raise
 
     return {
         "bullet": line_text,

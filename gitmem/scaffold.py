@@ -130,7 +130,7 @@ def _ensure_ignored(root: Path, data: bytes, report: InitReport) -> None:
     if not os.path.lexists(path):
         _create(root, ".gitignore", data, report)
         return
-    if not path.is_file():
+    if path.is_symlink() or not path.is_file():  # a symlink: appending would write wherever it points
         report.skipped.append((".gitignore", f"exists and is not a regular file; add {IGNORE_LINE} to it by hand"))
         return
     existing = path.read_bytes()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitmem import layout
+from gitmem.errors import GitmemError
+from gitmem.safefile import refuse_symlink
 from gitmem.timeline import git
 
 class Workspace:
@@ -56,7 +58,14 @@ class Workspace:
 
     def ensure_derived(self) -> Path:
         """Create .memory/ and make sure git ignores it even without a .gitignore line: a committed
-        index would be swept into history by `git add -A` and resurrected by `git reset --hard`."""
+        index would be swept into history by `git add -A` and resurrected by `git reset --hard`.
+
+        A `.memory` that is a symlink (a clone can carry a committed one) is refused, never
+        followed: the index, locks and logs would be written wherever it points."""
+        refuse_symlink(self.derived, f"{layout.DERIVED_DIR}/")
+        if self.derived.exists() and not self.derived.is_dir():
+            raise GitmemError(f"{self.derived} is not a directory; gitmem keeps its derived data there",
+                              f"move {layout.DERIVED_DIR} away (it is rebuilt from git), then retry")
         if not self.derived.is_dir():
             self.derived.mkdir(parents=True, exist_ok=True)
             if not git.ok(self.root, "check-ignore", "-q", f"{layout.DERIVED_DIR}/{layout.INDEX_FILE}"):
@@ -65,3 +74,10 @@ class Workspace:
                 with exclude.open("a", encoding="utf-8") as fh:
                     fh.write(f"\n# derived gitmem index (rebuildable from git)\n/{layout.DERIVED_DIR}/\n")
         return self.derived
+
+    def derived_file(self, name: str) -> Path:
+        """`.memory/<name>`, after checking that neither `.memory` nor the file is a symlink: every
+        file gitmem keeps there is opened through this (or safefile's O_NOFOLLOW helpers)."""
+        path = self.ensure_derived() / name
+        refuse_symlink(path, f"{layout.DERIVED_DIR}/{name}")
+        return path

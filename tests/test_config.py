@@ -10,6 +10,7 @@ import tomllib
 from gitmem.config import Config, default_text, load_config, set_value
 from gitmem.errors import GitmemError
 from gitmem.workspace import Workspace
+from gitrepo import GitRepo
 
 
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:
@@ -51,20 +52,24 @@ def test_round_trip_preserves_comments_order_and_unknown_keys(tmp_path: Path) ->
     )
     path = tmp_path / ".gitmem.toml"
     path.write_text(original)
-    cfg = set_value(tmp_path, "reflect.model", "/models/x.gguf")
-    assert cfg.reflect.model == "/models/x.gguf" and cfg.reflect.seed == 7
-    assert path.read_text() == original.replace('model = ""', 'model = "/models/x.gguf"')
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models/x.gguf").write_bytes(b"GGUF")  # set_value checks that the model file exists
+    model = str(tmp_path / "models/x.gguf")
+    cfg = set_value(tmp_path, "reflect.model", model)
+    assert cfg.reflect.model == model and cfg.reflect.seed == 7
+    assert path.read_text() == original.replace('model = ""', f'model = "{model}"')
     set_value(tmp_path, "recall.k", "25")  # text from a CLI becomes an int for an int key
     text = path.read_text()
-    assert text.startswith(original.replace('model = ""', 'model = "/models/x.gguf"'))
+    assert text.startswith(original.replace('model = ""', f'model = "{model}"'))
     assert load_config(tmp_path).recall.k == 25
 
 
-def test_set_value_creates_file_from_commented_template(tmp_path: Path) -> None:
-    set_value(tmp_path, "index.branch", "main")
-    text = (tmp_path / ".gitmem.toml").read_text()
+def test_set_value_creates_file_from_commented_template(repo: GitRepo) -> None:
+    repo.commit("start")  # index.branch must name a branch that exists
+    set_value(repo.path, "index.branch", "main")
+    text = (repo.path / ".gitmem.toml").read_text()
     assert 'branch = "main"' in text and "# Branch whose first-parent history" in text
-    assert load_config(tmp_path).index.branch == "main"
+    assert load_config(repo.path).index.branch == "main"
 
 
 @pytest.mark.parametrize(

@@ -97,11 +97,12 @@ def test_as_of_search_for_a_word_is_exactly_that_times_matching_memory(repo: Git
     # The FTS-first path (rank in FTS5, filter after, id bound for as-of) and its bounded-cost
     # plans (rarest terms only, newest matches only) must never leak a later version nor lose one
     # that was current: with every matching chunk fitting in k, the answer is the exact set.
-    from gitmem.recall import search
+    from gitmem.index import store
+    from gitmem.recall import rank
 
-    monkeypatch.setattr(search, "SCORED_ROWS", scored_rows)
-    monkeypatch.setattr(search, "MIN_CANDIDATES", 2)
-    monkeypatch.setattr(search, "CANDIDATES_PER_K", 1)
+    monkeypatch.setattr(store, "SCORED_ROWS", scored_rows)
+    monkeypatch.setattr(rank, "MIN_CANDIDATES", 2)
+    monkeypatch.setattr(rank, "CANDIDATES_PER_K", 1)
     days = [("2025-11-01", "- kiwi one\n- kiwi two\n- plum\n"), ("2025-11-02", "- kiwi one\n- kiwi deux\n"),
             ("2025-11-03", "- plum\n"), ("2025-11-04", "- kiwi three\n- plum\n- kiwi four\n")]
     for day, text in days:
@@ -120,9 +121,9 @@ def test_as_of_search_for_a_word_is_exactly_that_times_matching_memory(repo: Git
 
 
 def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gitmem.recall import search
+    from gitmem.index import store
 
-    monkeypatch.setattr(search, "SCORED_ROWS", 5)
+    monkeypatch.setattr(store, "SCORED_ROWS", 5)
     lines = "".join(f"- common word line {i}\n\n\n\n" for i in range(8)) + "- the rare zanzibar line\n"
     repo.commit("day", date="2025-11-03", files={"memory.md": lines})
     got = ask(repo, "common zanzibar", k=1)
@@ -130,7 +131,7 @@ def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeyp
 
 
 def test_coverage_counts_stems_at_word_starts_only() -> None:
-    from gitmem.recall.search import _covered
+    from gitmem.recall.rank import covered as _covered
 
     assert _covered("rented an apartment downtown", {"part"}) == 0
     assert _covered("an apartment, then a part-time job", {"part"}) == 1

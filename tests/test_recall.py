@@ -115,7 +115,7 @@ def test_natural_language_and_raw_queries(demo_ws: Workspace) -> None:
 
 
 def test_budget_packs_into_tokens(demo_ws: Workspace) -> None:
-    from gitmem.recall.search import estimate_tokens, render_line
+    from gitmem.recall.result import estimate_tokens, render_line
 
     with Session(demo_ws) as s:
         for budget in (60, 200, 1000):

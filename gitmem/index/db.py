@@ -18,6 +18,7 @@ from pathlib import Path
 from gitmem import layout
 from gitmem.errors import IndexLocked
 from gitmem.index import migrations
+from gitmem.safefile import open_nofollow
 from gitmem.workspace import Workspace
 
 
@@ -37,8 +38,9 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
     """Open (creating or migrating) the index; returns (connection, recovery note or None)."""
-    ws.ensure_derived()
-    path = ws.index_path
+    path = ws.derived_file(ws.index_path.name)
+    for suffix in ("-wal", "-shm"):  # SQLite opens these beside it, following symlinks
+        ws.derived_file(ws.index_path.name + suffix)
     note: str | None = None
     try:
         conn = _connect(path)
@@ -62,16 +64,30 @@ def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
 
 
 def target_commit(ws: Workspace) -> str | None:
-    """The commit the index should reflect: the configured branch (`index.branch`), else HEAD."""
+    """The commit the index should reflect: the configured branch (`index.branch`), else HEAD. A
+    configured branch that does not exist is an error, never a silent fall-back to HEAD (that would
+    index, and answer from, a different history than the one asked for)."""
     from gitmem.config import load_config
+    from gitmem.errors import GitmemError
     from gitmem.timeline import git
 
     branch = load_config(ws).index.branch
     if branch:
-        oid = git.resolve(ws.root, branch)
-        if oid is not None:
-            return oid
+        oid = git.resolve(ws.root, f"refs/heads/{branch}") or git.resolve(ws.root, branch)
+        if oid is None:
+            raise GitmemError(f"index.branch = {branch!r} in {ws.config_path} names no branch in this repository",
+                              "create that branch, or `gitmem config index.branch \"\"` to index the checked-out branch")
+        return oid
     return git.head(ws.root)
+
+
+def unshallowed(ws: Workspace, conn: sqlite3.Connection) -> bool:
+    """The index was built from a shallow clone whose missing history has since been fetched
+    (`git fetch --unshallow`): it must be rebuilt to include it. Asks git only when the index
+    was shallow, so the usual case costs one meta lookup."""
+    from gitmem.timeline import git
+
+    return get_meta(conn, "shallow") == "1" and not git.is_shallow(ws.root)
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -90,8 +106,7 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str | None) -> None:
 def writer_lock(ws: Workspace, wait: float) -> Iterator[None]:
     """Hold the index's single-writer lock. flock is released by the kernel when the process dies,
     so a SIGKILLed indexer never leaves a stale lock behind."""
-    ws.ensure_derived()
-    fd = os.open(ws.derived / layout.INDEX_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_nofollow(ws.derived_file(layout.INDEX_LOCK), os.O_RDWR | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.INDEX_LOCK}")
     deadline = time.monotonic() + max(wait, 0.0)
     try:
         while True:

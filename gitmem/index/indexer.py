@@ -17,10 +17,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitmem.config import load_config
-from gitmem.index.db import get_meta, open_index, set_meta, target_commit, writer_lock
+from gitmem.index import store
+from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
 from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
-from gitmem.timeline.history import CommitInfo, FileChange, walk
+from gitmem.timeline.history import (
+    CommitInfo,
+    FileChange,
+    links_after,
+    shared_base,
+    walk,
+)
 from gitmem.workspace import Workspace
 
 try:  # the C module behind hashlib.blake2b: importing hashlib also loads OpenSSL, ~4 ms per hook run
@@ -87,7 +94,8 @@ class _Writer:
         self.max_bytes = max_bytes
         self.next_id = (conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0) + 1
         last = conn.execute("SELECT pos, record_time FROM commits ORDER BY pos DESC LIMIT 1").fetchone()
-        self.pos, self.record_time = (last[0], last[1]) if last else (0, 0)
+        self.pos: int = last[0] if last else 0
+        self.record_time: int = last[1] if last else 0
         self.current: dict[str, list[_Row]] = {}
         # The last parse of recently changed files (insertion-ordered: oldest evicted first), kept
         # so the next version of a file is re-chunked from its first changed line only.
@@ -321,24 +329,6 @@ def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
     return dropped
 
 
-def _shared_position(conn: sqlite3.Connection, root: Path, head: str, tip: str) -> int:
-    """Newest indexed position whose commit is still on HEAD's first-parent chain (0 if none)."""
-    # Fast path: after an amend, rebase or reset the merge base of the old tip and HEAD is that
-    # commit, when it is on both first-parent lines (checked, since merge-base follows any parent).
-    base = git.out(root, "merge-base", tip, head, check=False).strip()
-    row = conn.execute("SELECT pos FROM commits WHERE oid = ?", (base,)).fetchone() if base else None
-    if row is not None:
-        newer = git.first_parent_links(root, head, since=base)
-        if not newer or newer[0][1] == base:
-            return int(row[0])
-    # General case (e.g. a different branch checked out): walk HEAD's whole first-parent chain.
-    chain = set(git.first_parent_oids(root, head))
-    for pos, oid in conn.execute("SELECT pos, oid FROM commits ORDER BY pos DESC"):
-        if oid in chain:
-            return int(pos)
-    return 0
-
-
 def _wipe(ws: Workspace) -> None:
     for suffix in ("", "-wal", "-shm"):
         p = Path(str(ws.index_path) + suffix)
@@ -383,23 +373,40 @@ def _update_locked(
             result.tip = None
         result.notes.append("the repository has no commits yet: nothing to index")
         return
+    if tip is not None and unshallowed(ws, conn):
+        # History before the old shallow boundary is there now; an incremental run would never
+        # visit it (it only walks forward from the tip).
+        result.rolled_back = _rollback_to(conn, 0)
+        result.rebuilt = True
+        result.notes.append("the repository is no longer shallow: re-indexing its full history")
+        tip = None
     if tip == head:
         return
     base = tip
     # The commits after `base`, once listed: the rewrite check lists them, the progress bar counts them.
     pending: list[tuple[str, str | None]] | None = None
     if tip is not None:
-        pending = git.first_parent_links(root, head, since=tip)
-        if not pending or pending[0][1] != tip:
+        pending = links_after(root, head, tip)
+        if pending is None:
+            missing = git.resolve(root, tip) is None  # pruned away (amend + reflog expire + gc)
             # The indexed tip is gone from this branch's first-parent line: history was rewritten
             # (amend, rebase, reset) or the branch switched. Keep what both histories share.
-            pos = _shared_position(conn, root, head, tip)
+            pos = shared_base(root, head, tip, lambda oid: store.position_of(conn, oid),
+                              lambda: store.positions_newest_first(conn))
             result.rolled_back = _rollback_to(conn, pos)
             base = get_meta(conn, "tip")
             pending = None
-            result.notes.append(
-                f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
-            )
+            if missing:
+                result.rebuilt = pos == 0
+                result.notes.append(
+                    f"the indexed commit {tip[:7]} no longer exists (history was rewritten and pruned): "
+                    + ("rebuilding the index" if pos == 0 else
+                       f"rolled the index back {result.rolled_back} commit(s) to the newest commit that still exists")
+                )
+            else:
+                result.notes.append(
+                    f"history was rewritten: rolled the index back {result.rolled_back} commit(s) to the shared base"
+                )
     # Shallowness is looked up on a walk from the root; an incremental run inherits it (fetching
     # the missing history later does not put it in this index: only a rebuild does).
     result.shallow = git.is_shallow(root) if base is None else get_meta(conn, "shallow") == "1"

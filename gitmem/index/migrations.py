@@ -13,7 +13,7 @@ Timeline model:
   position p when valid_from <= p and (valid_to IS NULL or p < valid_to). Its row id is assigned
   in timeline order. `successor` links an edited chunk to the version that replaced it.
 - `chunks_fts` is an external-content FTS5 table keyed by chunks.id (explicit integer key).
-  Columns and their bm25 weights are documented in gitmem/recall/search.py.
+  Columns and their bm25 weights are documented in gitmem/index/store.py.
 """
 
 from __future__ import annotations

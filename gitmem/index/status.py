@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitmem.index.db import get_meta, open_index, target_commit
+from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.timeline import git
 from gitmem.layout import is_memory_markdown
 from gitmem.workspace import Workspace
@@ -37,11 +37,16 @@ def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[
                 " ON last.path = p.path AND last.pos = p.pos ORDER BY p.path LIMIT 50"
             )
         ]
-        shallow = get_meta(conn, "shallow") == "1"
+        # After `git fetch --unshallow` the index is no longer what the repository holds: the
+        # next update rebuilds it, so say "not shallow, not up to date" rather than the old state.
+        refetched = unshallowed(ws, conn)
+        shallow = get_meta(conn, "shallow") == "1" and not refetched
     finally:
         conn.close()
     if tip is None or head is None:
         behind: int | None = 0 if head is None else None
+    elif refetched:
+        behind = None
     elif tip == head:
         behind = 0
     elif git.is_ancestor(ws.root, tip, head):
@@ -54,7 +59,7 @@ def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[
         "head": head,
         "indexed": tip,
         "behind": behind,
-        "up_to_date": tip == head,
+        "up_to_date": tip == head and not refetched,
         "index_path": str(ws.index_path),
         "index_existed": exists,
         "recovered": note,

@@ -23,14 +23,14 @@ def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None =
     dirty = {path: st for st, path in found if is_memory_markdown(path)}
     known = {r[0]: (r[1], r[2], r[3]) for r in conn.execute("SELECT path, mtime_ns, size, deleted FROM wt_files")}
     todo: list[tuple[str, int, int, bool]] = []
-    for path, status in dirty.items():
+    for path, code in dirty.items():
         full = ws.root / path
         try:
             st = full.stat()
             sig = (st.st_mtime_ns, st.st_size, 0)
         except OSError:
             sig = (0, 0, 1)
-        if status == "D":
+        if code == "D":
             sig = (0, 0, 1)
         if known.get(path) != sig:
             todo.append((path, sig[0], sig[1], bool(sig[2])))

@@ -111,6 +111,8 @@ _RENAME_FORMS = [
 _AKA = re.compile(_N.format(g="new") + r",?\s+(?:aka|a\.k\.a\.|also\s+known\s+as)\s+" + _N.format(g="old"), re.I)
 # Words a pattern can catch that are never a renamed entity ("renamed the repo to relay").
 _NOT_NAMES = frozenset("the a an it its this that his her their our my your repo project server service it's".split())
+# Every statement `renames` reads holds one of these (a cheap filter before the patterns run).
+RENAME_WORDS = ("formerly", "previously", "renamed", "now called", "now named", "aka", "a.k.a.", "also known as")
 _ALIASES_LINE = re.compile(r"^\s*aliases\s*:\s*(.*)$", re.I)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gitmem.index.store import quote
 from gitmem.parse import entity_key
 
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
@@ -45,10 +46,6 @@ class Query:
     @property
     def empty(self) -> bool:
         return not self.fts
-
-
-def quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
 
 
 def build(text: str, raw: bool = False) -> Query:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gitmem.recall.search import render_line
+from gitmem.recall.result import render_line
 
 
 def render(answer: dict[str, Any], fmt: str) -> str:

@@ -7,22 +7,18 @@ from typing import Any
 
 from gitmem import layout
 from gitmem.errors import GitmemError
+from gitmem.index import store
 from gitmem.parse import decode, entity_key, split_lines
-from gitmem.recall.search import Options, Session, estimate_tokens, iso, pack, render_line
+from gitmem.recall.result import estimate_tokens, pack, render_line
+from gitmem.recall.search import Options, Session
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
 
 
-def _validity(s: Session, as_of: str | None) -> tuple[str, list[Any], dict[str, Any] | None]:
-    """SQL condition on chunks `c` for 'in memory now' or 'in memory at WHEN'."""
-    if as_of is None:
-        return "c.valid_to IS NULL", [], None
-    pos, _ = s.position(as_of)
-    row = s.commit_at(pos)
-    info = {"when": as_of, "position": pos, "commit": row["oid"] if row else None,
-            "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}
-    return "c.valid_from <= ? AND (c.valid_to IS NULL OR c.valid_to > ?)", [pos, pos], info
+def _as_of(s: Session, as_of: str | None) -> dict[str, Any] | None:
+    """The as-of record for 'in memory at WHEN' (None: in memory now)."""
+    return None if as_of is None else s.as_of_info(as_of)
 
 
 def _file_at(ws: Workspace, oid: str, path: str) -> str | None:
@@ -34,18 +30,15 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
     key = entity_key(entity)
     if not key:
         raise GitmemError(f"{entity!r} is not an entity name", "try a name like Peter or The-Castle")
-    cond, params, as_of_info = _validity(s, as_of)
+    as_of_info = _as_of(s, as_of)
     page: dict[str, Any] | None = None
-    rows = s.conn.execute(
-        f"SELECT DISTINCT c.path, c.valid_from FROM chunks c WHERE c.path LIKE '{layout.ENTITIES_DIR}/%' AND {cond}"
-        " ORDER BY c.valid_from DESC", params
-    ).fetchall()
+    rows = store.entity_pages(s.conn, as_of_info["position"] if as_of_info else None, layout.ENTITIES_DIR + "/")
     for row in rows:
         stem = layout.entity_page_stem(row["path"])
         if stem is not None and entity_key(stem) == key:
-            commit = as_of_info["commit"] if as_of_info else s.tip
+            commit: str | None = as_of_info["commit"] if as_of_info else s.tip
             text = _file_at(s.ws, commit, row["path"]) if commit else None
-            if text is not None:
+            if text is not None and commit:
                 page = {"path": row["path"], "text": text.strip(), "commit": commit,
                         "source": layout.citation(row["path"], 1, max(len(split_lines(text.rstrip())), 1), commit)}
             break
@@ -62,36 +55,22 @@ def _chain(s: Session, chunk_id: int) -> list[int]:
     cur = chunk_id
     seen = {cur}
     while True:
-        row = s.conn.execute("SELECT id FROM chunks WHERE successor = ? ORDER BY id LIMIT 1", (cur,)).fetchone()
-        if row is None or row[0] in seen:
+        prev = store.predecessor_of(s.conn, cur)
+        if prev is None or prev in seen:
             break
-        cur = row[0]
+        cur = prev
         seen.add(cur)
         back.append(cur)
     fwd: list[int] = []
     cur = chunk_id
     while True:
-        row = s.conn.execute("SELECT successor FROM chunks WHERE id = ?", (cur,)).fetchone()
-        if row is None or row[0] is None or row[0] in seen:
+        nxt = store.successor_of(s.conn, cur)
+        if nxt is None or nxt in seen:
             break
-        cur = row[0]
+        cur = nxt
         seen.add(cur)
         fwd.append(cur)
     return list(reversed(back)) + [chunk_id] + fwd
-
-
-def _rows_by_id(s: Session, ids: list[int]) -> list[dict[str, Any]]:
-    if not ids:
-        return []
-    marks = ",".join("?" * len(ids))
-    rows = s.conn.execute(
-        "SELECT c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.entities, c.confidence,"
-        f" c.event_start, c.event_end, c.content, c.valid_from, c.valid_to, c.successor FROM chunks c WHERE c.id IN ({marks})",
-        ids,
-    ).fetchall()
-    order = {i: n for n, i in enumerate(ids)}
-    results = s.results(sorted(rows, key=lambda r: order[r["id"]]))
-    return results
 
 
 def _norm(text: str) -> str:
@@ -133,7 +112,7 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
         except GitmemError as exc:
             answer.notes.append(f"reflection history unavailable: {exc.message}")
         for o in out:
-            versions = _rows_by_id(s, _chain(s, o["id"])) if o["id"] is not None else []
+            versions = s.results_by_id(_chain(s, o["id"])) if o["id"] is not None else []
             o["history"] = [{"confidence": v["confidence"], "record_time": v["record_time"],
                              "content": v["content"], "source": v["source"]} for v in versions]
             o["reflections"] = reflected.get(_norm(o["statement"]), [])
@@ -145,7 +124,7 @@ def why(s: Session, target: str) -> dict[str, Any]:
     notes = list(s.notes)
     if target.isdigit():
         chunk_id = int(target)
-        if not s.conn.execute("SELECT 1 FROM chunks WHERE id = ?", (chunk_id,)).fetchone():
+        if not store.chunk_exists(s.conn, chunk_id):
             raise GitmemError(f"no chunk with id {chunk_id}", "take an id from `gitmem recall --json` results")
     else:
         hits = s.search(target, Options(k=1, include_history=True)).results
@@ -154,11 +133,9 @@ def why(s: Session, target: str) -> dict[str, Any]:
             raise GitmemError(f"nothing in memory's history matches {target!r}", "try fewer or other words")
         chunk_id = hits[0]["id"]
     ids = _chain(s, chunk_id)
-    versions = _rows_by_id(s, ids)
+    versions = s.results_by_id(ids)
     # Each version's result already names its commit; add who made it and why.
-    by_oid = {r["oid"]: r for r in s.conn.execute(
-        f"SELECT oid, author, message FROM commits WHERE oid IN ({','.join('?' * len(versions))})",
-        [v["commit"] for v in versions])}
+    by_oid = store.commits_by_oid(s.conn, [v["commit"] for v in versions])
     for v in versions:
         c = by_oid.get(v["commit"])
         v["author"] = c["author"] if c else None
@@ -168,15 +145,11 @@ def why(s: Session, target: str) -> dict[str, Any]:
 
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
     p0 = s.position_before(since)
-    p1 = s.position(until)[0] if until else (s.conn.execute("SELECT max(pos) FROM commits").fetchone()[0] or 0)
-    added_ids = [r[0] for r in s.conn.execute(
-        "SELECT id FROM chunks WHERE valid_from > ? AND valid_from <= ? ORDER BY id", (p0, p1))]
-    gone_ids = [r[0] for r in s.conn.execute(
-        "SELECT id FROM chunks WHERE valid_to > ? AND valid_to <= ? ORDER BY id", (p0, p1))]
-    rows = {r["id"]: r for r in _rows_by_id(s, sorted(set(added_ids) | set(gone_ids)))}
-    predecessor = {r[1]: r[0] for r in s.conn.execute(
-        f"SELECT id, successor FROM chunks WHERE successor IN ({','.join('?' * len(added_ids))})", added_ids)} \
-        if added_ids else {}
+    p1 = s.position(until)[0] if until else store.last_position(s.conn)
+    added_ids = store.ids_added(s.conn, p0, p1)
+    gone_ids = store.ids_ended(s.conn, p0, p1)
+    rows = {r["id"]: r for r in s.results_by_id(sorted(set(added_ids) | set(gone_ids)))}
+    predecessor = store.predecessors(s.conn, added_ids)
     out: list[dict[str, Any]] = []
     replaced: set[int] = set()
     for i in added_ids:
@@ -209,7 +182,7 @@ def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entit
 
 def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[str, Any]:
     """memory.md (always first: it is the user's curated core) plus the newest facts that fit."""
-    cond, params, as_of_info = _validity(s, as_of)
+    as_of_info = _as_of(s, as_of)
     commit = as_of_info["commit"] if as_of_info else s.tip
     memory_md = ""
     if as_of is None and (s.ws.root / layout.CORE_FILE).is_file():

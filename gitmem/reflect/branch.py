@@ -29,18 +29,50 @@ class ReflectRace(GitmemError):
     """Another process moved the review branch while this run was working."""
 
 
-def ref_name(branch: str) -> str:
-    if branch.startswith("refs/"):
-        ref = branch
-    else:
-        ref = f"refs/heads/{branch}"
-    if not git.ok(".", "check-ref-format", ref):
-        raise GitmemError(f"{branch!r} is not a valid branch name", "set reflect.branch to e.g. gitmem/reflect")
-    return ref
+def ref_name(root: Path, branch: str) -> str:
+    """The full ref of the review branch `branch` (reflect.branch), checked again at every use: the
+    setting comes from a file anyone can commit (see gitmem.config.check_review_branch)."""
+    from gitmem.config import check_review_branch
+
+    check_review_branch(root, branch, "reflect.branch")
+    return f"refs/heads/{branch}"
 
 
 def read_ref(root: Path, ref: str) -> str | None:
     return git.resolve(root, ref)
+
+
+def made_by_gitmem(root: Path, oid: str) -> bool:
+    """Whether `oid` is a proposal commit reflection wrote: its author and committer are IDENTITY
+    and it has exactly one parent. Anything else on the review branch (a commit the user made
+    after checking it out, a branch that happened to have the name) is not ours to move."""
+    fields = git.out(root, "log", "-1", "--format=%an%x00%ae%x00%cn%x00%ce%x00%P", oid, "--", check=False)
+    parts = fields.split("\0")
+    return len(parts) == 5 and tuple(parts[:2]) == IDENTITY and tuple(parts[2:4]) == IDENTITY \
+        and len(parts[4].split()) == 1
+
+
+def check_ours(root: Path, ref: str, oid: str | None) -> None:
+    """GitmemError unless the review branch is absent or its tip is a commit gitmem made."""
+    if oid is None or made_by_gitmem(root, oid):
+        return
+    short = ref.removeprefix("refs/heads/")
+    raise GitmemError(
+        f"{short} has a commit gitmem did not make ({oid[:7]}); gitmem will not move or delete it",
+        f"keep it under another name (`git branch -m {short} <new-name>`) or delete it yourself, then retry",
+    )
+
+
+def checked_out_in(root: Path, ref: str) -> str | None:
+    """The worktree that has `ref` checked out, if any: moving or deleting it there would leave
+    that worktree's HEAD on a commit its files do not match (or on no commit at all)."""
+    where: str | None = None
+    for line in git.out(root, "worktree", "list", "--porcelain", check=False).splitlines():
+        if line.startswith("worktree "):
+            where = line[len("worktree "):]
+        elif line == f"branch {ref}":
+            return where
+    return None
 
 
 class Builder:
@@ -135,13 +167,19 @@ class Builder:
 
 
 def move(root: Path, ref: str, new: str | None, expected: str | None) -> None:
-    """CAS the ref from `expected` to `new` (None deletes); ReflectRace when someone else moved it."""
+    """CAS the ref from `expected` to `new` (None deletes); ReflectRace when someone else moved it.
+    Refuses a ref whose current tip gitmem did not make, or one checked out in a worktree."""
+    check_ours(root, ref, expected)
+    short = ref.removeprefix("refs/heads/")
+    where = checked_out_in(root, ref)
+    if where is not None:
+        raise GitmemError(f"{short} is checked out in {where}; gitmem will not move it under a work tree",
+                          f"switch that work tree to another branch (e.g. `git -C {where} switch main`), then retry")
     if git.update_ref(root, ref, new, expected):
         return
     now = read_ref(root, ref)
     if now == new:
         return  # a concurrent run wrote the very same result: nothing was lost
-    short = ref.removeprefix("refs/heads/")
     raise ReflectRace(
         f"{short} was changed by another `gitmem reflect`/`gitmem review` while this one ran "
         f"(expected {expected[:7] if expected else 'no branch'}, found {now[:7] if now else 'no branch'}); "

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any, NamedTuple
 
 from gitmem.layout import REFLECT_DISCARDED
+from gitmem.safefile import write_atomic
 from gitmem.workspace import Workspace
 
 MAX_PER_KEY = 200  # oldest entries drop out first, so the file stays small
@@ -75,8 +75,5 @@ def remember(ws: Workspace, window: str | None, evidence: dict[str, list[str]], 
     for path, h in pages.items():
         merged = [x for x in old_pages.get(path, []) if x != h] + [h]
         old_pages[path] = merged[-MAX_PER_KEY:]
-    target = ws.ensure_derived() / REFLECT_DISCARDED
-    tmp = target.with_name(target.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"windows": old_windows, "evidence": old_ev, "pages": old_pages}, indent=1, sort_keys=True) + "\n",
-                   encoding="utf-8")
-    os.replace(tmp, target)  # atomic: a reader sees the old file or the new one
+    data = json.dumps({"windows": old_windows, "evidence": old_ev, "pages": old_pages}, indent=1, sort_keys=True) + "\n"
+    write_atomic(ws.ensure_derived() / REFLECT_DISCARDED, data.encode("utf-8"))

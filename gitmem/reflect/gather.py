@@ -17,11 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitmem.errors import GitmemError
+from gitmem.index import store
 from gitmem.recall.search import Options, Session
-
-_COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.entities, c.confidence,"
-         " c.event_start, c.event_end, c.content, c.valid_from, c.valid_to, c.successor")
-_MEMORY = "c.path NOT LIKE 'bank/%' AND (c.fact = 1 OR c.entities != '')"
 
 MAX_ENTITY_FACTS = 60
 MAX_PAIRS_PER_OPINION = 4
@@ -43,21 +40,17 @@ class Window:
 def position_of(s: Session, oid: str | None) -> int | None:
     if oid is None:
         return 0
-    row = s.conn.execute("SELECT pos FROM commits WHERE oid = ?", (oid,)).fetchone()
-    return int(row[0]) if row else None
+    return store.position_of(s.conn, oid)
 
 
 def tip_position(s: Session) -> int:
-    row = s.conn.execute("SELECT max(pos) FROM commits").fetchone()
-    return int(row[0] or 0)
+    return store.last_position(s.conn)
 
 
 def window(s: Session, start: int, max_facts: int) -> Window:
     """The facts added after position `start`, up to max_facts (whole commits only)."""
     end = tip_position(s)
-    rows = s.conn.execute(
-        f"SELECT {_COLS} FROM chunks c WHERE c.valid_from > ? AND c.valid_to IS NULL AND {_MEMORY}"
-        " ORDER BY c.valid_from, c.path, c.start_line", (start,)).fetchall()
+    rows = store.memory_added_after(s.conn, start)
     capped = False
     if len(rows) > max_facts:
         # Cut after the commit holding fact number max_facts... unless that commit alone is over
@@ -71,27 +64,18 @@ def window(s: Session, start: int, max_facts: int) -> Window:
     commit = s.commit_at(end)
     if commit is None:
         raise GitmemError("the index has no commits", "commit some memory first, then run `gitmem reflect`")
-    paths = [r[0] for r in s.conn.execute(
-        "SELECT DISTINCT path FROM chunks WHERE valid_from > ? AND valid_from <= ? AND valid_to IS NULL ORDER BY path",
-        (start, end))]
+    paths = store.paths_added(s.conn, start, end)
     return Window(start=start, end=end, through=commit["oid"], through_time=commit["commit_time"],
                   facts=s.results(rows), paths=paths, capped=capped)
 
 
 def entity_facts(s: Session, key: str) -> list[dict[str, Any]]:
     """Current facts and notes (outside bank/) that mention entity `key`, newest first, capped."""
-    rows = s.conn.execute(
-        f"SELECT {_COLS} FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id"
-        f" WHERE e.entity = ? AND c.valid_to IS NULL AND {_MEMORY} AND c.kind != 'opinion'"
-        " ORDER BY c.valid_from DESC, c.path, c.start_line LIMIT ?", (key, MAX_ENTITY_FACTS)).fetchall()
-    return s.results(rows)
+    return s.results(store.memory_mentioning(s.conn, key, MAX_ENTITY_FACTS))
 
 
 def current_facts(s: Session, kind: str) -> list[dict[str, Any]]:
-    rows = s.conn.execute(
-        f"SELECT {_COLS} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = ?"
-        " AND c.path NOT LIKE 'bank/%' ORDER BY coalesce(c.event_start, ''), c.path, c.start_line", (kind,)).fetchall()
-    return s.results(rows)
+    return s.results(store.current_facts(s.conn, kind))
 
 
 def candidates(s: Session, opinion: dict[str, Any], pool: list[dict[str, Any]], base: str) -> list[dict[str, Any]]:
@@ -114,31 +98,16 @@ def candidates(s: Session, opinion: dict[str, Any], pool: list[dict[str, Any]], 
 
 
 def current_opinions(s: Session) -> list[dict[str, Any]]:
-    rows = s.conn.execute(
-        f"SELECT {_COLS} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = 'opinion'"
-        " AND c.path NOT LIKE 'bank/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
-    return s.results(rows)
-
-
-# Words every rename or alias statement has (parse.renames reads the statements themselves).
-_RENAME_WORDS = ("formerly", "previously", "renamed", "now called", "now named", "aka", "a.k.a.", "also known as")
+    return s.results(store.current_opinions(s.conn))
 
 
 def rename_statements(s: Session) -> list[str]:
     """The current memory text (outside bank/) that may state a rename or an alias, oldest first."""
-    like = " OR ".join("lower(c.content) LIKE ?" for _ in _RENAME_WORDS)
-    rows = s.conn.execute(
-        f"SELECT c.content FROM chunks c WHERE c.valid_to IS NULL AND c.path NOT LIKE 'bank/%' AND ({like})"
-        " ORDER BY c.valid_from, c.path, c.start_line", [f"%{w}%" for w in _RENAME_WORDS]).fetchall()
-    return [r[0] for r in rows]
+    from gitmem.parse.entities import RENAME_WORDS
+
+    return store.current_text_containing(s.conn, RENAME_WORDS)
 
 
 def known_entities(s: Session, keys: set[str]) -> set[str]:
-    """The entity keys among `keys` that some current chunk @mentions."""
-    if not keys:
-        return set()
-    marks = ",".join("?" * len(keys))
-    rows = s.conn.execute(
-        f"SELECT DISTINCT e.entity FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id"
-        f" WHERE c.valid_to IS NULL AND e.entity IN ({marks})", sorted(keys)).fetchall()
-    return {r[0] for r in rows}
+    """The entity keys among `keys` that some chunk @mentions."""
+    return set(store.entity_known(s.conn, sorted(keys)))

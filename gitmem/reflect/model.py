@@ -304,7 +304,7 @@ class CachedModel:
 
     @classmethod
     def for_workspace(cls, inner: Model, ws: Workspace) -> CachedModel:
-        return cls(inner, ws.ensure_derived() / layout.REFLECT_CACHE)
+        return cls(inner, ws.derived_file(layout.REFLECT_CACHE))  # never through a symlink (see Workspace)
 
     @property
     def stats(self) -> ModelStats | None:

@@ -13,7 +13,6 @@ turned down is remembered (discarded.py) so the next `reflect` does not propose 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,22 @@ from gitmem.config import load_config
 from gitmem.errors import GitmemError
 from gitmem.layout import STATE_PATH, parse_citation
 from gitmem.reflect import discarded
-from gitmem.reflect.branch import move, read_ref, ref_name
+from gitmem.reflect.branch import check_ours, move, read_ref, ref_name
 from gitmem.reflect.confidence import evidence_key
 from gitmem.reflect.state import read_state
+from gitmem.safefile import write_atomic
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
 
 def _pending(ws: Workspace) -> tuple[str, str, str]:
     branch = load_config(ws).reflect.branch
-    ref = ref_name(branch)
+    ref = ref_name(ws.root, branch)
     commit = read_ref(ws.root, ref)
     if commit is None:
         raise GitmemError(f"no reflection proposal is pending (branch {branch} does not exist)",
                           "run `gitmem reflect` to make one")
+    check_ours(ws.root, ref, commit)
     base = git.first_parent(ws.root, commit)
     if base is None:
         raise GitmemError(f"{branch} does not look like a reflection proposal (its commit has no parent)",
@@ -81,9 +82,19 @@ def merge(ws: Workspace) -> dict[str, Any]:
             + (" ..." if len(overlap) > 5 else ""),
             "commit or stash those changes first (then re-run `gitmem reflect`), or `gitmem review --discard`")
     msg = f"Merge gitmem reflection {commit[:7]}\n\n{git.out(ws.root, 'log', '-1', '--format=%B', commit)}"
-    proc = git.run(ws.root, ["merge", "--no-ff", "--no-edit", "-m", msg, commit], check=False)
+    # The message through a file in the git dir: a proposal's message can outgrow one argument
+    # (E2BIG), and `git merge -F` does not read stdin.
+    msg_file = git.git_path(ws.root, "GITMEM_MERGE_MSG")
+    msg_file.write_bytes(msg.encode("utf-8"))
+    try:
+        proc = git.run(ws.root, ["merge", "--no-ff", "--no-edit", "-F", str(msg_file), commit], check=False)
+    finally:
+        msg_file.unlink(missing_ok=True)
     if proc.returncode != 0:
-        git.run(ws.root, ["merge", "--abort"], check=False)
+        # Abort only the merge this call started: a merge the user had in progress (git refuses to
+        # start ours then) holds their conflict resolutions, and `merge --abort` would throw them away.
+        if git.resolve(ws.root, "MERGE_HEAD") == commit:
+            git.run(ws.root, ["merge", "--abort"], check=False)
         err = proc.stderr.decode("utf-8", "replace").strip() or proc.stdout.decode("utf-8", "replace").strip()
         raise GitmemError(f"git merge failed: {err.splitlines()[-1] if err else 'unknown error'}",
                           "resolve the problem git reports, or `gitmem review --discard`")
@@ -151,8 +162,5 @@ def write_html(ws: Workspace, target: Path, *, full: bool = False) -> Path:
                           "write it inside the workspace (e.g. .memory/review.html), or use `--html -` and redirect stdout") from None
     if not rel.parts or rel.parts[0] == ".git" or where.is_symlink() or where.is_dir() or not where.parent.is_dir():
         raise GitmemError(f"cannot write the review to {target}", "name a new or regular file inside the workspace, e.g. .memory/review.html")
-    page = html(ws, full=full)
-    tmp = where.with_name(f".{where.name}.{os.getpid()}.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, where)
+    write_atomic(where, html(ws, full=full).encode("utf-8"))
     return where

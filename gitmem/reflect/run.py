@@ -29,7 +29,7 @@ from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
 from gitmem.parse import entity_key, mentions, page_aliases, parse_retain_bullet, renames, sections
 from gitmem.parse.model import RetainFact
 from gitmem.reflect import confidence, discarded, gate, gather, pages
-from gitmem.reflect.branch import Builder, move, read_ref, ref_name
+from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
 from gitmem.timeline import git
@@ -133,7 +133,7 @@ class _Run:
         self.opts = opts
         self.root = ws.root
         self.cfg = load_config(ws)
-        self.ref = ref_name(self.cfg.reflect.branch)
+        self.ref = ref_name(ws.root, self.cfg.reflect.branch)
         self.rejected: list[dict[str, str]] = []
         self.skipped: list[dict[str, str]] = []
         self.changes: list[Change] = []
@@ -176,6 +176,7 @@ class _Run:
             raise GitmemError(f"HEAD is on the review branch {branch}",
                               "check out your own branch first (e.g. `git switch main`), then run `gitmem reflect`")
         pending = read_ref(root, self.ref)  # the CAS expectation, read before any slow work
+        check_ours(root, self.ref, pending)  # before the slow work too: the same refusal later would waste it
         pending_base = git.first_parent(root, pending) if pending else None
         state = read_state(root, head)
         self.notes += state.notes

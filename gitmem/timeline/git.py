@@ -284,9 +284,10 @@ ZERO_OID = "0" * 40
 def update_ref(repo: Path | str, ref: str, new: str | None, old: str | None) -> bool:
     """Compare-and-swap a ref: point `ref` at `new` (None deletes it) only if it currently is `old`
     (None = must not exist). git holds the ref's lock file while checking, so two concurrent
-    writers cannot both win. False when the ref did not have the expected value."""
+    writers cannot both win. False when the ref did not have the expected value. --no-deref: when
+    `ref` is a symbolic ref, it is that ref that moves, never the branch it points to."""
     if new is None:
-        args = ["update-ref", "-d", ref, old or ZERO_OID]
+        args = ["update-ref", "--no-deref", "-d", ref, old or ZERO_OID]
     else:
-        args = ["update-ref", ref, new, old or ZERO_OID]
+        args = ["update-ref", "--no-deref", ref, new, old or ZERO_OID]
     return run(repo, args, check=False).returncode == 0

@@ -13,13 +13,19 @@ diffs, a patch that does not apply) the new text is read with one long-lived `gi
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import unidiff
-from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
+from unidiff.constants import (
+    LINE_TYPE_ADDED,
+    LINE_TYPE_CONTEXT,
+    LINE_TYPE_NO_NEWLINE,
+    LINE_TYPE_REMOVED,
+)
 
+from gitmem.errors import GitError
 from gitmem.timeline import git
 from gitmem.layout import is_memory_markdown
 
@@ -197,7 +203,7 @@ def _commit_blocks(repo: Path, args: list[str]) -> Iterator[str]:
 
 
 def _strip_mark(block: str) -> str:
-    return block[len(_MARK) :] if block.startswith(_MARK) else block
+    return block.removeprefix(_MARK)
 
 
 def _mostly_other_files(repo: Path, tip: str) -> bool:
@@ -255,3 +261,44 @@ def walk(repo: Path, tip: str, base: str | None) -> Iterator[tuple[CommitInfo, l
             yield info, changes
     finally:
         states.close()
+
+
+# -- rewrite detection ------------------------------------------------------------------------------
+
+def links_after(repo: Path, head: str, tip: str) -> list[tuple[str, str | None]] | None:
+    """(oid, first parent) of the commits after `tip` on HEAD's first-parent line, newest first;
+    None when `tip` is no longer on that line: history was rewritten (amend, rebase, reset) or the
+    branch switched."""
+    try:
+        links = git.first_parent_links(repo, head, since=tip)
+    except GitError:
+        # The recorded tip may no longer exist at all (amend + reflog expire + gc, what
+        # filter-repo does): that is a rewrite too, never an error to repeat forever.
+        if git.resolve(repo, tip) is not None:
+            raise
+        return None
+    if not links or links[0][1] != tip:
+        return None
+    return links
+
+
+def shared_base(repo: Path, head: str, tip: str, position_of: Callable[[str], int | None],
+                known_newest_first: Callable[[], Iterable[tuple[int, str]]]) -> int:
+    """Newest known position whose commit is still on HEAD's first-parent chain (0 if none).
+
+    `position_of(oid)` and `known_newest_first()` say which commits the caller (the index) knows
+    and at which position: this module knows history, not the index."""
+    # Fast path: after an amend, rebase or reset the merge base of the old tip and HEAD is that
+    # commit, when it is on both first-parent lines (checked, since merge-base follows any parent).
+    base = git.out(repo, "merge-base", tip, head, check=False).strip()
+    pos = position_of(base) if base else None
+    if pos is not None:
+        newer = git.first_parent_links(repo, head, since=base)
+        if not newer or newer[0][1] == base:
+            return pos
+    # General case (e.g. a different branch checked out): walk HEAD's whole first-parent chain.
+    chain = set(git.first_parent_oids(repo, head))
+    for known, oid in known_newest_first():
+        if oid in chain:
+            return known
+    return 0

@@ -1,4 +1,5 @@
 """Turn what a user types for WHEN (`--as-of`, `--since`, `--until`) into a point on the timeline.
+(Which indexed position a point falls on is the index's answer: gitmem/index/store.py position_at.)
 
 Accepted, in this order: relative spans (`30d`, `2w`, `12h`, `6m`, `1y`, meaning that long before
 now), `now`/`today`/`yesterday`, ISO dates and datetimes (`2025-11-30`, `2025-11-30T15:00`,
@@ -10,7 +11,6 @@ Dates without a timezone are read in the local timezone (set TZ to change it).
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
@@ -57,7 +57,7 @@ def parse_time(text: str, *, end_of_day: bool, now: datetime | None = None) -> d
         return _local(datetime.combine(day, time.max if end_of_day else time.min))
     if re.match(r"^\d{4}-\d{2}-\d{2}[T ]\d", t):
         try:
-            return _local(datetime.fromisoformat(t.replace("Z", "+00:00")))
+            return _local(datetime.fromisoformat(t))  # Python 3.11+ reads a trailing "Z"
         except ValueError:
             return None
     return None
@@ -77,22 +77,3 @@ def resolve_point(repo: Path, text: str, *, end_of_day: bool = True) -> Point:
     ct = int(git.out(repo, "show", "-s", "--format=%ct", oid))
     return Point(text, ct, oid)
 
-
-def position_at(conn: sqlite3.Connection, point: Point) -> int:
-    """The timeline position memory stood at, at `point`.
-
-    For a revision: that commit's position (it must be on the indexed first-parent chain).
-    For a time: the last position whose record_time (running max of committer times) is <= it,
-    so a commit dated earlier but committed after a later-dated one can never leak in.
-    0 means "before the first commit": nothing was in memory yet.
-    """
-    if point.oid is not None:
-        row = conn.execute("SELECT pos FROM commits WHERE oid = ?", (point.oid,)).fetchone()
-        if row is None:
-            raise BadRevision(
-                f"{point.text!r} ({point.oid[:12]}) is not on the indexed branch's first-parent history",
-                "name a commit on the current branch, or a date",
-            )
-        return int(row[0])
-    row = conn.execute("SELECT max(pos) FROM commits WHERE record_time <= ?", (point.timestamp,)).fetchone()
-    return int(row[0] or 0)

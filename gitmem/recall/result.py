@@ -1,0 +1,102 @@
+"""Result records: a chunk row (and the commits it names) as the record recall returns, its
+one-line rendering, and packing results into a token budget."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+from gitmem.index.store import CONTENT, PATH
+from gitmem.layout import citation
+
+# No rendered result line costs less (see least_tokens).
+MIN_RESULT_TOKENS = 6
+
+
+def iso(ts: int | None, tz: str | None = None) -> str | None:
+    """Unix time as ISO 8601, in the commit's own timezone offset (e.g. "+0100") when known."""
+    if ts is None:
+        return None
+    if tz and len(tz) == 5 and tz[0] in "+-" and tz[1:].isdigit():
+        sign = 1 if tz[0] == "+" else -1
+        zone = timezone(sign * timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])))
+        return datetime.fromtimestamp(ts, zone).isoformat()
+    return datetime.fromtimestamp(ts, UTC).isoformat()
+
+
+def estimate_tokens(text: str) -> int:
+    """~4 characters per token: good enough to pack a budget without a tokenizer on the read path."""
+    return len(text) // 4 + 1
+
+
+def least_tokens(row: sqlite3.Row | tuple[Any, ...]) -> int:
+    # A lower bound of estimate_tokens(render_line(result)): the line holds at least the content,
+    # the path and " (#L1@1234567)" (the kind may be left out, see render_line).
+    return (len(row[CONTENT]) + len(row[PATH]) + 14) // 4 + 1
+
+
+def to_result(r: sqlite3.Row | dict[str, Any], commits: dict[int, sqlite3.Row], score: float | None,
+              uncommitted: bool = False, at: int | None = None) -> dict[str, Any]:
+    """One result record. `at` is the as-of position: status is relative to it (a version that
+    was current then is "current" in that answer, with `valid_until` saying when it later changed)."""
+    keys = r.keys()
+    frm = commits.get(r["valid_from"]) if "valid_from" in keys else None
+    to = commits.get(r["valid_to"]) if "valid_to" in keys and r["valid_to"] else None
+    oid = frm["oid"] if frm else None
+    record_time = iso(frm["commit_time"], frm["commit_tz"]) if frm else None
+    ended = to is not None and (at is None or r["valid_to"] <= at)
+    status = "uncommitted" if uncommitted else ("current" if not ended else
+                                                ("superseded" if r["successor"] else "removed"))
+    res: dict[str, Any] = {
+        "id": None if uncommitted else r["id"],
+        "kind": r["kind"],
+        "fact": bool(r["fact"]),
+        "content": r["content"],
+        "entities": r["entities"].split() if r["entities"] else [],
+        "confidence": r["confidence"],
+        "timestamp": r["event_start"] or (record_time[:10] if record_time else None),
+        "event_start": r["event_start"],
+        "event_end": r["event_end"],
+        "record_time": record_time,
+        "status": status,
+        "source": citation(r["path"], r["start_line"], r["end_line"], oid),
+        "path": r["path"],
+        "lines": [r["start_line"], r["end_line"]],
+        "heading": r["heading"],
+        "commit": oid,
+        "score": round(score, 4) if score is not None else None,
+    }
+    if to is not None:
+        res["valid_until"] = {"commit": to["oid"], "time": iso(to["commit_time"], to["commit_tz"])}
+        res["successor"] = r["successor"]
+    return res
+
+
+def render_line(r: dict[str, Any]) -> str:
+    """The compact one-result form shared by the text and Markdown renderers and budget packing.
+
+    Every token of it is paid for inside an agent's budget, so it says only what the citation
+    does not: the kind unless it is a plain note, the date unless the cited file is that day's log
+    (measured on LoCoMo: 0.782 -> 0.789 at 1000 tokens, more results fit)."""
+    bits = [] if r["kind"] == "note" else [r["kind"]]
+    if r.get("confidence") is not None:
+        bits.append(f"c={r['confidence']:.2f}")
+    stamp = r.get("timestamp")
+    if stamp and stamp not in r["source"].split("#", 1)[0]:
+        bits.append(stamp)
+    head = f"[{' '.join(bits)}] " if bits else ""
+    return f"{head}{r['content']} ({r['source']})"
+
+
+def pack(results: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """Keep the best results, in rank order, whose rendered lines fit in `budget` tokens."""
+    out: list[dict[str, Any]] = []
+    used = 0
+    for r in results:
+        cost = estimate_tokens(render_line(r))
+        if used + cost > budget:
+            continue
+        out.append(r)
+        used += cost
+    return out
