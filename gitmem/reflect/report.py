@@ -99,6 +99,16 @@ def render(shown: dict[str, Any], opinions: dict[str, dict[str, Any]]) -> str:
                         f' {float(e.get("delta", 0)):+.2f})</span>: “{escape(str(e.get("content", "")))}”'
                         f' <cite>{escape(str(e.get("source", "")))}</cite></div>')
         body.append(chart(op.get("history", [])) + "</div>")
+    moved = {str(c.get("key", "")) for c in moves}
+    steady = sorted((op for key, op in opinions.items() if key not in moved and op.get("current") and op.get("history")),
+                    key=lambda op: str(op.get("statement", "")))
+    if steady:
+        body.append("<h2>Other opinions (unchanged by this proposal)</h2>")
+        for op in steady:
+            value = op.get("confidence")
+            shown_c = f"c {value:.2f}" if isinstance(value, (int, float)) else "c ?"
+            body.append(f'<div class="op"><div><span class="move">{shown_c}</span> {escape(str(op.get("statement", "")))}</div>'
+                        f'{chart(op.get("history", []))}</div>')
     if others:
         body.append("<h2>Pages</h2><ul>")
         for c in others:
