@@ -34,6 +34,7 @@ HOOK_LOG = "hook.log"
 HOOK_STATE = "hook.state"
 REFLECT_CACHE = "reflect-cache.sqlite"
 JUDGE_CALIBRATION = "judge-calibration.json"  # `gitmem model check` results, by model fingerprint
+REFLECT_DISCARDED = "reflect-discarded.json"  # what `gitmem review --discard` turned down
 
 # Any of these at the top of a work tree makes it a memory workspace (the hooks skip other repos).
 WORKSPACE_MARKS = (DERIVED_DIR, CONFIG_FILE, CORE_FILE, LOG_DIR)

@@ -87,8 +87,8 @@ def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
     world_before = (repo.path / "bank/world.md").read_text()
     assert re.search(r"Plays chess on Sundays\. \(memory/2025-11-03\.md#L7@", world_before)
     cache = CachedModel(FakeModel(), ws.derived / CACHE_FILE)  # one answer that saw the PIN, one that did not
-    cache.complete_json("sys", "FACT>>> Bank PIN is 4711", {"properties": {"summary": {}}}, 10)
-    cache.complete_json("sys", "FACT>>> Plays chess", {"properties": {"summary": {}}}, 10)
+    cache.complete_json("sys", "FACTS>>>\nBank PIN is 4711", {"properties": {"summary": {}}}, 10)
+    cache.complete_json("sys", "FACTS>>>\nPlays chess", {"properties": {"summary": {}}}, 10)
     cache.close()
 
     dry = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=True)

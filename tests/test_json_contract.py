@@ -209,7 +209,13 @@ def test_reflect_and_review(tmp_path: Path) -> None:
     shown = check("review", root, "review")
     assert shown["commit"] == written["commit"] and shown["paths"]
     assert check("review", root, "review", "--discard")["status"] == "discarded"
-    check("reflect", root, "reflect", "--no-llm")
+    assert "discarded" in check("reflect", root, "reflect", "--no-llm")["message"]  # not proposed again
+    (root / "memory/2025-12-13.md").write_text("# 2025-12-13\n\n## Retain\n- W @Peter: Back at the coworking space.\n")
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "log"], check=True)
+    assert check("reflect", root, "reflect", "--no-llm")["status"] == "written"  # new facts: a proposal again
+    html = check("review", root, "review", "--html", ".memory/review.html")
+    assert html["status"] == "html" and (root / ".memory/review.html").is_file()
     merged = check("review", root, "review", "--merge")
     assert merged["status"] == "merged" and merged["merge"]
     assert check("reflect", root, "reflect", "--no-llm")["status"] == "nothing-new"

@@ -31,7 +31,7 @@ class FakeModel:
     the judge's labels so that `verdict` (or, by default, contradiction by the "inline plan" fact)
     wins with the fake calibration's margin (see `calibrate`)."""
 
-    def __init__(self, *, verdict: dict[str, Any] | None = None, summary: Any = "A short summary.",
+    def __init__(self, *, verdict: dict[str, Any] | None = None, summary: Any = None,
                  bullets: list[dict[str, str]] | None = None, name: str = "fake") -> None:
         self.name = name
         self.verdict = verdict
@@ -43,6 +43,9 @@ class FakeModel:
         props = schema.get("properties", {})
         if "summary" in props:
             self.calls.append("summary")
+            if self.summary is None:  # default: a grounded summary, the first fact given
+                first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0]
+                return {"summary": first.removeprefix("- ").replace("@", "")}
             return {"summary": self.summary}
         self.calls.append("retain")
         return {"bullets": self.bullets}
@@ -159,9 +162,12 @@ def test_pages_opinions_state_and_history(repo: GitRepo) -> None:
     ws = make_ws(repo)
     res = reflect(ws, RunOptions(model=lambda: FakeModel()))
     peter = show(repo, BRANCH, "bank/entities/Peter.md")
-    assert "<!-- gitmem:begin summary -->\nA short summary.\n<!-- gitmem:end summary -->" in peter
-    assert "- W: @Peter: Lives in Berlin. (memory/2025-11-05.md#L7@" in peter
-    assert "## Timeline" in peter and "- 2025-11-05: " in peter and "## Opinions" in peter
+    assert ("<!-- gitmem:begin summary -->\nPeter: Asked for the full migration plan inline on WhatsApp and read all of it.\n"
+            "<!-- gitmem:end summary -->") in peter
+    assert "### World\n- 2025-11-06: @Peter: Asked for the full migration plan inline on WhatsApp and read all of it. (" \
+        "memory/2025-11-06.md#L4@" in peter  # newest first
+    assert "- 2025-11-05: @Peter: Lives in Berlin. (memory/2025-11-05.md#L7@" in peter
+    assert peter.count("Lives in Berlin") == 1 and "## Timeline" not in peter and "## Opinions" in peter
     ops = show(repo, BRANCH, "bank/opinions.md")
     # one strong contradiction from memory/2025-11-06.md: 0.80 -> 0.70
     assert "## Retain\n- O(c=0.70) @Peter: Prefers concise replies on WhatsApp.\n" in ops
@@ -235,18 +241,19 @@ def test_human_edited_block_is_skipped_and_outside_text_kept(repo: GitRepo) -> N
     reflect(ws, RunOptions(model=None))
     review.merge(ws)
     page = (repo.path / "bank/entities/Peter.md").read_text()
-    edited = page.replace("- W: @Peter: Lives in Berlin.", "- W: @Peter: Lives in Berlin (Kreuzberg), says Peter.")
+    edited = page.replace("@Peter: Lives in Berlin.", "@Peter: Lives in Berlin (Kreuzberg), says Peter.")
     edited = "# Peter\n\nMy own intro.\n" + edited.split("\n", 1)[1] + "\nFooter written by a person.\n"
     repo.commit("human edit", "2025-11-08", {"bank/entities/Peter.md": edited})
-    repo.commit("log 3", "2025-11-09", {"memory/2025-11-09.md": "# 2025-11-09\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"})
+    repo.commit("log 3", "2025-11-09", {"memory/2025-11-09.md": "# 2025-11-09\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"
+                                                               "- O(c=0.6) @Peter: Likes Lisbon.\n"})
     res = reflect(ws, RunOptions(model=None))
     assert {"path": "bank/entities/Peter.md", "block": "facts",
             "reason": "edited by hand since the last reflection"} in res["skipped"]
     new = show(repo, BRANCH, "bank/entities/Peter.md")
     assert new.startswith("# Peter\n\nMy own intro.\n") and new.endswith("\nFooter written by a person.\n")
     assert "Lives in Berlin (Kreuzberg), says Peter." in new  # the edited block is untouched
-    timeline = new.split("<!-- gitmem:begin timeline -->")[1]
-    assert "Moved to Lisbon." in timeline  # the untouched block is updated
+    opinions = new.split("<!-- gitmem:begin opinions -->")[1]
+    assert "Likes Lisbon." in opinions  # the untouched block is updated
     assert "skipped bank/entities/Peter.md block facts: edited by hand" in repo.git("log", "-1", "--format=%B", BRANCH)
 
 
@@ -379,3 +386,47 @@ def test_cli_reflect_review_roundtrip(repo: GitRepo) -> None:
     assert r.exit_code == 0 and json.loads(r.output)["status"] == "merged"
     r = runner.invoke(cli, ["-C", str(repo.path), "reflect", "--no-llm", "--if-needed"])
     assert r.exit_code == 0 and "no new facts" in r.output
+
+
+def test_block_records_of_untouched_pages_carry_over(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    reflect(ws, RunOptions(model=None))
+    review.merge(ws)
+    # A run that only touches Andy's page must keep the record of Peter's blocks ...
+    repo.commit("log 3", "2025-11-08", {"memory/2025-11-08.md": "# 2025-11-08\n\n## Retain\n- W @Andy: Visits in May.\n"})
+    reflect(ws, RunOptions(model=None))
+    assert "bank/entities/Peter.md#facts" in read_state(repo.path, BRANCH).blocks
+    review.merge(ws)
+    # ... so the next fact about Peter updates his page instead of taking it for hand-written.
+    repo.commit("log 4", "2025-11-09", {"memory/2025-11-09.md": "# 2025-11-09\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"})
+    res = reflect(ws, RunOptions(model=None))
+    assert not [sk for sk in res["skipped"] if sk["path"] == "bank/entities/Peter.md"], res["skipped"]
+    assert "Moved to Lisbon." in show(repo, BRANCH, "bank/entities/Peter.md")
+
+
+def test_aliases_rejected_bullets_and_ungrounded_drafts_stay_out(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    repo.commit("pages and logs", "2025-11-07", {
+        # a person records an alias by hand: facts about @Robert go to Bob's page
+        "bank/entities/Bob.md": "# Bob\n\naliases: Robert\n",
+        "memory/2025-11-07.md": "# 2025-11-07\n\n## Retain\n- W @Robert: Joined the team.\n"
+                                "- N: O(c=1.7) @Alice: Hates cortados now.\n- W @Alice: Adopted a cat named Miso.\n",
+        "memory/2025-11-08.md": "# 2025-11-08\n\nPeter moved the relay backups to 02:00.\n",
+    })
+    update(ws)
+    garbage = FakeModel(summary="The FACTS are a list of facts about the entity, which is a person, place, project, or thing",
+                        bullets=[{"kind": "W", "entity": "Peter", "text": "The most important facts from the log are: 1."},
+                                 {"kind": "W", "entity": "Peter", "text": "Peter moved the relay backups to 02:00."}])
+    res = reflect(ws, RunOptions(model=lambda: garbage))
+    paths = review.changed_paths(ws, res["base"], res["commit"])
+    assert "bank/entities/Bob.md" in paths and "bank/entities/Robert.md" not in paths
+    assert "Joined the team." in show(repo, BRANCH, "bank/entities/Bob.md")
+    alice = show(repo, BRANCH, "bank/entities/Alice.md")
+    assert "Adopted a cat named Miso." in alice and "cortados" not in alice  # lint rejects that bullet
+    assert "summary" not in alice and all("FACTS" not in show(repo, BRANCH, p) for p in paths if p.endswith(".md"))
+    reasons = {r["item"]: r["reason"] for r in res["rejected"]}
+    assert reasons["summary of Alice"].startswith("repeats the prompt")
+    # the drafted Retain keeps the grounded bullet and drops the echo of the prompt
+    assert show(repo, BRANCH, "memory/2025-11-08.md").endswith(
+        "\n## Retain\n- W @Peter: Peter moved the relay backups to 02:00.\n")
+    assert any(k.startswith("Retain for memory/2025-11-08.md: - W @Peter: The most important") for k in reasons)

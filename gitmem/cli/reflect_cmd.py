@@ -118,48 +118,99 @@ def reflect_command(ctx: click.Context, since: str | None, model_path: str | Non
     emit(result, as_json, _reflect_text)
 
 
+def _review_lead(s: dict[str, Any]) -> list[str]:
+    """The summary a review opens with: each opinion move with its evidence text and citation,
+    then one line per page change, then what was skipped or rejected."""
+    changes = [c for c in s.get("changes", []) if isinstance(c, dict)]
+    moves = [c for c in changes if "opinion" in c]
+    others = [c for c in changes if "opinion" not in c]
+    lines: list[str] = []
+    if moves:
+        lines += ["", f"Opinions ({len(moves)})"]
+    for c in moves:
+        if not c.get("evidence"):
+            lines.append(f"  c {c['after']:.2f} (as stated in memory)  {c['opinion']}")
+            continue
+        lines.append(f"  c {c['before']:.2f} → {c['after']:.2f}  {c['opinion']}")
+        for e in c["evidence"]:
+            text = " ".join(str(e.get("content", "")).split())
+            text = text if len(text) <= 160 else text[:159] + "…"
+            lines.append(f"      {e['relation']} ({e['strength']}, {e['delta']:+.2f}): \"{text}\" {e['source']}")
+    if others:
+        lines += ["", f"Pages ({len(others)})"]
+    for c in others:
+        what = ", ".join(c.get("blocks") or []) or f"{len(c.get('bullets') or [])} Retain bullet(s) appended"
+        lines.append(f"  {c.get('status', ''):<8} {c['path']}: {what}")
+    skipped = [f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}" for sk in s.get("skipped", [])]
+    rejected = [f"  rejected {j['item']}: {j['reason']}" for j in s.get("rejected", [])]
+    if skipped or rejected:
+        lines += ["", "Left out", *skipped, *rejected]
+    return lines
+
+
 def _review_text(r: dict[str, Any]) -> str:
     if r.get("status") == "merged":
         return f"Merged proposal {r['commit'][:7]} as {r['merge'][:7]} ({len(r['paths'])} files); the index is updated."
     if r.get("status") == "discarded":
-        return f"Discarded proposal {r['commit'][:7]}; branch {r['branch']} deleted."
+        return (f"Discarded proposal {r['commit'][:7]}; branch {r['branch']} deleted. "
+                "Reflection will not propose the same again unless new facts arrive.")
+    if r.get("status") == "html":
+        return f"Wrote the review of proposal {r['commit'][:7]} to {r['path']}"
     s = r.get("summary") or {}
     lines = [f"Proposal {r['commit'][:7]} on {r['branch']} (base {r['base'][:7]}, {s.get('facts', '?')} facts, "
              f"model: {s.get('model') or 'none'})"]
     for n in r.get("notes", []):
         lines.append(f"NOTE: {n}")
-    lines += _change_lines(s, evidence=True)
-    lines += ["", r["diffstat"], "", r.get("diff", ""), "",
-              "Merge with `gitmem review --merge`, drop with `gitmem review --discard`."]
+    lines += _review_lead(s)
+    lines += ["", r["diffstat"]]
+    if r.get("hidden"):
+        lines.append(f"(the diff below leaves out {', '.join(r['hidden'])}: `gitmem review --full` shows it)")
+    lines += ["", r.get("diff", ""), "", "Merge with `gitmem review --merge`, drop with `gitmem review --discard`."]
     return "\n".join(lines)
 
 
 @click.command("review")
 @click.option("--merge", "do_merge", is_flag=True, help="Merge the proposal into the current branch (git merge --no-ff).")
-@click.option("--discard", "do_discard", is_flag=True, help="Delete the proposal branch.")
+@click.option("--discard", "do_discard", is_flag=True,
+              help="Delete the proposal branch; the same proposal is not made again unless new facts arrive.")
+@click.option("--full", is_flag=True, help="Also show the diff of the state file bank/.reflect.json (hidden by default).")
+@click.option("--html", "html_file", metavar="FILE",
+              help="Write the review as one self-contained HTML page (evidence inline, confidence charts) to FILE "
+                   "inside the workspace, or to stdout with '-'.")
 @json_option
 @click.pass_context
-def review_command(ctx: click.Context, do_merge: bool, do_discard: bool, as_json: bool) -> None:
-    """Show the pending reflection proposal (diff, evidence, confidence deltas), or merge/discard it.
+def review_command(ctx: click.Context, do_merge: bool, do_discard: bool, full: bool, html_file: str | None,
+                   as_json: bool) -> None:
+    """Show the pending reflection proposal (summary of opinion moves with their evidence, page
+    changes, then the diff), or merge/discard it.
 
     \b
     Example:
       gitmem review
+      gitmem review --html .memory/review.html
       gitmem review --merge
       gitmem review --discard --json
     """
+    from pathlib import Path
+
     from gitmem.reflect import review
     from gitmem.workspace import Workspace
 
-    if do_merge and do_discard:
-        raise click.UsageError("choose one of --merge and --discard")
+    if sum((do_merge, do_discard, html_file is not None)) > 1:
+        raise click.UsageError("choose one of --merge, --discard and --html")
     ws = Workspace.find(cwd(ctx))
     if do_merge:
         result = review.merge(ws)
     elif do_discard:
         result = review.discard(ws)
+    elif html_file == "-":
+        click.echo(review.html(ws, full=full), nl=False)
+        return
+    elif html_file is not None:
+        path = review.write_html(ws, Path(cwd(ctx)) / html_file, full=full)
+        result = {"status": "html", "commit": review.show(ws, diff=False)["commit"], "path": str(path)}
     else:
-        result = review.show(ws)
+        result = review.show(ws, full=full)
     emit(result, as_json, _review_text)
 
 

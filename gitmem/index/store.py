@@ -294,6 +294,16 @@ def current_opinions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
         f" AND c.path NOT LIKE '{layout.BANK_DIR}/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
 
 
+def current_text_containing(conn: sqlite3.Connection, words: Sequence[str]) -> list[str]:
+    """The text of current chunks outside bank/ holding any of `words` (case-insensitive), oldest first."""
+    if not words:
+        return []
+    like = " OR ".join("lower(c.content) LIKE ?" for _ in words)
+    return [r[0] for r in conn.execute(
+        f"SELECT c.content FROM chunks c WHERE c.valid_to IS NULL AND c.path NOT LIKE '{layout.BANK_DIR}/%' AND ({like})"
+        " ORDER BY c.valid_from, c.path, c.start_line", [f"%{w.lower()}%" for w in words])]
+
+
 # -- full-text search -----------------------------------------------------------------------------
 
 def _rowid_range(col: str, low: int | None, high: int | None) -> tuple[list[str], list[int]]:

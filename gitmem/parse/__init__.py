@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gitmem.parse.blocks import Outline, Section, outline, parse_markdown, sections
     from gitmem.parse.dates import find_dates, parse_event_time
-    from gitmem.parse.entities import entity_key, entity_slug, mention_keys, mentions
+    from gitmem.parse.entities import aliases_line, entity_key, entity_slug, mention_keys, mentions, page_aliases, renames
     from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile, RetainFact
     from gitmem.parse.retain import is_retain_heading, parse_retain_bullet
     from gitmem.parse.text import decode, is_binary, split_lines
@@ -23,6 +23,7 @@ _HOME = {
     "parse_markdown": "blocks", "outline": "blocks", "sections": "blocks", "Outline": "blocks", "Section": "blocks",
     "find_dates": "dates", "parse_event_time": "dates",
     "entity_key": "entities", "entity_slug": "entities", "mention_keys": "entities", "mentions": "entities",
+    "renames": "entities", "page_aliases": "entities", "aliases_line": "entities",
     "KIND_LETTERS": "model", "NOTE": "model", "Block": "model", "Diagnostic": "model", "ParsedFile": "model",
     "RetainFact": "model",
     "is_retain_heading": "retain", "parse_retain_bullet": "retain",
@@ -47,6 +48,7 @@ __all__ = [
     "Outline",
     "Section",
     "Block",
+    "aliases_line",
     "Diagnostic",
     "ParsedFile",
     "RetainFact",
@@ -59,9 +61,11 @@ __all__ = [
     "mention_keys",
     "mentions",
     "outline",
+    "page_aliases",
     "parse_event_time",
     "parse_markdown",
     "parse_retain_bullet",
+    "renames",
     "sections",
     "split_lines",
 ]

@@ -94,3 +94,60 @@ def entity_slug(name: str) -> str:
     if bad is not None:
         raise ValueError(f"entity name has a character not allowed in a file name ({bad!r}): {name!r}")
     return slug
+
+
+# --- renames and aliases -------------------------------------------------------------------------
+# A rename or alias stated in memory text, e.g. "@relay (formerly warelay)", "the project formerly
+# called warelay is now relay", "renamed warelay to relay", "warelay is now called relay",
+# "Pete aka Peter". Names are single mention-like tokens (an optional "@" then _NAME); callers keep
+# only pairs where a side is a known entity, because "renamed the repo to relay" names no old entity.
+_N = r"@?(?P<{g}>[^\W\d_]\w*(?:[-.][^\W_]\w*)*)"
+_CALLED = r"(?:called\s+|named\s+|known\s+as\s+)?"
+_RENAME_FORMS = [
+    re.compile(_N.format(g="new") + r"\s*\(\s*(?:formerly|previously)\s+" + _CALLED + _N.format(g="old") + r"\s*\)", re.I),
+    re.compile(_N.format(g="new") + r",?\s+(?:formerly|previously)\s+" + _CALLED + _N.format(g="old"), re.I),
+    re.compile(r"\b(?:formerly|previously)\s+" + _CALLED + _N.format(g="old") + r",?\s+(?:is|was)\s+now\s+" + _CALLED
+               + _N.format(g="new"), re.I),
+    re.compile(r"\brenamed\s+(?:from\s+)?" + _N.format(g="old") + r"\s+(?:to|as|into)\s+" + _N.format(g="new"), re.I),
+    re.compile(_N.format(g="old") + r"\s+(?:is|was)\s+now\s+(?:called|named|known\s+as)\s+" + _N.format(g="new"), re.I),
+    re.compile(r"\bnow\s+called\s+" + _N.format(g="new") + r",?\s+(?:formerly|previously)\s+" + _CALLED + _N.format(g="old"), re.I),
+]
+_AKA = re.compile(_N.format(g="new") + r",?\s+(?:aka|a\.k\.a\.|also\s+known\s+as)\s+" + _N.format(g="old"), re.I)
+# Words a pattern can catch that are never a renamed entity ("renamed the repo to relay").
+_NOT_NAMES = frozenset("the a an it its this that his her their our my your repo project server service it's".split())
+# Every statement `renames` reads holds one of these (a cheap filter before the patterns run).
+RENAME_WORDS = ("formerly", "previously", "renamed", "now called", "now named", "aka", "a.k.a.", "also known as")
+_ALIASES_LINE = re.compile(r"^\s*aliases\s*:\s*(.*)$", re.I)
+
+
+def renames(text: str) -> list[tuple[str, str]]:
+    """(new, old) entity keys of every rename or alias the text states, in order: the page of `old`
+    merges into the page of `new` (for "X aka Y", X is kept and Y is its alias)."""
+    if "`" in text:
+        text = _CODE_SPAN.sub(" ", text)
+    found: list[tuple[str, str]] = []
+    for form in (*_RENAME_FORMS, _AKA):
+        for m in form.finditer(text):
+            new, old = entity_key(m.group("new")), entity_key(m.group("old"))
+            if new and old and new != old and new not in _NOT_NAMES and old not in _NOT_NAMES \
+                    and (new, old) not in found:
+                found.append((new, old))
+    return found
+
+
+def aliases_line(names: list[str]) -> str:
+    """The one line a page records its aliases on: `aliases: warelay, wa-relay` (read by page_aliases)."""
+    return "aliases: " + ", ".join(names)
+
+
+def page_aliases(text: str) -> tuple[str, ...]:
+    """Entity keys listed on `aliases:` lines of a page (see aliases_line), in order, deduplicated."""
+    out: dict[str, None] = {}
+    for line in text.splitlines():
+        m = _ALIASES_LINE.match(line)
+        if m:
+            for name in m.group(1).split(","):
+                key = entity_key(name.strip().strip("`*_"))
+                if key:
+                    out[key] = None
+    return tuple(out)

@@ -99,3 +99,15 @@ def candidates(s: Session, opinion: dict[str, Any], pool: list[dict[str, Any]], 
 
 def current_opinions(s: Session) -> list[dict[str, Any]]:
     return s.results(store.current_opinions(s.conn))
+
+
+def rename_statements(s: Session) -> list[str]:
+    """The current memory text (outside bank/) that may state a rename or an alias, oldest first."""
+    from gitmem.parse.entities import RENAME_WORDS
+
+    return store.current_text_containing(s.conn, RENAME_WORDS)
+
+
+def known_entities(s: Session, keys: set[str]) -> set[str]:
+    """The entity keys among `keys` that some chunk @mentions."""
+    return set(store.entity_known(s.conn, sorted(keys)))

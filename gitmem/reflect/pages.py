@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from gitmem.parse import aliases_line, is_retain_heading
 from gitmem.reflect.safety import clean_inline
 
 _MARK = re.compile(r"^<!-- gitmem:(begin|end) ([a-z0-9-]{1,40}) -->$")
@@ -107,16 +109,29 @@ class PageResult:
     written: list[str] = field(default_factory=list)
 
 
-def merge_page(path: str, old: str | None, title: str, blocks: list[tuple[str, str]],
+def merge_page(path: str, old: str | None, title: str, blocks: list[tuple[str, str | None]],
                recorded: dict[str, str]) -> PageResult:
-    """The page at `path` with `blocks` [(name, inner text)] merged in (see the module docstring)."""
+    """The page at `path` with `blocks` [(name, inner text)] merged in (see the module docstring).
+    Inner text None removes the block, only when reflection wrote it and nobody edited it since."""
     text = old if old is not None else f"# {clean_inline(title, 120)}\n"
     res = PageResult(text=text)
     spans, bad = find_blocks(text)
-    for name, inner in blocks:
+    for name, given in blocks:
         key = f"{path}#{name}"
-        inner = inner.strip("\n")
         rec = recorded.get(key)
+        if given is None:
+            span = spans.get(name)
+            if span is not None and rec is not None and block_hash(span.inner) == rec:
+                lines = res.text.split("\n")
+                first = span.begin - 1 if span.begin > 0 and not lines[span.begin - 1].strip() else span.begin
+                del lines[first : span.end + 1]
+                res.text = "\n".join(lines)
+                res.written.append(name)
+                spans, bad = find_blocks(res.text)
+            elif span is not None and rec is not None:
+                res.hashes[key] = rec  # edited by hand: kept, still ours to compare next time
+            continue
+        inner = given.strip("\n")
         if name in bad:
             res.skipped.append({"path": path, "block": name, "reason": "its gitmem markers are broken or repeated"})
             if rec:
@@ -167,16 +182,113 @@ def dated(r: dict[str, Any]) -> str:
     return start or (r.get("record_time") or "")[:10] or "undated"
 
 
-def entity_blocks(summary: str | None, facts: list[dict[str, Any]], opinions: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """The generated blocks of an entity page: summary, facts, timeline, opinions."""
-    blocks: list[tuple[str, str]] = []
+# --------------------------------------------------------------------------- what is current
+
+# Words that make a fact a state with a shelf life rather than an event ("Currently in Marrakech").
+_PRESENT = re.compile(r"\b(?:currently|right now|at the moment|for now|this week|these days)\b", re.I)
+# "Moved from Berlin to Lisbon", "Shipped from Berlin to Lisbon on ...": the old place is history.
+_MOVE = re.compile(r"\b(?i:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*)"
+                   r"[^.;]*?\bto\s+(?P<new>[A-Z][\w-]*)")
+
+
+def _when(r: dict[str, Any]) -> tuple[str, str]:
+    """Sort key in time: the event date (else the commit date), then the commit time."""
+    rec = r.get("record_time") or ""
+    return (r.get("event_start") or rec[:10], rec)
+
+
+def expired(r: dict[str, Any], today: str) -> bool:
+    """A time-bounded fact whose window ended before `today` (ISO date): a stated range
+    ("Nov 27–Dec 1, 2025") or a present-tense state ("currently", "for now") dated before today."""
+    end = r.get("event_end") or r.get("event_start")
+    if not end or end >= today:
+        return False
+    ranged = bool(r.get("event_start")) and r.get("event_start") != r.get("event_end")
+    return ranged or bool(_PRESENT.search(r["content"]))
+
+
+def moves_supersede(facts: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    """{id of a replaced fact: the fact that replaced it}, by one conservative rule local to pages:
+    a later fact "moved/shipped from X to Y" about an entity replaces that entity's earlier facts
+    that name X but not Y. Issue 13 moves supersession into the index; until then this is the
+    default `Supersede` and the extension point is the `supersede` argument of `current_and_past`."""
+    out: dict[Any, dict[str, Any]] = {}
+    for mover in facts:
+        m = _MOVE.search(mover["content"])
+        if not m:
+            continue
+        old = re.compile(rf"\b{re.escape(m.group('old'))}\b", re.I)
+        new = re.compile(rf"\b{re.escape(m.group('new'))}\b", re.I)
+        ents = set(mover["entities"])
+        for r in facts:
+            if r is mover or r["id"] in out or not ents.intersection(r["entities"]) or _when(r) >= _when(mover):
+                continue
+            if old.search(r["content"]) and not new.search(r["content"]):
+                out[r["id"]] = mover
+    return out
+
+
+Supersede = Callable[[list[dict[str, Any]]], dict[Any, dict[str, Any]]]
+
+
+class Past(NamedTuple):
+    fact: dict[str, Any]
+    why: str  # "ended 2025-12-01" or "replaced by <citation>"
+
+
+def current_and_past(facts: list[dict[str, Any]], today: str,
+                     supersede: Supersede = moves_supersede) -> tuple[list[dict[str, Any]], list[Past]]:
+    """Facts split into current ones and past ones (expired or replaced), each newest first, each
+    listed once (the same text twice keeps the newer)."""
+    unique: dict[str, dict[str, Any]] = {}
+    for r in sorted(facts, key=_when):
+        unique[" ".join(r["content"].lower().split()).rstrip(".")] = r  # the newer one wins
+    rows = sorted(unique.values(), key=_when, reverse=True)
+    replaced = supersede(rows)
+    current: list[dict[str, Any]] = []
+    past: list[Past] = []
+    for r in rows:
+        if r["id"] in replaced:
+            past.append(Past(r, f"replaced by {replaced[r['id']]['source']}"))
+        elif expired(r, today):
+            past.append(Past(r, f"ended {r.get('event_end') or r.get('event_start')}"))
+        else:
+            current.append(r)
+    return current, past
+
+
+def curatable(r: dict[str, Any]) -> bool:
+    """False for a bullet in a Retain section that is not a valid Retain fact: `gitmem lint`
+    rejects it, so reflection never copies it onto a page."""
+    return bool(r["fact"]) or not any(is_retain_heading(h) for h in (r.get("heading") or "").split(" > "))
+
+
+_GROUPS = (("world", "World"), ("experience", "What I did"), ("observation", "Observations"), ("note", "Notes"))
+
+
+def entity_blocks(summary: str | None, facts: list[dict[str, Any]], opinions: list[dict[str, Any]], today: str,
+                  aliases: list[str] | None = None, supersede: Supersede = moves_supersede) -> list[tuple[str, str | None]]:
+    """The generated blocks of an entity page: summary, aliases, facts (current ones grouped by
+    kind, newest first, then the past ones marked), opinions. Every fact appears exactly once.
+    A block given as None is removed from the page when reflection still owns it (the Timeline of
+    older versions listed every fact a second time)."""
+    blocks: list[tuple[str, str | None]] = []
     if summary:
         blocks.append(("summary", clean_inline(summary, 400)))
-    if facts:
-        blocks.append(("facts", "## Facts\n" + "\n".join(fact_line(r) for r in facts)))
-        timeline = sorted(facts, key=lambda r: (dated(r), r["path"], r["lines"][0]))
-        blocks.append(("timeline", "## Timeline\n" + "\n".join(
-            f"- {dated(r)}: {clean_inline(r['content'], 160)} ({r['source']})" for r in timeline)))
+    if aliases:
+        blocks.append(("aliases", aliases_line([clean_inline(a, 80) for a in aliases])))
+    current, past = current_and_past([r for r in facts if curatable(r)], today, supersede)
+    if current or past:
+        out = ["## Facts"]
+        for kind, title in _GROUPS:
+            group = [r for r in current if (r["kind"] if r["kind"] in KIND_LETTER else "note") == kind]
+            if group:
+                out += ["", f"### {title}", *(f"- {dated(r)}: {clean_inline(r['content'], 300)} ({r['source']})" for r in group)]
+        if past:
+            out += ["", "### Past", *(f"- {dated(p.fact)}: {clean_inline(p.fact['content'], 300)} ({p.fact['source']}; {p.why})"
+                                     for p in past)]
+        blocks.append(("facts", "\n".join(out)))
+    blocks.append(("timeline", None))
     if opinions:
         blocks.append(("opinions", "## Opinions\n" + "\n".join(
             f"- c={o['confidence']:.2f}: {clean_inline(o['statement'], 240)} (see bank/opinions.md)" for o in opinions)))

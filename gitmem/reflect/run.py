@@ -26,9 +26,9 @@ from gitmem.config import load_config
 from gitmem.errors import GitmemError
 from gitmem import layout
 from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
-from gitmem.parse import entity_key, mentions, parse_retain_bullet, sections
+from gitmem.parse import entity_key, mentions, page_aliases, parse_retain_bullet, renames, sections
 from gitmem.parse.model import RetainFact
-from gitmem.reflect import confidence, gather, judge, pages
+from gitmem.reflect import confidence, discarded, gate, gather, judge, pages
 from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
@@ -101,12 +101,17 @@ class EvidenceStep(NamedTuple):
     strength: str
     delta: float
     source: str
+    content: str  # the evidence text, so a review reads without `gitmem show`
+    path: str
+
+
 
 
 class OpinionChange(NamedTuple):
     """An opinion's confidence moved (or was stated) in bank/opinions.md."""
 
     path: str
+    key: str  # the opinion's key in the state file
     opinion: str
     before: float
     after: float
@@ -115,7 +120,7 @@ class OpinionChange(NamedTuple):
     evidence: list[EvidenceStep]
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "opinion": self.opinion, "before": self.before, "after": self.after,
+        return {"path": self.path, "key": self.key, "opinion": self.opinion, "before": self.before, "after": self.after,
                 "delta": self.delta, "clamped": self.clamped, "evidence": [e._asdict() for e in self.evidence]}
 
 
@@ -135,6 +140,9 @@ class _Run:
         self.notes: list[str] = []
         self.model: Model | None = None
         self.trust: judge.Trust | None = None
+        self.discarded = discarded.load(ws)
+        self.turned_down: list[str] = []  # pages left out because the same content was discarded
+        self.window = ""  # discarded.window_key of this run's facts
         self.done = 0
         self.total = 1
 
@@ -204,6 +212,11 @@ class _Run:
             if not win.facts and not (logs and self.opts.model):
                 return {**result, "status": "nothing-new", "notes": self.notes,
                         "message": "no new facts since the last reflection"}
+            self.window = discarded.window_key(result["since"], [(r["path"], r["id"]) for r in win.facts], logs)
+            if self.window in self.discarded.windows:  # checked before the model loads: cheap for cron
+                return {**result, "status": "nothing-new", "notes": self.notes,
+                        "message": "nothing new since the proposal you discarded (`gitmem review --discard`); "
+                                   "it comes back only with new facts"}
             if self.opts.model is not None:
                 self.model = self.opts.model()
             return self._propose(s, builder, state, win, logs, pending, result)
@@ -233,7 +246,8 @@ class _Run:
             self.notes.append(self.trust.reason)
         pairs = self._pairs(s, ops, win) if self.trust and self.trust.allowed else {}
         self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if self.model else 0) + 4
-        blocks: dict[str, str] = {}
+        # Records of pages this run does not touch carry over, or their blocks would look hand-written next time.
+        blocks: dict[str, str] = dict(state.blocks)
 
         opinions = self._opinions(ops, pairs, state, at)
         if opinions:
@@ -242,6 +256,11 @@ class _Run:
         self.tick("opinions")
 
         existing = self._entity_pages(builder)
+        canon = self._aliases(s, builder, existing)
+        keys = sorted({canon.get(k, k) for k in keys})
+        aliases_of: dict[str, list[str]] = {}
+        for old_key, new_key in sorted(canon.items()):
+            aliases_of.setdefault(new_key, []).append(names.get(old_key, old_key))
         for key in keys:
             self.tick(f"entity {key}")
             name = names.get(key, key)
@@ -251,20 +270,22 @@ class _Run:
                 self.reject(f"entity {name}", exc.reason)
                 continue
             facts = gather.entity_facts(s, key)
-            summary = None
-            if self.model and facts:
-                from gitmem.reflect.prompts import summarize_entity
-
-                # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
-                summary = self.ask(f"summary of {name}",
-                                   partial(summarize_entity, self._model(), name, [f["content"] for f in facts]))
-            about = [o for o in opinions if key in o["entities"]]
-            self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about), state, blocks, "entity")
+            for alias in sorted(k for k, v in canon.items() if v == key):
+                facts += [r for r in gather.entity_facts(s, alias) if r["id"] not in {f["id"] for f in facts}]
+                if alias in existing:
+                    self.notes.append(f"{existing[alias]} is now an alias of {path} (the log says so); "
+                                      "reflection no longer updates it: merge or delete it by hand")
+            current, _ = pages.current_and_past([r for r in facts if pages.curatable(r)], at)
+            summary = self._summary(name, current) if self.model and current else None
+            also = {key, *(k for k, v in canon.items() if v == key)}
+            about = [o for o in opinions if also.intersection(o["entities"])]
+            self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about, at, aliases_of.get(key)),
+                             state, blocks, "entity")
 
         for kind, path, title in (("world", layout.WORLD_PAGE, "World"), ("experience", layout.EXPERIENCE_PAGE, "Experience")):
             if any(r["kind"] == kind for r in win.facts):
-                facts = self._dedup(gather.current_facts(s, kind))
-                self._write_page(builder, path, title, [(kind, pages.list_block(facts))], state, blocks, kind)
+                current, _ = pages.current_and_past(gather.current_facts(s, kind), at)
+                self._write_page(builder, path, title, [(kind, pages.list_block(current))], state, blocks, kind)
         self.tick("world and experience")
 
         if self.model:
@@ -274,10 +295,19 @@ class _Run:
         self._memory_proposals(builder, opinions, state, blocks)
         self.tick("memory proposals")
 
+        if layout.OPINIONS_PAGE in self.turned_down:
+            self.changes = [c for c in self.changes if not isinstance(c, OpinionChange)]
+        if self.turned_down:
+            self.notes.append(f"left out, as discarded in an earlier review: {', '.join(self.turned_down)}")
+            if not any(isinstance(c, (PageChange, RetainChange)) for c in self.changes):
+                return {**result, "status": "nothing-new", "notes": self.notes,
+                        "message": "nothing new since the proposal you discarded (`gitmem review --discard`); "
+                                   "it comes back only with new facts"}
+
         changes = [c.to_json() for c in self.changes]  # the JSON shape: docs/json-contract.md
         run_summary = {"base": result["base"],
                        "since": result["since"], "through": win.through, "facts": len(win.facts),
-                       "model": self.model.name if self.model else None, "changes": changes,
+                       "model": self.model.name if self.model else None, "window": self.window, "changes": changes,
                        "skipped": self.skipped, "rejected": self.rejected}
         new_state = State(through=win.through, through_time=datetime.fromtimestamp(win.through_time, timezone.utc).isoformat(),
                           model=self.model.name if self.model else None, blocks=dict(sorted(blocks.items())),
@@ -341,6 +371,7 @@ class _Run:
                                                     fact["content"], fact["source"]))
             seen = {confidence.evidence_key(e.get("path", ""), e.get("content", ""))
                     for rel in ("supports", "contradicts") for e in prev.get(rel, []) if isinstance(e, dict)}
+            seen |= self.discarded.evidence.get(key, set())  # turned down in a review: never counted again
             upd = confidence.update(before, evidence, seen)
             history = list(prev.get("history", []))
             if restated:
@@ -366,8 +397,9 @@ class _Run:
             out.append(item)
             if upd.counted or restated:
                 self.changes.append(OpinionChange(
-                    layout.OPINIONS_PAGE, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
-                    [EvidenceStep(e.relation, e.strength, e.delta, e.source) for e in upd.counted]))
+                    layout.OPINIONS_PAGE, key, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
+                    [EvidenceStep(e.relation, e.strength, e.delta, e.source, e.content, e.path)
+                     for e in upd.counted]))
         return out
 
     def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -396,22 +428,58 @@ class _Run:
                 out.setdefault(entity_key(name[:-3]), f"{ENTITIES_DIR}/{name}")
         return out
 
-    @staticmethod
-    def _dedup(facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        seen: dict[str, dict[str, Any]] = {}
-        for r in facts:
-            seen[" ".join(r["content"].lower().split()).rstrip(".")] = r  # later (newer) wins
-        return sorted(seen.values(), key=lambda r: (r["event_start"] or "", r["path"], r["lines"][0]))
+    def _summary(self, name: str, facts: list[dict[str, Any]]) -> str | None:
+        """The model's summary of the current facts about an entity, if it passes the gate."""
+        from gitmem.reflect.prompts import summarize_entity, summary_prompt
 
-    def _write_page(self, builder: Builder, path: str, title: str, blocks: list[tuple[str, str]], state: State,
+        contents = [f["content"] for f in facts]
+        # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
+        summary: str | None = self.ask(f"summary of {name}", partial(summarize_entity, self._model(), name, contents))
+        if summary is None:
+            return None
+        why = gate.problem(summary, "\n".join([name, *contents]), gate.instructions(*summary_prompt(name, contents)))
+        if why is not None:
+            self.reject(f"summary of {name}", why)
+            return None
+        return summary
+
+    def _aliases(self, s: Session, builder: Builder, existing: dict[str, str]) -> dict[str, str]:
+        """{alias key: canonical key} from the renames the memory states ("formerly called X",
+        "renamed X to Y", "aka") and the `aliases:` lines of existing entity pages. A pair counts
+        only when one side is a known entity; chains resolve to the newest name, cycles are dropped."""
+        pairs: list[tuple[str, str]] = []
+        for text in gather.rename_statements(s):
+            pairs += renames(text)
+        for key, path in existing.items():
+            pairs += [(key, alias) for alias in page_aliases(builder.base_text(path) or "")]
+        known = gather.known_entities(s, {k for pair in pairs for k in pair})
+        canon: dict[str, str] = {}
+        for new, old in pairs:
+            if (new in known or old in known) and old not in canon:
+                canon[old] = new
+        resolved: dict[str, str] = {}
+        for old in canon:
+            seen, cur = {old}, canon[old]
+            while cur in canon and cur not in seen:
+                seen.add(cur)
+                cur = canon[cur]
+            if cur != old and cur not in canon:
+                resolved[old] = cur
+        return resolved
+
+    def _write_page(self, builder: Builder, path: str, title: str, blocks: list[tuple[str, str | None]], state: State,
                     hashes: dict[str, str], what: str) -> None:
         if not blocks:
             return
         old = builder.base_text(path)
         res = pages.merge_page(path, old, title, blocks, state.blocks)
         self.skipped += res.skipped
+        data = res.text.encode("utf-8")
+        if res.text != old and discarded.content_key(data) in self.discarded.pages.get(path, ()):
+            self.turned_down.append(path)  # this exact page was discarded in a review: not again
+            return
         try:
-            changed = builder.write(path, res.text.encode("utf-8"))
+            changed = builder.write(path, data)
         except UnsafeWrite as exc:
             self.reject(path, exc.reason)
             return
@@ -426,14 +494,23 @@ class _Run:
         return self.model
 
     def _draft_retain(self, builder: Builder, path: str) -> None:
-        from gitmem.reflect.prompts import draft_retain
+        from gitmem.reflect.prompts import draft_retain, retain_prompt
 
         old = builder.base_text(path) or ""
         day = log_date(path)
         model = self._model()
         if day is None:  # _logs_without_retain only picks daily logs
             raise GitmemError(f"{path} is not a daily log", "this is a gitmem bug; please report it")
-        bullets = self.ask(f"Retain for {path}", lambda: draft_retain(model, old, day.isoformat()))
+        drafted: list[str] | None = self.ask(f"Retain for {path}", lambda: draft_retain(model, old, day.isoformat()))
+        told = gate.instructions(*retain_prompt(old, day.isoformat()))
+        bullets = []
+        for line in drafted or []:
+            fact = parse_retain_bullet(line)
+            why = gate.problem(fact.body, old, told, grounded=True) if isinstance(fact, RetainFact) else "not a Retain bullet"
+            if why is None:
+                bullets.append(line)
+            else:
+                self.reject(f"Retain for {path}: {line}", why)
         if not bullets:
             return
         sep = "" if old.endswith("\n") or not old else "\n"

