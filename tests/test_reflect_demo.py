@@ -33,6 +33,10 @@ def merged_demo(tmp_path_factory: pytest.TempPathFactory, name: str, model: Any 
     info = sealed_demo(tmp_path_factory, name)
     ws = Workspace.find(info.root)
     update(ws)
+    if model is not None:  # a fake judge counts as checked (see test_reflect_run.calibrate)
+        from test_reflect_run import calibrate
+
+        calibrate(ws)
     res = reflect(ws, RunOptions(model=model))
     assert res["status"] == "written", res
     assert review.merge(ws)["status"] == "merged"
@@ -115,13 +119,9 @@ def test_checks_hold_without_a_model(plain: Path) -> None:
 def test_checks_catch_a_model_that_moves_beliefs_the_wrong_way(tmp_path_factory: pytest.TempPathFactory) -> None:
     from test_reflect_run import FakeModel
 
-    class RightJudge(FakeModel):
-        """Contradicts "prefers concise replies" with the inline-plan fact; everything else unrelated."""
-
-        def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
-            if "relation" in schema.get("properties", {}) and "concise" not in user.split("FACT>>>")[0]:
-                return {"relation": "unrelated", "strength": "weak"}
-            return super().complete_json(system, user, schema, max_tokens)
+    # The fake's default judge contradicts "prefers concise replies" with the inline-plan fact and
+    # finds everything else unrelated: the demo's known direction.
+    RightJudge = FakeModel
 
     # Grounded summaries (the fake echoes a fact) pass the gate ...
     good = merged_demo(tmp_path_factory, "demo-fake", lambda: RightJudge())
