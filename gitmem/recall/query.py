@@ -34,6 +34,12 @@ STOPWORDS = frozenset(
 )
 
 
+def names(text: str) -> set[str]:
+    """Capitalised words of a question that are not stopwords ("Caroline", "Mel"), lowercased:
+    the people it may name."""
+    return {w.lower() for w in _WORD.findall(text) if w[0].isupper() and w.lower() not in STOPWORDS}
+
+
 @dataclass(frozen=True)
 class Query:
     text: str
