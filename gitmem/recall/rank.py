@@ -23,8 +23,8 @@ from typing import Any
 from datetime import date
 
 from gitmem.index.store import CONTENT, END, ENTITIES, EVENT_START, FACT, PATH, START
-from gitmem.layout import log_date
-from gitmem.recall.query import Query
+from gitmem.layout import entity_page_stem, log_date
+from gitmem.recall.query import Query, parse_aliases
 
 CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
@@ -197,3 +197,19 @@ def by_speaker(ranked: list[Candidate], names: set[str]) -> list[Candidate]:
     if hit:
         ranked.sort(key=lambda c: -(c.score or 0.0))
     return ranked
+
+
+def aliased(cands: list[Candidate], q: Query) -> dict[str, list[str]]:
+    """Entities the question names by an alias: {entity page stem: its aliases}, from the
+    candidates that are an entity page's `aliases:` line listing one of the question's terms
+    (the bm25 pool already holds that line when the question says the alias)."""
+    terms = set(q.terms)
+    out: dict[str, list[str]] = {}
+    for c in cands:
+        stem = entity_page_stem(c.row[PATH])
+        if stem is None or "alias" not in c.row[CONTENT].lower():
+            continue
+        names = parse_aliases(c.row[CONTENT])
+        if any(set(n.lower().split()) <= terms for n in names) and stem.lower() not in terms:
+            out[stem] = names
+    return out

@@ -23,7 +23,7 @@ from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import result as _result
-from gitmem.recall.rank import Candidate, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
+from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import (
     MIN_RESULT_TOKENS,
     estimate_tokens,
@@ -219,6 +219,7 @@ class Session:
         # at or below this bound, so FTS5 skips those rows instead of scoring them.
         bound = None if last_pos is None else store.id_bound(self.conn, last_pos)
         cands = [Candidate(r, s) for r, s in self._candidates(q, where, limit, bound)]
+        q, cands = self._expand_aliases(q, cands, where, limit, bound)
         if dirty:
             orows, oscores = store.overlay(self.conn, q.fts, owhere, limit)
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
@@ -229,6 +230,18 @@ class Session:
             ranked = in_window(ranked, question_window(text, ref))
         results = self._emit(ranked, opts, at, q)
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+
+    def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
+                        bound: int | None) -> tuple[Query, list[Candidate]]:
+        """When the question calls someone by an alias their entity page lists ("Mel"), ask again
+        with their name added (and @mentions of them boosted): the memory may never use the alias."""
+        if q.raw or not q.terms:
+            return q, cands
+        found = aliased(cands, q)
+        if not found:
+            return q, cands
+        q2 = build(" ".join([q.text, *found]))
+        return q2, [Candidate(r, s) for r, s in self._candidates(q2, where, limit, bound)]
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
                     bound: int | None) -> list[store.Scored]:
