@@ -55,6 +55,7 @@ class UpdateResult:
         self.rolled_back = 0  # commits dropped because history was rewritten
         self.rebuilt = rebuilt
         self.shallow = False
+        self.deferred = 0  # commits left for a background run (update's max_commits), 0 = none
         self.notes: list[str] = []
         self.problems: list[dict[str, str]] = []
 
@@ -155,7 +156,10 @@ class _Writer:
         prev = self.parsed.pop(path, None)
         blocks: list[Block] = []
         parsed = None
-        if change.data is not None:
+        if change.too_large:
+            self._problem(path, "too-large",
+                          f"{change.too_large} bytes is over the {self.max_bytes}-byte limit; not indexed")
+        elif change.data is not None:
             if change.binary:
                 self._problem(path, "binary", "binary file named .md: skipped")
             else:
@@ -297,10 +301,21 @@ class _Writer:
             set_meta(c, "tip", tip)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
         for lst in (self.commits, self.inserts, self.entity_rows, self.closes, self.successors, self.problems):
             lst.clear()
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: on SQLITE_FULL (and other I/O errors)
+    it rolls back by itself, and a second ROLLBACK's "cannot rollback - no transaction is active"
+    used to replace the real cause (a full disk) in the error the user saw."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the original error is the one worth reporting
 
 
 def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
@@ -324,7 +339,7 @@ def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
         set_meta(conn, "tip", row[0] if row else None)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     return dropped
 
@@ -342,8 +357,11 @@ def update(
     rebuild: bool = False,
     wait: float = 5.0,
     progress: Callable[[int, int], None] | None = None,
+    max_commits: int | None = None,
 ) -> UpdateResult:
-    """Bring the index up to date with the branch; see the module docstring."""
+    """Bring the index up to date with the branch; see the module docstring. With `max_commits`,
+    more commits than that to index are left alone: `result.deferred` says how many (the hook
+    hands them to a background run rather than block the user's git command)."""
     result = UpdateResult(rebuilt=rebuild)
     with writer_lock(ws, wait):
         if rebuild:
@@ -353,14 +371,15 @@ def update(
             if note:
                 result.notes.append(note)
                 result.rebuilt = True
-            _update_locked(ws, conn, result, progress)
+            _update_locked(ws, conn, result, progress, max_commits)
         finally:
             conn.close()
     return result
 
 
 def _update_locked(
-    ws: Workspace, conn: sqlite3.Connection, result: UpdateResult, progress: Callable[[int, int], None] | None
+    ws: Workspace, conn: sqlite3.Connection, result: UpdateResult, progress: Callable[[int, int], None] | None,
+    max_commits: int | None = None,
 ) -> None:
     root = ws.root
     head = target_commit(ws)
@@ -413,9 +432,15 @@ def _update_locked(
     if result.shallow:
         result.notes.append("shallow clone: history before the shallow boundary is not indexed")
     total = 0
-    if progress:
+    if max_commits is not None:
+        total = len(pending) if pending is not None else git.count_first_parent(root, head, since=base)
+        if total > max_commits:
+            result.deferred = total
+            return
+    if progress and not total:
         total = len(pending if pending is not None else git.first_parent_links(root, head, since=base))
-    writer = _Writer(conn, load_config(ws).index.max_file_bytes)
+    max_bytes = load_config(ws).index.max_file_bytes
+    writer = _Writer(conn, max_bytes)
     done = 0
     last_flush = time.monotonic()
     pending_tip: str | None = None
@@ -425,7 +450,7 @@ def _update_locked(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for info, changes in walk(root, head, base):
+        for info, changes in walk(root, head, base, max_bytes):
             writer.commit(info, changes)
             pending_tip = info.oid
             done += 1

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gitmem.errors import BadQuery, BadRevision
+from gitmem.errors import BadQuery, BadRevision, sqlite_code
 
 if TYPE_CHECKING:  # the hook path imports this module: no dataclasses at runtime (see parse/model.py)
     from gitmem.timeline.when import Point
@@ -148,6 +148,12 @@ def position_of(conn: sqlite3.Connection, oid: str) -> int | None:
 def last_position(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT max(pos) FROM commits").fetchone()
     return int(row[0] or 0)
+
+
+def last_commit_time(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
+    """(newest position, newest record time) of the indexed commits; (None, None) when empty."""
+    row = conn.execute("SELECT max(pos), max(record_time) FROM commits").fetchone()
+    return row[0], row[1]
 
 
 def positions_newest_first(conn: sqlite3.Connection) -> Iterable[tuple[int, str]]:
@@ -302,8 +308,10 @@ def _rowid_range(col: str, low: int | None, high: int | None) -> tuple[list[str]
 
 
 def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
-    msg = str(exc).lower()
-    if "fts5" in msg or "syntax" in msg or "no such column" in msg or "unterminated" in msg:
+    # The SQL around MATCH is fixed, so a plain SQLITE_ERROR can only come from the expression
+    # (syntax, `*` alone: "unknown special query", an unknown column filter); a full disk, a
+    # locked index or a missing table is not the query's fault and is reported as what it is.
+    if sqlite_code(exc) in ("SQLITE_ERROR", "") and "no such table" not in str(exc):
         return BadQuery(f"the FTS5 query {match!r} is malformed: {exc}",
                         "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)")
     return exc
