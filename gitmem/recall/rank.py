@@ -35,14 +35,14 @@ NEIGHBOUR_WEIGHTS = (0.5, 0.5, 0.25, 0.125)  # for candidates 1, 2, 3, 4 lines a
 # Cost-aware neighbour credit: a neighbour's credit is scaled by min(1, cost of the match /
 # cost of the chunk it lifts) ** NEIGHBOUR_COST_POWER, cost = characters + NEIGHBOUR_COST_SLACK,
 # so a long turn cannot ride into a budget on a short line's score (0: off).
-NEIGHBOUR_COST_POWER = 0.0
+NEIGHBOUR_COST_POWER = 1.0
 NEIGHBOUR_COST_SLACK = 200
 # Diversity: the n-th best candidate of one file is scaled by FILE_DECAY ** (n - 1) (1.0: off).
 FILE_DECAY = 1.0
 # A turn spoken by someone the question names by name ("Caroline: ...") is scaled by SPEAKER_BOOST.
 SPEAKER_BOOST = 1.0
 # Time words in the question: chunks dated inside the window they name are scaled by TIME_BOOST.
-TIME_BOOST = 1.0
+TIME_BOOST = 1.5
 
 
 @dataclass(slots=True)

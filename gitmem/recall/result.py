@@ -16,7 +16,7 @@ from gitmem.layout import citation
 MIN_RESULT_TOKENS = 6
 # Under a token budget, a result whose text is longer than this many characters is returned as an
 # excerpt: the sentences around its best match (0: off). Its citation still names the whole chunk.
-SNIPPET_CHARS = 0
+SNIPPET_CHARS = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SPEAKER = re.compile(r"[^\s:]{1,24}: ")  # "user: ", "Caroline: " — kept in front of an excerpt
 ELLIPSIS = "…"
