@@ -10,6 +10,12 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
 - NEIGHBOUR_WEIGHTS: a chunk gains w[d-1] x the best score of a candidate d lines away in the same
   file: the answer is often the line after the one that repeats the question's words
   (0.613 -> 0.706 R@10 with 600 candidates).
+- NEIGHBOUR_COST_POWER (issue 16): that credit is scaled by min(1, cost of the match / cost of the
+  chunk it lifts), so a long assistant reply cannot ride into a budget on a short question's score
+  (LongMemEval haystack at 2000 tokens, with excerpts: 0.897 -> 0.920 on the report half).
+- TIME_BOOST (issue 16): x1.5 for a chunk dated inside the window the question's time words name
+  ("last week", "in May": parse/timewords.py), counted from the as-of point; never a filter.
+- FILE_DECAY and SPEAKER_BOOST: measured and left off (bench/RESULTS.md, "ranking variants").
 - MIN_CANDIDATES / CANDIDATES_PER_K: the pool the rerank sees, max(4k, 600): neighbours only count
   inside the pool (150 / 300 / 600: 0.693 / 0.714 / 0.724 R@10).
 """
