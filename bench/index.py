@@ -309,10 +309,11 @@ def split_table(rows: list[dict[str, float]]) -> str:
     )])
 
 
-def write_section(body: str, section_name: str = SECTION, reproduce: str = "--sizes ... --write") -> None:
+def write_section(body: str, section_name: str = SECTION, reproduce: str = "--sizes ... --write",
+                  script: str = "bench/index.py") -> None:
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
     lines = text.splitlines()
-    section = [section_name, "", f"Reproduce: `.venv/bin/python bench/index.py {reproduce}` (see bench/README.md).", "",
+    section = [section_name, "", f"Reproduce: `.venv/bin/python {script} {reproduce}` (see bench/README.md).", "",
                body, ""]
     try:
         start = lines.index(section_name)

@@ -47,6 +47,8 @@ OLD_PROJECT, NEW_PROJECT = "warelay", "relay"
 
 DELETE_DATE = "2025-11-28"  # the line is removed from memory.md that day
 DELETED_FACT = "- Castle admin password hint: the usual one plus the year Andy was born."
+# Deleted from memory.md, but `recall --as-of` before DELETE_DATE still shows it: the demo's forget.
+FORGET_TEXT = "admin password hint"
 
 TRIP = "Nov 27–Dec 1, 2025"  # Marrakech, for Andy's birthday
 MERGE_DATE = "2025-12-01"

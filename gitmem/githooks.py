@@ -68,13 +68,21 @@ class HooksReport(NamedTuple):
     hooks_dir: Path
     hooks: list[HookStatus]
     changed: list[str]  # what install/uninstall did, one line per action; empty for status
+    merge_driver: dict[str, object] | None = None  # merge_setup.DriverStatus.as_dict()
 
     def as_dict(self) -> dict[str, object]:
         return {
             "hooks_dir": str(self.hooks_dir),
             "hooks": [h.as_dict() for h in self.hooks],
             "changed": self.changed,
+            "merge_driver": self.merge_driver,
         }
+
+
+def _driver(ws: Workspace) -> dict[str, object]:
+    from gitmem import merge_setup
+
+    return merge_setup.status(ws).as_dict()
 
 
 def hooks_dir(ws: Workspace) -> Path:
@@ -132,7 +140,7 @@ def _status_of(directory: Path, hook: str) -> HookStatus:
 
 def status(ws: Workspace) -> HooksReport:
     directory = hooks_dir(ws)
-    return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], [])
+    return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], [], _driver(ws))
 
 
 def _make_executable(path: Path) -> None:
@@ -177,7 +185,10 @@ def install(ws: Workspace, python: str | None = None) -> HooksReport:
         refreshed = path.exists()
         _write_atomic(path, script)
         changed.append(f"{'updated' if refreshed else 'installed'} {hook}")
-    return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], changed)
+    from gitmem import merge_setup
+
+    changed += merge_setup.install(ws, python)
+    return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], changed, _driver(ws))
 
 
 def _refuse_tracked_hooks_dir(ws: Workspace, directory: Path) -> None:
@@ -216,7 +227,10 @@ def uninstall(ws: Workspace) -> HooksReport:
         if _present(legacy) and not _present(path):
             os.replace(legacy, path)
             changed.append(f"restored {hook} from {legacy.name}")
-    return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], changed)
+    from gitmem import merge_setup
+
+    changed += merge_setup.uninstall(ws)
+    return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], changed, _driver(ws))
 
 
 # --- failure record -------------------------------------------------------------------------
@@ -270,7 +284,7 @@ def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
             write_atomic(log, tail[tail.find(b"\n") + 1 :])
     except FileNotFoundError:
         pass
-    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, ".memory/hook.log")
+    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.HOOK_LOG}")
     with os.fdopen(fd, "a", encoding="utf-8") as fh:
         fh.write(line)
 

@@ -92,6 +92,9 @@ def log_date(path: str) -> date | None:
         return None
 
 
+# --- git's own files in the work tree ----------------------------------------------------------------
+ATTRIBUTES_FILE = ".gitattributes"  # committed: `merge=gitmem` for memory files (merge_setup.py)
+
 # --- citations -----------------------------------------------------------------------------------
 WORKTREE_REV = "worktree"
 CITATION_EXAMPLE = "memory/2025-11-27.md#L12-L13@1a2b3c4"
@@ -118,3 +121,9 @@ def parse_citation(text: str) -> Citation | None:
         return None
     start = int(m.group("s"))
     return Citation(m.group("path"), start, int(m.group("e") or start), m.group("rev"))
+
+
+# A citation inside running text (bank pages cite logs, e.g. "... (memory/2025-11-27.md#L4@1a2b3c4)"):
+# the same shape as CITATION, unanchored; the path stops at whitespace, parentheses and backquotes.
+CITATION_IN_TEXT = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)\b")
+

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem import layout
+from gitmem.config import load_config
 from gitmem.errors import GitError, GitmemError
 from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, outline, parse_markdown, parse_retain_bullet
 from gitmem.parse.retain import LIST_MARKER
@@ -84,7 +85,7 @@ def _locked(ws: Workspace) -> Iterator[None]:
         os.close(fd)
 
 
-def _operation_in_progress(ws: Workspace) -> str | None:
+def operation_in_progress(ws: Workspace) -> str | None:
     for name, what in _IN_PROGRESS:
         if git.git_path(ws.root, name).exists():
             return what
@@ -261,7 +262,7 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
     notes: list[str] = []
     with _locked(ws):
         if commit:
-            what = _operation_in_progress(ws)
+            what = operation_in_progress(ws)
             if what is not None:
                 raise GitmemError(
                     f"{what} is in progress in {ws.root}; retain will not commit in the middle of it",
@@ -271,6 +272,17 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
         refuse_symlink(path, rel)
         if path.exists() and not path.is_file():
             raise GitmemError(f"{rel} exists and is not a file", f"move {rel} away, then retain again")
+        # A log over the index's size limit is never indexed, so a bullet in it could never be
+        # recalled; and finding its Retain section means reading all of it (a 50 MB log took two
+        # minutes and 800 MB). Decided from the size alone, before reading a byte.
+        limit = load_config(ws).index.max_file_bytes
+        if path.exists() and path.stat().st_size > limit:
+            raise GitmemError(
+                f"{rel} is {path.stat().st_size} bytes, over index.max_file_bytes ({limit}): it is not indexed,"
+                " so a bullet appended to it could never be recalled",
+                "retain into another day with --date, split the file, or raise the limit with"
+                " `gitmem config index.max_file_bytes N`",
+            )
         tracked = git.ok(ws.root, "ls-files", "--error-unmatch", "--", rel)
         if commit and tracked and git.head(ws.root) and not git.ok(ws.root, "diff", "--quiet", "HEAD", "--", rel):
             notes.append(f"{rel} had uncommitted edits; they were committed together with the bullet")

@@ -122,3 +122,23 @@ def test_cli_demo_refuses_non_empty_and_git_dirs(tmp_path: Path, capsys: pytest.
     assert (target / "mine.txt").read_text() == "keep"
     assert run_guarded(cli, ["demo", str(target), "--force", "--json"]) == 1
     assert "already a git repository" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_demo_forget_removes_the_deleted_hint_from_history(tmp_path: Path) -> None:
+    from gitmem import forget
+    from gitmem.workspace import Workspace
+    from indexoracle import recalled
+
+    ws = Workspace(demo.build_demo(tmp_path / "ws").root)
+    before = recalled(ws, "2025-11-25")
+    assert any(demo.FORGET_TEXT in c for _, c in before)  # deleted on DELETE_DATE, still in history
+    report = forget.forget(ws, forget.target_for(ws, demo.FORGET_TEXT, None), dry_run=False)
+    assert report.files == ["memory.md"] and report.refs
+    # The commit that deleted the hint only did that: it disappears, and the report says so.
+    gone = [c for c in report.commits if c.new is None]
+    assert [c.subject for c in gone] == ["memory: no password hints in memory"] and gone[0].files == ["memory.md"]
+    after = recalled(ws, "2025-11-25")
+    assert not any(demo.FORGET_TEXT in c for _, c in after)
+    assert after == {(p, c) for p, c in before if demo.FORGET_TEXT not in c}
+    assert demo.FORGET_TEXT not in GitRepo(ws.root).git("log", "-p", f"--exclude={forget.BACKUP_NS}/*", "--all")
+

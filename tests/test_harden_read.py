@@ -345,3 +345,17 @@ def test_plain_repo_is_noted_once(repo: GitRepo) -> None:
     assert "never set up with `gitmem init`" in first.stderr
     second = gm(repo, "recall", "quokka")
     assert "quokka" in _ok(second) and "gitmem init" not in second.stderr
+
+
+def test_retain_refuses_a_log_over_the_size_limit_without_reading_it(ws: GitRepo) -> None:
+    # Item 8's sibling ("retain into it: 74 s"; a 50 MB log took 123 s and 840 MB here): a log over
+    # index.max_file_bytes is never indexed, so retain refuses it from its size alone.
+    (ws.path / ".gitmem.toml").write_text("[index]\nmax_file_bytes = 2000\n", encoding="utf-8")
+    log = ws.path / "memory" / "2025-11-03.md"
+    big = "# Log\n\n" + "".join(f"- line {i} of a long log\n" for i in range(400))
+    log.write_text(big, encoding="utf-8")
+    proc = gm(ws, "retain", "--date", "2025-11-03", "W @Peter: lives in Porto")
+    assert proc.returncode == 1 and "over index.max_file_bytes" in proc.stderr and "Traceback" not in proc.stderr
+    assert log.read_text(encoding="utf-8") == big  # untouched
+    _ok(gm(ws, "retain", "--date", "2025-11-04", "--no-commit", "W @Peter: lives in Porto"))
+    assert "lives in Porto" in (ws.path / "memory" / "2025-11-04.md").read_text(encoding="utf-8")

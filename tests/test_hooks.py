@@ -346,7 +346,8 @@ def test_cli_install_status_uninstall(repo: GitRepo) -> None:
     data = json.loads(res.output)
     assert data["hooks_dir"] == str(_hooks(repo).resolve())
     assert [h["hook"] for h in data["hooks"]] == list(githooks.HOOKS)
-    assert len(data["changed"]) == 4
+    assert len(data["changed"]) == 6  # four hooks, .gitattributes and the merge driver config
+    assert data["merge_driver"]["attributes"] and data["merge_driver"]["configured"]
 
     res = runner.invoke(cli, ["-C", str(repo.path), "hooks", "status", "--json"], catch_exceptions=False)
     data = json.loads(res.output)
@@ -355,7 +356,7 @@ def test_cli_install_status_uninstall(repo: GitRepo) -> None:
     res = runner.invoke(cli, ["-C", str(repo.path), "hooks", "uninstall"], catch_exceptions=False)
     assert res.exit_code == 0 and "removed post-commit" in res.output
     res = runner.invoke(cli, ["-C", str(repo.path), "hooks", "status"], catch_exceptions=False)
-    assert "post-commit    not installed" in res.output
+    assert "post-commit    not installed" in res.output and "merge driver   not installed" in res.output
 
 
 def test_template_ships_as_package_data() -> None:

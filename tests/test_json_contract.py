@@ -29,7 +29,7 @@ COMMAND_SCHEMAS = {
     "recall": "recall", "about": "about", "opinions": "opinions", "why": "why", "changes": "changes",
     "core": "core", "show": "show", "retain": "retain", "config": "config",
     "hooks install": "hooks", "hooks uninstall": "hooks", "hooks status": "hooks",
-    "reflect": "reflect", "review": "review",
+    "reflect": "reflect", "review": "review", "forget": "forget",
 }
 
 
@@ -253,3 +253,14 @@ def test_config(tmp_path: Path) -> None:
     assert bad.returncode == 1 and "recall.k" in json.loads(bad.stdout)["hint"]
     assert run(ws, "config", "recall.k", "zero", "--json").returncode == 1
 
+
+def test_forget(tmp_path: Path) -> None:
+    root = demo.build_demo(tmp_path / "ws").root
+    dry = check("forget", root, "forget", "Marrakech")
+    assert dry["status"] == "dry-run" and dry["commits"] and dry["refs"] == []
+    assert check("forget", root, "forget", "no such text anywhere")["status"] == "nothing-found"
+    done = check("forget", root, "forget", "Marrakech", "--yes")
+    assert done["status"] == "forgotten" and done["refs"] and done["backup"]
+    purged = check("forget", root, "forget", "--purge-backup")
+    assert purged["status"] == "purged" and purged["target"] is None
+    assert check_error(root, "forget", "ab", "--json")["type"] == "GitmemError"

@@ -11,7 +11,18 @@ from pathlib import Path
 import click
 
 from gitmem import __version__
-from gitmem.cli import agent_cmd, config_cmd, hooks_cmd, index_cmd, init_cmd, lint_cmd, recall_cmd, reflect_cmd
+from gitmem.cli import (
+    agent_cmd,
+    config_cmd,
+    forget_cmd,
+    hooks_cmd,
+    index_cmd,
+    init_cmd,
+    lint_cmd,
+    merge_cmd,
+    recall_cmd,
+    reflect_cmd,
+)
 from gitmem.cli.output import set_cwd
 
 
@@ -43,6 +54,7 @@ def cli(ctx: click.Context, directory: Path | None, as_json: bool) -> None:
     set_cwd(ctx.obj["cwd"])
 
 
-for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd):
+for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, agent_cmd, merge_cmd,
+                forget_cmd):
     for _command in _module.commands:
         cli.add_command(_command)

@@ -23,6 +23,13 @@ def _render(data: dict[str, Any]) -> str:
             state = "not installed"
         legacy = "  + legacy hook, runs first" if h["legacy"] else ""
         lines.append(f"{h['hook']:<14} {state}{legacy}")
+    md = data.get("merge_driver") or {}
+    if md:
+        state = ("installed" if md["attributes"] and md["configured"] else
+                 "configured, but .gitattributes lacks its lines" if md["configured"] else
+                 "in .gitattributes, not configured in this clone (git merges memory as text)" if md["attributes"] else
+                 "not installed")
+        lines.append(f"{'merge driver':<14} {state}")
     return "\n".join(lines)
 
 

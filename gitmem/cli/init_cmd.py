@@ -58,6 +58,8 @@ def _demo_text(data: dict[str, Any]) -> str:
         "  gitmem recall \"where does Peter live\"",
         f"  gitmem recall \"where does Peter live\" --as-of {f['ask_before_move']}   # {f['city_before']}",
         f"  gitmem recall {f['old_project']} --as-of {f['ask_before_rename']}",
+        f"  gitmem recall \"password hint\" --as-of {f['ask_before_move']}   # deleted on {f['delete_date']}, still in history",
+        "  gitmem forget \"admin password hint\"          # dry run; add --yes to remove it from every commit",
     ])
 
 

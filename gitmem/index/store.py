@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gitmem import layout
 from gitmem.errors import BadQuery, BadRevision, sqlite_code
 
 if TYPE_CHECKING:  # the hook path imports this module: no dataclasses at runtime (see parse/model.py)
@@ -43,7 +44,7 @@ COLS_RANK = ", ".join(
     for i, c in enumerate(COLS_ALL.split(", "))
 )
 # Memory a reflection reads: outside bank/ (its own output), facts or notes that name someone.
-_MEMORY = "c.path NOT LIKE 'bank/%' AND (c.fact = 1 OR c.entities != '')"
+_MEMORY = f"c.path NOT LIKE '{layout.BANK_DIR}/%' AND (c.fact = 1 OR c.entities != '')"
 
 
 # A bm25 candidate: a row (a whole Row, or a COLS_RANK tuple) and its score (None: no words asked).
@@ -284,14 +285,14 @@ def current_facts(conn: sqlite3.Connection, kind: str) -> list[sqlite3.Row]:
     """Current typed facts of `kind` outside bank/, by event time."""
     return conn.execute(
         f"SELECT {COLS_ALL} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = ?"
-        " AND c.path NOT LIKE 'bank/%' ORDER BY coalesce(c.event_start, ''), c.path, c.start_line", (kind,)).fetchall()
+        f" AND c.path NOT LIKE '{layout.BANK_DIR}/%' ORDER BY coalesce(c.event_start, ''), c.path, c.start_line", (kind,)).fetchall()
 
 
 def current_opinions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     """Current opinion facts outside bank/, in commit order."""
     return conn.execute(
         f"SELECT {COLS_ALL} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = 'opinion'"
-        " AND c.path NOT LIKE 'bank/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
+        f" AND c.path NOT LIKE '{layout.BANK_DIR}/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
 
 
 # -- full-text search -----------------------------------------------------------------------------

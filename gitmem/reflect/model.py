@@ -36,6 +36,8 @@ from gitmem import layout
 from gitmem.errors import GitmemError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitmem.config import ReflectConfig
     from gitmem.workspace import Workspace
 
@@ -300,6 +302,10 @@ class CachedModel:
             "CREATE TABLE IF NOT EXISTS answers ("
             " key TEXT PRIMARY KEY, model TEXT NOT NULL, result TEXT, error TEXT, created REAL NOT NULL)"
         )
+        # The prompt is kept so `gitmem forget` can delete the answers that saw a forgotten text
+        # (the key is a hash and cannot be searched). Caches from before it lack the column.
+        if "prompt" not in {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}:
+            self._db.execute("ALTER TABLE answers ADD COLUMN prompt TEXT")
         self._db.commit()
         self.hits = 0
         self.misses = 0
@@ -329,16 +335,16 @@ class CachedModel:
         try:
             value = self.inner.complete_json(system, user, schema, max_tokens)
         except InvalidModelOutput as e:
-            self._store(key, None, e.reason)
+            self._store(key, None, e.reason, user)
             raise
-        self._store(key, json.dumps(value, ensure_ascii=False, sort_keys=True), None)
+        self._store(key, json.dumps(value, ensure_ascii=False, sort_keys=True), None, user)
         return value
 
-    def _store(self, key: str, result: str | None, error: str | None) -> None:
+    def _store(self, key: str, result: str | None, error: str | None, prompt: str) -> None:
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO answers (key, model, result, error, created) VALUES (?, ?, ?, ?, ?)",
-                (key, self.name, result, error, time.time()),
+                "INSERT OR REPLACE INTO answers (key, model, result, error, created, prompt) VALUES (?, ?, ?, ?, ?, ?)",
+                (key, self.name, result, error, time.time(), prompt),
             )
 
     def close(self) -> None:
@@ -349,3 +355,24 @@ class CachedModel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def drop_answers(ws: Workspace, seen: Callable[[str], bool]) -> int:
+    """Delete the cached answers whose prompt or answer `seen` matches in any line, and those
+    without a recorded prompt (which cannot be checked); returns how many were deleted."""
+    if not (ws.derived / layout.REFLECT_CACHE).exists():
+        return 0
+    path = ws.derived_file(layout.REFLECT_CACHE)  # never through a symlink
+    db = sqlite3.connect(str(path), timeout=10.0)
+    try:
+        cols = {row[1] for row in db.execute("PRAGMA table_info(answers)")}
+        prompt = "prompt" if "prompt" in cols else "NULL"
+        doomed = [key for key, p, r, e in db.execute(f"SELECT key, {prompt}, result, error FROM answers")
+                  if p is None or any(seen(line) for text in (p, r, e) if text for line in text.split("\n"))]
+        with db:
+            db.executemany("DELETE FROM answers WHERE key = ?", [(k,) for k in doomed])
+        if doomed:
+            db.execute("VACUUM")  # deleted rows' text must not stay in free pages
+    finally:
+        db.close()
+    return len(doomed)

@@ -38,6 +38,30 @@ def block_hash(inner: str) -> str:
     return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
 
 
+# A block that gitmem itself rewrote outside reflection (the merge driver joining two machines'
+# versions, `gitmem forget` removing lines) starts with a stamp: the hash of the rest of the block.
+# While the rest still hashes to the stamp nobody edited it by hand, so reflection may replace it
+# even though it no longer matches the hash reflection recorded.
+_STAMP = re.compile(r"^<!-- gitmem:stamp ([0-9a-f]{16}) -->$")
+
+
+def stamp(lines: list[str]) -> str:
+    """The stamp line for a block whose inner lines (without a stamp) are `lines`."""
+    return f"<!-- gitmem:stamp {block_hash(chr(10).join(lines))} -->"
+
+
+def unstamped(lines: list[str]) -> list[str]:
+    """Inner lines without a leading stamp line."""
+    return lines[1:] if lines and _STAMP.match(lines[0].strip()) else lines
+
+
+def stamp_ok(inner: str) -> bool:
+    """The block starts with a stamp that still matches the rest: gitmem wrote it, nobody edited it."""
+    lines = inner.split("\n")
+    m = _STAMP.match(lines[0].strip()) if lines else None
+    return m is not None and m.group(1) == block_hash("\n".join(lines[1:]))
+
+
 @dataclass(frozen=True)
 class Span:
     begin: int  # line index of the begin marker
@@ -104,7 +128,7 @@ def merge_page(path: str, old: str | None, title: str, blocks: list[tuple[str, s
                 res.skipped.append({"path": path, "block": name,
                                     "reason": "not written by reflection (no record in bank/.reflect.json)"})
                 continue
-            if block_hash(span.inner) != rec:
+            if block_hash(span.inner) != rec and not stamp_ok(span.inner):
                 res.skipped.append({"path": path, "block": name, "reason": "edited by hand since the last reflection"})
                 res.hashes[key] = rec
                 continue

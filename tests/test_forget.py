@@ -1,0 +1,214 @@
+"""`gitmem forget`: a fact added, edited and curated into bank/ across many commits is removed from
+the files and from every commit; everything else (and the citations to it) survives."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitrepo import GitRepo
+from indexoracle import index_rows, recalled, tree_chunks
+from test_reflect_run import FakeModel
+
+from gitmem import forget as fg
+from gitmem.errors import GitmemError
+from gitmem.index.indexer import update
+from gitmem.recall.views import show
+from gitmem.reflect import review
+from gitmem.layout import REFLECT_CACHE as CACHE_FILE
+from gitmem.reflect.model import CachedModel
+from gitmem.reflect.run import RunOptions, reflect
+from gitmem.workspace import Workspace
+
+SECRET = "4711"
+LOG3 = ("# 2025-11-03\n\nTalked about the bank.\n\n## Retain\n- W @Peter: Bank PIN is 4711.\n- W @Peter: Plays chess on Sundays.\n"
+        "- O(c=0.7) @Peter: Worries that his PIN is 4711 is too easy.\n")
+
+
+def _git(path: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _cli(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitmem", "-C", str(ws), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def build(repo: GitRepo, fillers: int = 12) -> Workspace:
+    repo.commit("init", "2025-11-01", {".gitignore": ".memory/\n", "memory.md": "# Memory\n\n- @Peter is my human.\n",
+                                       "memory/2025-11-01.md": "# 2025-11-01\n\n## Retain\n- W @Peter: Lives in Berlin.\n"})
+    repo.commit("retain: W @Peter: Bank PIN is 4711.\n\n- W @Peter: Bank PIN is 4711.", "2025-11-03",
+                {"memory/2025-11-03.md": LOG3})
+    for i in range(fillers):
+        day = f"2025-11-{4 + i:02d}"
+        repo.commit(f"log {day}", day, {f"memory/{day}.md": f"# {day}\n\n## Retain\n- S: Filler note number {i}.\n"})
+    repo.commit("edit the PIN", "2025-11-17",
+                {"memory/2025-11-03.md": LOG3.replace("4711.", "4711 (the new card).")})
+    repo.git("tag", "v1")
+    ws = Workspace(repo.path)
+    update(ws)
+    reflect(ws, RunOptions(model=None))
+    review.merge(ws)  # bank/entities/Peter.md, bank/world.md, bank/.reflect.json now quote the PIN
+    repo.commit("lisbon", "2025-11-20", {"memory/2025-11-20.md": "# 2025-11-20\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"})
+    update(ws)
+    return ws
+
+
+def _blobs_with(repo: Path, needle: str, refs: list[str] | None = None) -> bool:
+    """Whether an object reachable from `refs` (default: every ref but the backups) holds `needle`."""
+    if refs is None:
+        refs = [r for r in _git(repo, "for-each-ref", "--format=%(refname)").split() if not r.startswith(fg.BACKUP_NS)]
+    objects = _git(repo, "rev-list", "--objects", *refs).split("\n")
+    oids = "\n".join(line.split(" ", 1)[0] for line in objects if line.strip()) + "\n"
+    got = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input=oids.encode(), capture_output=True)
+    return needle.encode() in got.stdout
+
+
+def _all_objects_hold(repo: Path, needle: str) -> bool:
+    got = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"], capture_output=True)
+    return needle.encode() in got.stdout
+
+
+def _facts(repo: Path, rev: str = "HEAD") -> set[tuple[str, str]]:
+    return {(p, c) for p, c in tree_chunks(repo, rev) if p.startswith("memory")}
+
+
+def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
+    ws = build(repo)
+    before_facts = _facts(repo.path)
+    before_log = _git(repo.path, "log", "--first-parent", "--format=%s %ad", "--date=short").splitlines()
+    assert _blobs_with(repo.path, SECRET) and SECRET in _git(repo.path, "log", "-p", "--all")
+    world_before = (repo.path / "bank/world.md").read_text()
+    assert re.search(r"Plays chess on Sundays\. \(memory/2025-11-03\.md#L7@", world_before)
+    cache = CachedModel(FakeModel(), ws.derived / CACHE_FILE)  # one answer that saw the PIN, one that did not
+    cache.complete_json("sys", "FACT>>> Bank PIN is 4711", {"properties": {"summary": {}}}, 10)
+    cache.complete_json("sys", "FACT>>> Plays chess", {"properties": {"summary": {}}}, 10)
+    cache.close()
+
+    dry = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=True)
+    assert dry.status == "dry-run" and _blobs_with(repo.path, SECRET)  # nothing changed
+    assert {"memory/2025-11-03.md", "bank/entities/Peter.md", "bank/world.md", "bank/opinions.md",
+            "bank/.reflect.json"} <= set(dry.files)
+    assert {ln["text"] for ln in dry.lines} >= {"- W @Peter: Bank PIN is 4711.", "- W @Peter: Bank PIN is 4711 (the new card)."}
+    assert len(dry.commits) >= 4 and dry.messages >= 1 and not (repo.path / ".git/filter-repo").exists()
+
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    assert rep.status == "forgotten" and [c.commit for c in rep.commits] == [c.commit for c in dry.commits]
+    assert rep.backup and rep.index_rebuilt and rep.cache_dropped == 1
+    # Nothing reachable from a ref (the backup excepted) holds it: files, bank pages, state, messages.
+    assert not _blobs_with(repo.path, SECRET)
+    assert SECRET not in _git(repo.path, "log", "-p", f"--exclude={fg.BACKUP_NS}/*", "--all")
+    assert SECRET in _git(repo.path, "log", "-p", "--all")  # the backup still has it
+    assert not (repo.path / ".git/ORIG_HEAD").exists()
+    assert _blobs_with(repo.path, SECRET, [r for r in _git(repo.path, "for-each-ref", "--format=%(refname)").split()
+                                          if r.startswith(fg.BACKUP_NS)])
+    # The work tree, every other fact, and the timeline (the emptied edit commit is gone).
+    assert SECRET not in (repo.path / "memory/2025-11-03.md").read_text()
+    assert _facts(repo.path) == {f for f in before_facts if SECRET not in f[1]}
+    after_log = _git(repo.path, "log", "--first-parent", "--format=%s %ad", "--date=short").splitlines()
+    def unhashed(lines: list[str]) -> list[str]:
+        return [re.sub(r"\b[0-9a-f]{7,40}\b", "<oid>", ln) for ln in lines]
+
+    expected = [ln.replace("retain: W @Peter: Bank PIN is 4711.", "gitmem forget: the message of this commit was forgotten")
+                for ln in before_log if not ln.startswith("edit the PIN")]
+    assert unhashed(after_log) == unhashed(expected)
+    assert not _git(repo.path, "status", "--porcelain").strip()
+    # Recall, now and as of any day, never returns it; the rest is still there.
+    for as_of in (None, "2025-11-03", "2025-11-10", "2025-11-18", "2025-11-20"):
+        got = recalled(ws, as_of)
+        assert not [c for _, c in got if SECRET in c], as_of
+        if as_of != "2025-11-01":
+            assert any("Plays chess on Sundays" in c for _, c in got), as_of
+    assert recalled(ws, None) == tree_chunks(repo.path, "HEAD")
+    index = ws.index_path.read_bytes()
+    assert SECRET.encode() not in index
+    rebuilt = index_rows(ws)
+    update(ws, rebuild=True)
+    assert index_rows(ws) == rebuilt
+    # Citations inside memory point at the rewritten commits, moved up by the removed line.
+    world = (repo.path / "bank/world.md").read_text()
+    cites = re.findall(r"\((memory/[^()]+#L\d+(?:-L\d+)?@[0-9a-f]{7})\)", world)
+    assert cites and rep.citations_remapped >= len(cites)
+    assert re.search(r"Plays chess on Sundays\. \(memory/2025-11-03\.md#L6@", world)
+    for cite in cites:
+        shown = show(ws, cite)
+        fact = next(ln for ln in world.splitlines() if cite in ln).split(" (memory/")[0][2:]
+        assert fact in " ".join(shown["lines"]), (cite, shown)
+    # The reflection cache lost the answer that saw the PIN, and only that one.
+    assert SECRET.encode() not in (ws.derived / CACHE_FILE).read_bytes()
+    state = json.loads((repo.path / "bank/.reflect.json").read_text())
+    assert _git(repo.path, "cat-file", "-t", state["through"]).strip() == "commit"
+
+    # Until the backup is purged the old objects stay; after it and gc, no object holds it.
+    assert _all_objects_hold(repo.path, SECRET)
+    purged = fg.purge_backup(ws)
+    assert purged.refs and not [r for r in _git(repo.path, "for-each-ref").split() if fg.BACKUP_NS in r]
+    assert not _all_objects_hold(repo.path, SECRET)
+
+
+def test_cli_dry_run_requires_yes_and_refuses_with_reasons(repo: GitRepo, tmp_path: Path) -> None:
+    build(repo, fillers=2)
+    head = repo.head()
+    out = _cli(repo.path, "forget", "PIN is 4711")
+    assert out.returncode == 0 and "Nothing was changed" in out.stdout and "--yes" in out.stdout
+    assert "memory/2025-11-03.md" in out.stdout and repo.head() == head
+    data = json.loads(_cli(repo.path, "forget", "PIN is 4711", "--dry-run", "--json").stdout)
+    assert data["status"] == "dry-run" and data["refs"] == [] and repo.head() == head
+    (repo.path / "memory.md").write_text("dirty\n")
+    noted = json.loads(_cli(repo.path, "forget", "PIN is 4711", "--json").stdout)  # a dry run still lists
+    assert noted["commits"] and "uncommitted changes (memory.md)" in noted["notes"][0]
+    err = _cli(repo.path, "forget", "PIN is 4711", "--yes")
+    assert err.returncode == 1 and "uncommitted changes (memory.md)" in err.stderr and repo.head() == head
+    repo.git("checkout", "--", "memory.md")
+    (repo.path / ".git/MERGE_HEAD").write_text(head + "\n")
+    err = _cli(repo.path, "forget", "PIN is 4711", "--yes", "--json")
+    assert err.returncode == 1 and json.loads(err.stdout)["error"].startswith("a merge is in progress")
+    (repo.path / ".git/MERGE_HEAD").unlink()
+    assert _cli(repo.path, "forget", "ab").returncode == 1
+    assert _cli(repo.path, "forget").returncode == 1
+    done = json.loads(_cli(repo.path, "forget", "PIN is 4711", "--yes", "--json").stdout)
+    assert done["status"] == "forgotten" and done["backup"].startswith(fg.BACKUP_NS)
+    assert SECRET not in _git(repo.path, "log", "-p", "HEAD")
+
+
+def test_remote_is_reported_not_rewritten(repo: GitRepo, tmp_path: Path) -> None:
+    ws = build(repo, fillers=1)
+    remote = tmp_path / "remote.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(repo.path), str(remote))
+    repo.git("remote", "add", "origin", str(remote))
+    repo.git("fetch", "-q", "origin")
+    old = repo.git("rev-parse", "refs/remotes/origin/main")
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    assert repo.git("rev-parse", "refs/remotes/origin/main") == old
+    assert {"ref": "refs/remotes/origin/main", "push": "git push --force-with-lease origin main"} in rep.remotes
+    repo.git("push", "-q", "--force-with-lease", "origin", "main")
+    assert SECRET not in _git(remote, "log", "-p", "main")
+
+
+def test_forget_by_citation_and_by_entity(repo: GitRepo) -> None:
+    ws = build(repo, fillers=1)
+    chess = next(r for r in recalled_rows(ws, "chess") if "chess" in r["content"])
+    rep = fg.forget(ws, fg.target_for(ws, chess["source"], None), dry_run=False)
+    assert rep.target is not None and rep.target.kind == "citation"
+    assert "chess" not in _git(repo.path, "log", "-p", f"--exclude={fg.BACKUP_NS}/*", "--all").lower()
+    assert SECRET in (repo.path / "memory/2025-11-03.md").read_text()  # only the cited fact went
+    fg.purge_backup(ws)
+    rep = fg.forget(ws, fg.target_for(ws, None, "Peter"), dry_run=False)
+    assert "bank/entities/Peter.md" in rep.files and not (repo.path / "bank/entities/Peter.md").exists()
+    assert "@peter" not in _git(repo.path, "log", "-p", "HEAD").lower()
+    assert "Filler note number 0." in (repo.path / "memory/2025-11-04.md").read_text()
+    with pytest.raises(GitmemError):
+        fg.target_for(ws, None, None)
+
+
+def recalled_rows(ws: Workspace, text: str) -> list[dict[str, object]]:
+    from gitmem.recall.search import Options, Session
+
+    with Session(ws) as s:
+        return s.search(text, Options(k=20)).results
