@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import sys
 import time
@@ -77,24 +78,9 @@ def applied(overrides: dict[str, Any]) -> Iterator[None]:
 
 def locomo_built(sample: dict[str, Any]) -> Any:
     """recall.build_locomo, reusing the repo when its sessions are unchanged."""
-    import hashlib
-
-    root = OUT / "locomo-cached" / sample["sample_id"]
-    conv = sample["conversation"]
-    key = hashlib.sha1(json.dumps(conv, sort_keys=True).encode()).hexdigest()
-    sessions = []
-    import re
-
-    for n in sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k)):
-        when = recall.locomo_time(conv[f"session_{n}_date_time"])
-        turns = []
-        for t in conv[f"session_{n}"]:
-            text = f"{t['speaker']}: {recall.one_line(t['text'])}"
-            if t.get("blip_caption"):
-                text += f" [shared {recall.one_line(t['blip_caption'])}]"
-            turns.append((t["dia_id"], text))
-        sessions.append((when, when.strftime("%-I:%M %p").lower(), turns))
-    built = cached_log_repo(root, sessions, key)
+    sessions = recall.locomo_sessions(sample)
+    key = hashlib.sha1(json.dumps([(w.isoformat(), h, t) for w, h, t in sessions]).encode()).hexdigest()
+    built = cached_log_repo(OUT / "locomo-cached" / sample["sample_id"], sessions, key)
     index(built.root)
     return built
 
