@@ -56,6 +56,7 @@ from benchlib import (  # noqa: E402
     OUT,
     Built,
     Floor,
+    LogSession,
     Tally,
     build_log_repo,
     covered,
@@ -79,6 +80,11 @@ def locomo_time(text: str) -> datetime:
 
 
 def build_locomo(sample: dict[str, Any], root: Path) -> Built:
+    return build_log_repo(root, locomo_sessions(sample))
+
+
+def locomo_sessions(sample: dict[str, Any]) -> list[LogSession]:
+    """A LoCoMo conversation as log sessions: (when, heading, [(dia_id, "Speaker: text")])."""
     conv = sample["conversation"]
     nums = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
     sessions = []
@@ -91,7 +97,7 @@ def build_locomo(sample: dict[str, Any], root: Path) -> Built:
                 text += f" [shared {one_line(t['blip_caption'])}]"
             turns.append((t["dia_id"], text))
         sessions.append((when, when.strftime("%-I:%M %p").lower(), turns))
-    return build_log_repo(root, sessions)
+    return sessions
 
 
 def evidence_ids(ev: list[str], known: dict[str, tuple[str, int]]) -> list[str]:

@@ -138,3 +138,81 @@ def test_coverage_counts_stems_at_word_starts_only() -> None:
     assert _covered("(party) at noon", {"part", "noon", "tokyo"}) == 2
     assert _covered("x_party", {"part"}) == 1  # "_" separates words, as FTS5's tokenizer does
 
+
+
+# -- cost-aware context and time words (issue 16; measured in bench/variants.py) -----------------
+
+LONG_REPLY = ("assistant: " + " ".join(
+    f"Here is general advice number {i} about planning, packing lists, budgets and schedules." for i in range(40)))
+
+
+def results(repo: GitRepo, question: str, **kw: object) -> list[dict[str, object]]:
+    with Session(Workspace(repo.path)) as s:
+        return s.search(question, Options(**kw)).results  # type: ignore[arg-type]
+
+
+def test_a_long_turn_that_matches_comes_back_as_an_excerpt_with_an_exact_citation(repo: GitRepo) -> None:
+    reply = ("assistant: " + " ".join(f"Filler sentence {i} about nothing in particular." for i in range(30))
+             + " The ferry to Naxos leaves at 7:40 from gate E2. "
+             + " ".join(f"More filler {i} to pad the reply out." for i in range(30)))
+    repo.commit("s1", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n- user: When does the boat leave?\n- " + reply + "\n")})
+    got = results(repo, "When does the ferry to Naxos leave?", budget=400)
+    hit = next(r for r in got if "Naxos" in str(r["content"]))
+    text = str(hit["content"])
+    assert hit["excerpt"] is True
+    assert "The ferry to Naxos leaves at 7:40 from gate E2." in text
+    assert text.startswith("assistant: …") and text.endswith("…")
+    assert len(text) < len(reply) // 3
+    # The citation names the one line the whole reply is on, and every excerpted piece is in it.
+    assert hit["source"].startswith("memory/2025-11-03.md#L4@") and hit["lines"] == [4, 4]
+    line = (repo.path / "memory/2025-11-03.md").read_text().splitlines()[3]
+    for piece in text.removeprefix("assistant: ").split("…"):
+        assert piece.strip() in line
+    # Without a budget the whole text is returned (k results, nothing to save).
+    whole = results(repo, "When does the ferry to Naxos leave?", k=5)
+    assert any(r["content"] == reply and "excerpt" not in r for r in whole)
+
+
+def test_last_week_boosts_a_fact_from_last_week_over_an_older_one(repo: GitRepo) -> None:
+    repo.commit("old", date="2025-10-02", files={"memory/2025-10-02.md": (
+        "# 2025-10-02\n\n- Tried a new ramen place downtown.\n")})
+    repo.commit("recent", date="2025-11-19", files={"memory/2025-11-19.md": (
+        "# 2025-11-19\n\n- Tried a new ramen place near the station.\n")})
+    repo.commit("today", date="2025-11-26", files={"memory/2025-11-26.md": "# 2025-11-26\n\n- Quiet day.\n"})
+    got = [r["content"] for r in results(repo, "Which ramen place did I try last week?", k=2, as_of="2025-11-26")]
+    assert got[0] == "Tried a new ramen place near the station."
+    # In October the October visit wins: the window follows the as-of point, and nothing is filtered out.
+    got = [r["content"] for r in results(repo, "Which ramen place did I try in October?", k=2, as_of="2025-11-26")]
+    assert got == ["Tried a new ramen place downtown.", "Tried a new ramen place near the station."]
+
+
+def test_a_nickname_from_an_entity_page_finds_memory_that_uses_the_name(repo: GitRepo) -> None:
+    repo.commit("page", date="2025-11-01", files={"bank/entities/Melanie.md": (
+        "---\naliases: [Mimi, Mel]\n---\n\n# Melanie\n\n- Friend from the climbing gym.\n")})
+    repo.commit("day", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n" + "".join(f"- Note {i} about the garden.\n\n\n\n\n" for i in range(12)) +
+        "- Jon started a pottery class.\n\n\n\n\n"
+        "- Melanie started a pottery class at the community centre downtown, on Thursday evenings.\n")})
+    got = [c for c in ask(repo, "Which class did Mimi start?", k=5) if "pottery" in c]
+    assert got[0].startswith("Melanie started")
+    # The alias names no one else: Jon's line is still found, after hers.
+    assert got[1] == "Jon started a pottery class."
+
+
+def test_a_short_match_is_not_displaced_by_a_long_neighbour(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The long reply mentions "class" once in passing; it sits next to the line that asks the
+    # question. Neighbour credit may lift it, but not past a short line that matches on its own.
+    reply = "assistant: " + " ".join(f"Tip {i}: keep a sketchbook and practise daily." for i in range(40)) + " Enjoy the class."
+    repo.commit("s1", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n" + "".join(f"- Note {i} about the garden.\n\n\n\n\n" for i in range(12))
+        + "- user: When is my pottery class schedule changing?\n- " + reply + "\n")})
+    repo.commit("s2", date="2025-11-05", files={"memory/2025-11-05.md": (
+        "# 2025-11-05\n\n- user: The pottery teacher praised my bowl.\n")})
+    question = "When is the pottery class schedule changing?"
+    got = ask(repo, question, k=3)
+    assert got[0] == "user: When is my pottery class schedule changing?"
+    assert got[1] == "user: The pottery teacher praised my bowl."
+    # Without the cost-aware credit the long reply rides in second on its neighbour's score.
+    monkeypatch.setattr("gitmem.recall.rank.NEIGHBOUR_COST_POWER", 0.0)
+    assert ask(repo, question, k=3)[1] == reply

@@ -34,6 +34,25 @@ STOPWORDS = frozenset(
 )
 
 
+def names(text: str) -> set[str]:
+    """Capitalised words of a question that are not stopwords ("Caroline", "Mel"), lowercased:
+    the people it may name."""
+    return {w.lower() for w in _WORD.findall(text) if w[0].isupper() and w.lower() not in STOPWORDS}
+
+
+_ALIASES = re.compile(r"\baliases?:\s*(?P<v>.*?)(?=\s[\w-]+:(?:\s|$)|\s?---|\s?\.\.\.|$)", re.I)
+
+
+def parse_aliases(text: str) -> list[str]:
+    """The names an entity page's `aliases:` line lists ("aliases: [Mel, Melly]", "aliases: Mel,
+    Melly", or a YAML list "aliases: - Mel - Melly", as the chunk's collapsed text has it)."""
+    m = _ALIASES.search(text)
+    if not m:
+        return []
+    parts = re.split(r"\s*(?:,|\[|\]|(?:^|\s)-\s|;)\s*", m.group("v"))
+    return [p.strip().strip("\"'@") for p in parts if p.strip().strip("\"'@")]
+
+
 @dataclass(frozen=True)
 class Query:
     text: str

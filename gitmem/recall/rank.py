@@ -10,6 +10,12 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
 - NEIGHBOUR_WEIGHTS: a chunk gains w[d-1] x the best score of a candidate d lines away in the same
   file: the answer is often the line after the one that repeats the question's words
   (0.613 -> 0.706 R@10 with 600 candidates).
+- NEIGHBOUR_COST_POWER (issue 16): that credit is scaled by min(1, cost of the match / cost of the
+  chunk it lifts), so a long assistant reply cannot ride into a budget on a short question's score
+  (LongMemEval haystack at 2000 tokens, with excerpts: 0.897 -> 0.920 on the report half).
+- TIME_BOOST (issue 16): x1.5 for a chunk dated inside the window the question's time words name
+  ("last week", "in May": parse/timewords.py), counted from the as-of point; never a filter.
+- FILE_DECAY and SPEAKER_BOOST: measured and left off (bench/RESULTS.md, "ranking variants").
 - MIN_CANDIDATES / CANDIDATES_PER_K: the pool the rerank sees, max(4k, 600): neighbours only count
   inside the pool (150 / 300 / 600: 0.693 / 0.714 / 0.724 R@10).
 """
@@ -20,8 +26,11 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from gitmem.index.store import CONTENT, END, ENTITIES, FACT, PATH, START
-from gitmem.recall.query import Query
+from datetime import date
+
+from gitmem.index.store import CONTENT, END, ENTITIES, EVENT_START, FACT, PATH, START
+from gitmem.layout import entity_page_stem, log_date
+from gitmem.recall.query import Query, parse_aliases
 
 CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
@@ -29,6 +38,17 @@ ENTITY_BOOST = 1.5
 FACT_BOOST = 1.15
 COVERAGE_POWER = 1.0
 NEIGHBOUR_WEIGHTS = (0.5, 0.5, 0.25, 0.125)  # for candidates 1, 2, 3, 4 lines away
+# Cost-aware neighbour credit: a neighbour's credit is scaled by min(1, cost of the match /
+# cost of the chunk it lifts) ** NEIGHBOUR_COST_POWER, cost = characters + NEIGHBOUR_COST_SLACK,
+# so a long turn cannot ride into a budget on a short line's score (0: off).
+NEIGHBOUR_COST_POWER = 1.0
+NEIGHBOUR_COST_SLACK = 200
+# Diversity: the n-th best candidate of one file is scaled by FILE_DECAY ** (n - 1) (1.0: off).
+FILE_DECAY = 1.0
+# A turn spoken by someone the question names by name ("Caroline: ...") is scaled by SPEAKER_BOOST.
+SPEAKER_BOOST = 1.0
+# Time words in the question: chunks dated inside the window they name are scaled by TIME_BOOST.
+TIME_BOOST = 1.5
 
 
 @dataclass(slots=True)
@@ -58,12 +78,17 @@ def covered(low: str, stems: set[str]) -> int:
     return n
 
 
+def query_stems(q: Query) -> set[str]:
+    """A crude prefix stem of each question term, close enough to the index's porter stemmer to
+    tell whether a text contains it ("painting" -> "paint", "painted" -> "pain"), tested with
+    `covered`."""
+    return {t[: max(4, len(t) - 3)] if len(t) > 4 else t for t in q.terms if len(t) > 1}
+
+
 def rerank(cands: list[Candidate], q: Query, wanted: set[str]) -> list[Candidate]:
     """Re-score the bm25 candidates in place and sort them best first. `wanted`: the entity keys
     named in the question that memory knows (see the module docstring for each factor)."""
-    # A crude prefix stem, close enough to the index's porter stemmer to tell whether a chunk
-    # contains a question term ("painting" -> "paint", "painted" -> "pain"), tested as a substring.
-    stems = {t[: max(4, len(t) - 3)] if len(t) > 4 else t for t in q.terms if len(t) > 1}
+    stems = query_stems(q)
     base: dict[int, float] = {}
     for i, c in enumerate(cands):
         score = c.score
@@ -97,7 +122,8 @@ def rerank(cands: list[Candidate], q: Query, wanted: set[str]) -> list[Candidate
             start, end = r[START], r[END]
             score = base[i]
             for d, weight in enumerate(NEIGHBOUR_WEIGHTS, 1):
-                near = [base[j] for j in (ends.get(start - d), starts.get(end + d)) if j is not None]
+                near = [base[j] * _lift(cands[j].row, r) for j in (ends.get(start - d), starts.get(end + d))
+                        if j is not None]
                 if near:
                     score += weight * max(near)
             smoothed[i] = score
@@ -106,3 +132,90 @@ def rerank(cands: list[Candidate], q: Query, wanted: set[str]) -> list[Candidate
     if base:
         cands.sort(key=lambda c: -(c.score or 0.0))
     return cands
+
+
+def _lift(match: sqlite3.Row | tuple[Any, ...], lifted: sqlite3.Row | tuple[Any, ...]) -> float:
+    """The share of a neighbour's score that may lift `lifted`: all of it unless `lifted` costs
+    more than the match it rides on (see NEIGHBOUR_COST_POWER)."""
+    if not NEIGHBOUR_COST_POWER:
+        return 1.0
+    ratio = (len(match[CONTENT]) + NEIGHBOUR_COST_SLACK) / (len(lifted[CONTENT]) + NEIGHBOUR_COST_SLACK)
+    return 1.0 if ratio >= 1.0 else ratio ** NEIGHBOUR_COST_POWER
+
+
+def diversify(ranked: list[Candidate]) -> list[Candidate]:
+    """Spread a ranking over files: the n-th best candidate of a file is scaled by
+    FILE_DECAY ** (n - 1), then re-sorted (within a file the order is kept). Questions whose answer
+    is spread over several sessions lose it when one session's turns fill the budget."""
+    if FILE_DECAY >= 1.0 or not ranked:
+        return ranked
+    seen: dict[str, int] = {}
+    for c in ranked:
+        if c.score is None:
+            continue
+        n = seen.get(c.row[PATH], 0)
+        seen[c.row[PATH]] = n + 1
+        c.score *= FILE_DECAY ** n
+    ranked.sort(key=lambda c: -(c.score or 0.0))
+    return ranked
+
+
+def day_of(row: sqlite3.Row | tuple[Any, ...]) -> date | None:
+    """The day a chunk is about: its event date, else its daily log's date."""
+    ev = row[EVENT_START]
+    if ev:
+        try:
+            return date.fromisoformat(ev[:10])
+        except ValueError:
+            pass
+    return log_date(row[PATH])
+
+
+def in_window(ranked: list[Candidate], window: tuple[date, date] | None) -> list[Candidate]:
+    """Boost (never filter) the candidates dated inside the question's time window, re-sorted."""
+    if window is None or TIME_BOOST == 1.0 or not ranked:
+        return ranked
+    lo, hi = window
+    hit = False
+    for c in ranked:
+        if c.score is None:
+            continue
+        day = day_of(c.row)
+        if day is not None and lo <= day <= hi:
+            c.score *= TIME_BOOST
+            hit = True
+    if hit:
+        ranked.sort(key=lambda c: -(c.score or 0.0))
+    return ranked
+
+
+def by_speaker(ranked: list[Candidate], names: set[str]) -> list[Candidate]:
+    """Boost the turns whose speaker ("Caroline: ...", lowercased in `names`) the question names."""
+    if SPEAKER_BOOST == 1.0 or not names or not ranked:
+        return ranked
+    hit = False
+    for c in ranked:
+        text = c.row[CONTENT]
+        colon = text.find(": ", 0, 40)
+        if c.score is not None and colon > 0 and text[:colon].lower() in names:
+            c.score *= SPEAKER_BOOST
+            hit = True
+    if hit:
+        ranked.sort(key=lambda c: -(c.score or 0.0))
+    return ranked
+
+
+def aliased(cands: list[Candidate], q: Query) -> dict[str, list[str]]:
+    """Entities the question names by an alias: {entity page stem: its aliases}, from the
+    candidates that are an entity page's `aliases:` line listing one of the question's terms
+    (the bm25 pool already holds that line when the question says the alias)."""
+    terms = set(q.terms)
+    out: dict[str, list[str]] = {}
+    for c in cands:
+        stem = entity_page_stem(c.row[PATH])
+        if stem is None or "alias" not in c.row[CONTENT].lower():
+            continue
+        names = parse_aliases(c.row[CONTENT])
+        if any(set(n.lower().split()) <= terms for n in names) and stem.lower() not in terms:
+            out[stem] = names
+    return out

@@ -3,7 +3,9 @@ one-line rendering, and packing results into a token budget."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -12,6 +14,12 @@ from gitmem.layout import citation
 
 # No rendered result line costs less (see least_tokens).
 MIN_RESULT_TOKENS = 6
+# Under a token budget, a result whose text is longer than this many characters is returned as an
+# excerpt: the sentences around its best match (0: off). Its citation still names the whole chunk.
+SNIPPET_CHARS = 300
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SPEAKER = re.compile(r"[^\s:]{1,24}: ")  # "user: ", "Caroline: " — kept in front of an excerpt
+ELLIPSIS = "…"
 
 
 def iso(ts: int | None, tz: str | None = None) -> str | None:
@@ -31,9 +39,64 @@ def estimate_tokens(text: str) -> int:
 
 
 def least_tokens(row: sqlite3.Row | tuple[Any, ...]) -> int:
-    # A lower bound of estimate_tokens(render_line(result)): the line holds at least the content,
-    # the path and " (#L1@1234567)" (the kind may be left out, see render_line).
-    return (len(row[CONTENT]) + len(row[PATH]) + 14) // 4 + 1
+    # A lower bound of estimate_tokens(render_line(result)): the line holds at least the content
+    # (or its excerpt), the path and " (#L1@1234567)" (the kind may be left out, see render_line).
+    n = len(row[CONTENT])
+    if SNIPPET_CHARS:
+        n = min(n, SNIPPET_CHARS)
+    return (n + len(row[PATH]) + 14) // 4 + 1
+
+
+def excerpt(text: str, hits: Callable[[str], int], limit: int) -> str | None:
+    """The sentences of `text` around its best match, at most ~`limit` characters, with "…" where
+    text was left out; None when `text` fits as it is. `hits(sentence)` counts the question's
+    terms a (lowercased) sentence holds. A speaker prefix ("user: ") is kept in front."""
+    if len(text) <= limit:
+        return None
+    head = ""
+    m = _SPEAKER.match(text)
+    if m:
+        head, text = m.group(0), text[m.end():]
+    sents = _SENTENCE_END.split(text)
+    scores = [hits(s.lower()) for s in sents]
+    best = max(range(len(sents)), key=lambda i: (scores[i], -i))
+    room = limit - len(head)
+    if len(sents[best]) >= room:  # one long sentence: a window of it around its first match
+        piece = _window(sents[best], hits, room)
+        lo, hi = piece[0] != sents[best][0] or best > 0, True
+        return f"{head}{ELLIPSIS if lo else ''}{piece}{ELLIPSIS if hi else ''}"
+    i = j = best
+    used = len(sents[best])
+    # Grow towards the next sentence first (an answer usually follows what it answers), then back.
+    while True:
+        grew = False
+        for k in (j + 1, i - 1):
+            if 0 <= k < len(sents) and used + 1 + len(sents[k]) <= room:
+                used += 1 + len(sents[k])
+                if k == j + 1:
+                    j = k
+                else:
+                    i = k
+                grew = True
+        if not grew:
+            break
+    body = " ".join(sents[i: j + 1])
+    return f"{head}{ELLIPSIS if i > 0 else ''}{body}{ELLIPSIS if j < len(sents) - 1 else ''}"
+
+
+def _window(sentence: str, hits: Callable[[str], int], room: int) -> str:
+    """`room` characters of one long sentence, starting a little before its first matching word."""
+    words = sentence.split(" ")
+    first = next((n for n, w in enumerate(words) if hits(w.lower())), 0)
+    start = max(0, first - 3)
+    out: list[str] = []
+    size = 0
+    for w in words[start:]:
+        if size + len(w) + 1 > room and out:
+            break
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)[:room]
 
 
 def to_result(r: sqlite3.Row | dict[str, Any], commits: dict[int, sqlite3.Row], score: float | None,

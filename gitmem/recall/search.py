@@ -10,7 +10,9 @@ indexing and the working-tree overlay.
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any, Self
 
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
@@ -19,11 +21,13 @@ from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
-from gitmem.recall.query import Query, build
-from gitmem.recall.rank import Candidate, pool_size, rerank
+from gitmem.recall.query import Query, build, names
+from gitmem.recall import result as _result
+from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import (
     MIN_RESULT_TOKENS,
     estimate_tokens,
+    excerpt,
     iso,
     least_tokens,
     render_line,
@@ -155,10 +159,13 @@ class Session:
 
     def as_of_info(self, when: str) -> dict[str, Any]:
         """The "as_of" record of an answer: WHEN, its position and the commit memory stood at."""
-        pos, _ = self.position(when)
+        return self._as_of(when)[0]
+
+    def _as_of(self, when: str) -> tuple[dict[str, Any], Point]:
+        pos, pt = self.position(when)
         row = self.commit_at(pos)
         return {"when": when, "position": pos, "commit": row["oid"] if row else None,
-                "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}
+                "commit_time": iso(row["commit_time"], row["commit_tz"]) if row else None}, pt
 
     def overlay(self) -> list[str]:
         """Refresh the uncommitted-edits overlay once per session; returns dirty paths."""
@@ -192,10 +199,12 @@ class Session:
         use_overlay = opts.as_of is None and opts.until is None
         at: int | None = None
         last_pos: int | None = None  # nothing recorded after this position can be returned
+        ref: int | None = None  # the time the question is asked at (its time words count from it)
         if opts.as_of is not None:
-            as_of_info = self.as_of_info(opts.as_of)
+            as_of_info, pt = self._as_of(opts.as_of)
+            ref = pt.timestamp
             at = last_pos = as_of_info["position"]
-            notes += self._as_of_notes(opts.as_of, at, self.point(opts.as_of))
+            notes += self._as_of_notes(opts.as_of, at, pt)
         if opts.since and opts.until and self.point(opts.since, end_of_day=False).timestamp > \
                 self.point(opts.until).timestamp:
             raise BadUsage(f"--since {opts.since} is after --until {opts.until}", "swap them")
@@ -217,17 +226,33 @@ class Session:
         # at or below this bound, so FTS5 skips those rows instead of scoring them.
         bound = None if last_pos is None else store.id_bound(self.conn, last_pos)
         cands = [Candidate(r, s) for r, s in self._candidates(q, where, limit, bound)]
+        q, cands = self._expand_aliases(q, cands, where, limit, bound)
         if dirty:
             orows, oscores = store.overlay(self.conn, q.fts, owhere, limit)
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
         wanted = set(self.known_entities(list(q.entity_candidates)))
-        ranked = rerank(cands, q, wanted)
-        results = self._emit(ranked, opts, at)
+        ranked = diversify(rerank(cands, q, wanted))
+        if not q.raw and q.terms:
+            ranked = by_speaker(ranked, names(text))
+            ranked = in_window(ranked, question_window(text, ref))
+        results = self._emit(ranked, opts, at, q)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
             notes.append(f"{OVER_BUDGET} {len(ranked)} matching result(s), none fits in --budget {opts.budget}"
                          f" tokens (the smallest needs about {least}): raise the budget")
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+
+    def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
+                        bound: int | None) -> tuple[Query, list[Candidate]]:
+        """When the question calls someone by an alias their entity page lists ("Mel"), ask again
+        with their name added (and @mentions of them boosted): the memory may never use the alias."""
+        if q.raw or not q.terms:
+            return q, cands
+        found = aliased(cands, q)
+        if not found:
+            return q, cands
+        q2 = build(" ".join([q.text, *found]))
+        return q2, [Candidate(r, s) for r, s in self._candidates(q2, where, limit, bound)]
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
                     bound: int | None) -> list[store.Scored]:
@@ -258,12 +283,14 @@ class Session:
                     " answering from memory as it stands at that commit"]
         return []
 
-    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None) -> list[dict[str, Any]]:
+    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None, q: Query) -> list[dict[str, Any]]:
         """Result dicts for the returned candidates only: the top k, or what `pack` keeps of the
         ranking for a token budget (the same choice as packing every candidate, without building a
-        dict for those whose text alone cannot fit what is left of the budget)."""
+        dict for those whose text alone cannot fit what is left of the budget). Under a budget a
+        long text is cut to an excerpt around its best match (see `shorten`)."""
         if not opts.budget:
             return self._dicts(ranked[: opts.k], at)
+        stems = query_stems(q)
         out: list[dict[str, Any]] = []
         left = opts.budget
         i = 0
@@ -275,6 +302,7 @@ class Session:
                 if least_tokens(c.row) <= left:
                     batch.append(c)
             for r in self._dicts(batch, at):
+                shorten(r, stems)
                 cost = estimate_tokens(render_line(r))
                 if cost <= left:
                     out.append(r)
@@ -319,3 +347,23 @@ class Session:
                                   "use 2025-11, Nov 2025, 2025-11-27 or 2025-11-01..2025-11-30")
             start = end = dt.date().isoformat()
         return start, end
+
+
+def shorten(r: dict[str, Any], stems: set[str]) -> None:
+    """Cut a long result's content to an excerpt around its best match (result.SNIPPET_CHARS),
+    marked `excerpt: true`; its citation still names the whole chunk, which holds the excerpt."""
+    limit = _result.SNIPPET_CHARS
+    if not limit:
+        return
+    cut = excerpt(r["content"], lambda low: covered(low, stems), limit)
+    if cut is not None and cut != r["content"]:
+        r["content"] = cut
+        r["excerpt"] = True
+
+
+def question_window(text: str, ref: int | None) -> tuple[date, date] | None:
+    """The days the question's time words name, counted from `ref` (unix time; None: now)."""
+    from gitmem.parse.timewords import time_window
+
+    day = datetime.fromtimestamp(ref if ref is not None else time.time(), UTC).date()
+    return time_window(text, day)

@@ -1,0 +1,37 @@
+"""Time words in a question become a window of days around the day asked (gitmem/parse/timewords.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from gitmem.parse.timewords import time_window
+
+REF = date(2023, 5, 24)  # a Wednesday
+
+
+@pytest.mark.parametrize("question, lo, hi", [
+    ("What did I buy yesterday?", date(2023, 5, 22), date(2023, 5, 23)),
+    ("What did I cook a couple of days ago?", date(2023, 5, 20), date(2023, 5, 24)),
+    ("Where did I go 10 days ago?", date(2023, 5, 11), date(2023, 5, 17)),
+    ("Which book did I finish last week?", date(2023, 5, 14), date(2023, 5, 22)),
+    ("What did I do last Saturday?", date(2023, 5, 19), date(2023, 5, 21)),
+    ("What happened last month?", date(2023, 4, 1), date(2023, 4, 30)),
+    ("Which concerts did I see in March?", date(2023, 3, 1), date(2023, 3, 31)),
+    ("What did I plan in August?", date(2022, 8, 1), date(2022, 8, 31)),  # August of last year
+    ("What did I plan in August 2023?", date(2023, 8, 1), date(2023, 8, 31)),
+    ("Which trips did I take in 2021?", date(2021, 1, 1), date(2021, 12, 31)),
+    ("What did I do on May 7, 2023?", date(2023, 5, 7), date(2023, 5, 7)),
+])
+def test_time_words_name_a_window(question: str, lo: date, hi: date) -> None:
+    assert time_window(question, REF) == (lo, hi)
+
+
+@pytest.mark.parametrize("question", [
+    "What is my favourite colour?",
+    "May I ask what Caroline painted?",  # "May" as a verb names no month
+    "How many weeks did the course last?",  # "last" as a verb
+])
+def test_no_time_words_no_window(question: str) -> None:
+    assert time_window(question, REF) is None
