@@ -1,0 +1,291 @@
+"""Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
+
+    .venv/bin/python bench/current_truth.py [--write]
+
+Scenarios (bench/current_truth.json, loaded by `load()`; tests can build the same histories with
+`build()`): moves (across logs, and an in-place memory.md edit as a control), job changes, a
+renamed project, a reversed opinion (with another person's similar opinion that must survive),
+expired "currently" facts (with and without an event window), facts copied into bank pages, a
+count update, a postponed date, a new team lead, a diet change, a car change and a phone number
+changed in a log while memory.md still holds the old one.
+
+History: one commit per entry, in date order (09:00 UTC plus a minute per entry of that day):
+`retain` bullets are appended under that day's log's `## Retain` (`note` lines above it, as the
+demo writes logs); `path` + `text` writes that scenario's block of a shared file (memory.md,
+bank/world.md: blocks in scenario order) or a whole page. All scenarios share one workspace (as
+a real memory would); a scenario can also be built alone.
+
+Metrics (gitmem in-process, as of each question's `as_of`, k=10):
+- **top-1 current**: share of questions whose first result mentioning the question's entity (the
+  first result at all when the question names none) contains the `current` substring;
+- **stale above current**: share of questions where a result holding a `stale` substring ranks
+  above the first result holding the current one;
+- **copies in top 5**: share of questions whose top 5 hold the same fact twice (two results whose
+  normalised texts — citation, list marker, kind and @ removed, lowercased words — are equal or
+  one contains the other, 20+ characters);
+- **false supersession**: share of `keep` facts (true at their `as_of`) that recall marks
+  superseded (`status == "superseded"` or a `superseded_by` link on a current-truth answer) or
+  does not return at all when asked by their own words. Before supersession exists this is 0
+  by construction; the column is there so the supersession work is measured against it.
+The floor is plain FTS5 per list item, as in the other benches (no entity filter, bm25 only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from benchlib import OUT, Built, Floor, fast_import, publish  # noqa: E402
+from gm import Asker, entity_key, index  # noqa: E402
+
+DATA = HERE / "current_truth.json"
+K = 10
+
+
+@dataclass(frozen=True)
+class Entry:
+    day: str
+    retain: tuple[str, ...] = ()
+    note: str = ""
+    path: str = ""  # with text: write this scenario's block of `path`
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    q: str
+    entity: str  # "" when the question names no entity
+    as_of: str
+    current: str  # a substring of the current fact
+    stale: tuple[str, ...] = ()  # substrings of the outdated facts
+
+
+@dataclass(frozen=True)
+class Keep:
+    text: str  # a substring of a fact that is still true at as_of
+    as_of: str
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    kind: str
+    entries: tuple[Entry, ...]
+    questions: tuple[Question, ...]
+    keep: tuple[Keep, ...] = ()
+
+
+def load(path: Path = DATA) -> list[Scenario]:
+    raw = json.loads(path.read_text())["scenarios"]
+    return [Scenario(s["name"], s["kind"],
+                     tuple(Entry(e["day"], tuple(e.get("retain", ())), e.get("note", ""), e.get("path", ""),
+                                 e.get("text", "")) for e in s["entries"]),
+                     tuple(Question(q["q"], q["entity"], q["as_of"], q["current"], tuple(q.get("stale", ())))
+                           for q in s["questions"]),
+                     tuple(Keep(k["text"], k["as_of"]) for k in s.get("keep", ())))
+            for s in raw]
+
+
+def history(scenarios: list[Scenario]) -> list[tuple[datetime, str, dict[str, str]]]:
+    """The commits (when, message, files) that write the scenarios, in date order."""
+    order = sorted(((e.day, si, ei) for si, s in enumerate(scenarios) for ei, e in enumerate(s.entries)))
+    logs: dict[str, tuple[list[str], list[str]]] = {}  # day -> (note lines, retain bullets)
+    blocks: dict[str, dict[int, str]] = {}  # shared file -> scenario index -> its block
+    commits: list[tuple[datetime, str, dict[str, str]]] = []
+    minute: dict[str, int] = {}
+    for day, si, ei in order:
+        e = scenarios[si].entries[ei]
+        files: dict[str, str] = {}
+        if e.retain or e.note:
+            notes, bullets = logs.setdefault(day, ([], []))
+            if e.note:
+                notes.append(e.note)
+            bullets += e.retain
+            body = f"# {day}\n\n" + ("\n\n".join(notes) + "\n\n" if notes else "")
+            files[f"memory/{day}.md"] = body + "## Retain\n" + "".join(f"- {b}\n" for b in bullets)
+        if e.path:
+            if e.path.startswith("bank/entities/"):
+                files[e.path] = e.text.rstrip("\n") + "\n"
+            else:
+                own = blocks.setdefault(e.path, {})
+                own[si] = e.text.rstrip("\n")
+                title = "# Memory" if e.path == "memory.md" else f"# {Path(e.path).stem.title()}"
+                files[e.path] = title + "\n\n" + "\n\n".join(own[i] for i in sorted(own)) + "\n"
+        if not commits:
+            files[".gitignore"] = ".memory/\n"
+        minute[day] = minute.get(day, 0) + 1
+        when = datetime.fromisoformat(day).replace(hour=9, tzinfo=timezone.utc) + timedelta(minutes=minute[day])
+        commits.append((when, f"{scenarios[si].name}: {day}", files))
+    return commits
+
+
+def build(scenarios: list[Scenario], root: Path) -> Path:
+    """A fresh workspace at `root` holding the scenarios' history, indexed."""
+    fast_import(root, history(scenarios))
+    index(root)
+    return root
+
+
+# -- scoring -------------------------------------------------------------------------------------
+
+_CITE = re.compile(r"\s*\([^()]*#L\d+[^()]*\)\s*$")
+# A list marker, a timeline date ("2025-03-01:", "2025-03-01 – 2025-03-05:") and a kind letter
+# ("W", "O(c=0.8)") before an @mention or a colon.
+_PREFIX = re.compile(r"^\s*(?:-\s*)?(?:\d{4}-\d{2}-\d{2}(?:\s*–\s*\d{4}-\d{2}-\d{2})?:\s*)?"
+                     r"(?:[WBSO](?:\(c=[\d.]+\))?\s*(?=[@:]))?:?")
+
+
+def normalised(text: str) -> str:
+    """A fact's words without its citation, list marker, timeline date, kind letter and @ signs,
+    lowercased: a log bullet and its copies in bank pages come out alike."""
+    t = _PREFIX.sub("", _CITE.sub("", text))
+    return " ".join(re.findall(r"\w+", t.replace("@", "").lower()))
+
+
+def has_copies(results: list[dict[str, Any]]) -> bool:
+    texts = [normalised(r["content"]) for r in results]
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            short, long_ = sorted((a, b), key=len)
+            if len(short) >= 20 and short in long_:
+                return True
+    return False
+
+
+def first_with(results: list[dict[str, Any]], needle: str) -> int | None:
+    n = needle.lower()
+    return next((i for i, r in enumerate(results) if n in r["content"].lower()), None)
+
+
+def top_entity_fact(results: list[dict[str, Any]], entity: str) -> dict[str, Any] | None:
+    if entity:
+        key = entity_key(entity)
+        for r in results:
+            if key in r.get("entities", ()):
+                return r
+    return results[0] if results else None
+
+
+def marked_superseded(r: dict[str, Any]) -> bool:
+    return r.get("status") == "superseded" or bool(r.get("superseded_by"))
+
+
+@dataclass
+class Outcome:
+    question: Question
+    scenario: str
+    kind: str
+    top: str  # the top entity fact's text ("" if none)
+    top1_current: bool
+    stale_above: bool
+    copies: bool
+
+
+@dataclass
+class Report:
+    gitmem: list[Outcome] = field(default_factory=list)
+    floor: list[Outcome] = field(default_factory=list)
+    keep_total: int = 0
+    keep_false: list[str] = field(default_factory=list)
+
+
+def judge(q: Question, scenario: Scenario, results: list[dict[str, Any]]) -> Outcome:
+    top = top_entity_fact(results, q.entity)
+    cur = first_with(results, q.current)
+    stale = [i for s in q.stale if (i := first_with(results, s)) is not None]
+    text = top["content"] if top else ""
+    return Outcome(q, scenario.name, scenario.kind, text, bool(text) and q.current.lower() in text.lower(),
+                   bool(stale) and (cur is None or min(stale) < cur), has_copies(results[:5]))
+
+
+def floor_built(root: Path, as_of: str) -> Built:
+    """The list items visible at `as_of` (files as they stood at that commit), for the floor."""
+    import subprocess
+
+    rev = subprocess.run(["git", "-C", str(root), "rev-list", "-1", f"--before={as_of}T23:59:59Z", "main"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    built = Built(root)
+    names = subprocess.run(["git", "-C", str(root), "ls-tree", "-r", "--name-only", rev],
+                           capture_output=True, text=True, check=True).stdout.split()
+    for path in names:
+        if not path.endswith(".md"):
+            continue
+        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:{path}"],
+                              capture_output=True, text=True, check=True).stdout
+        for n, line in enumerate(text.split("\n"), 1):
+            if line.startswith("- "):
+                tid = f"{path}:{n}"
+                built.lines[tid] = (path, n)
+                built.texts[tid] = line[2:]
+                built.dates[tid] = path[7:17] if path.startswith("memory/") else as_of
+    return built
+
+
+def evaluate(scenarios: list[Scenario], root: Path) -> Report:
+    rep = Report()
+    with Asker(root) as asker:
+        for s in scenarios:
+            for q in s.questions:
+                rep.gitmem.append(judge(q, s, asker.ask(q.q, as_of=q.as_of, k=K)))
+                floor = Floor(floor_built(root, q.as_of))
+                rep.floor.append(judge(q, s, floor.ask(q.q, k=K)))
+                floor.close()
+            for kp in s.keep:
+                rep.keep_total += 1
+                res = asker.ask(kp.text, as_of=kp.as_of, k=K)
+                hit = next((r for r in res if kp.text.lower() in r["content"].lower()), None)
+                if hit is None or marked_superseded(hit):
+                    rep.keep_false.append(f"{s.name}: {kp.text}")
+    return rep
+
+
+def share(xs: list[bool]) -> str:
+    return f"{sum(xs)}/{len(xs)} = {sum(xs) / len(xs):.3f}" if xs else "-"
+
+
+def table(rep: Report) -> str:
+    kinds = sorted({o.kind for o in rep.gitmem})
+    rows = [("| kind | questions | top-1 current floor / gitmem | stale above current floor / gitmem "
+             "| copies in top 5 floor / gitmem |"), "|---|---|---|---|---|"]
+    for kind in [*kinds, "all"]:
+        g = [o for o in rep.gitmem if kind in (o.kind, "all")]
+        f = [o for o in rep.floor if kind in (o.kind, "all")]
+        label = "**all**" if kind == "all" else kind
+        rows.append(f"| {label} | {len(g)} | {share([o.top1_current for o in f])} / {share([o.top1_current for o in g])} "
+                    f"| {share([o.stale_above for o in f])} / {share([o.stale_above for o in g])} "
+                    f"| {share([o.copies for o in f])} / {share([o.copies for o in g])} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="update the Current truth section of bench/RESULTS.md")
+    ap.add_argument("--verbose", action="store_true", help="print each gitmem miss")
+    args = ap.parse_args(argv)
+    scenarios = load()
+    root = build(scenarios, OUT / "current-truth")
+    rep = evaluate(scenarios, root)
+    n_keep = rep.keep_total
+    out = [table(rep), "",
+           (f"False supersession (gitmem): {len(rep.keep_false)}/{n_keep} kept facts marked superseded or not "
+            f"returned{': ' + '; '.join(rep.keep_false) if rep.keep_false else ''}. "
+            f"{len(scenarios)} scenarios, {len(rep.gitmem)} questions, as of each question's date, k={K}.")]
+    misses = [o for o in rep.gitmem if not o.top1_current]
+    if misses:
+        out += ["", "gitmem's top entity fact where it is not the current one:", ""]
+        out += [f"- {o.scenario}: {o.question.q!r} (as of {o.question.as_of}) -> {o.top!r}" for o in misses]
+    publish(out, "Recall: current truth", ".venv/bin/python bench/current_truth.py --write", args.write)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

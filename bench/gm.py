@@ -1,0 +1,76 @@
+"""The one place the benchmarks touch gitmem's indexer and recall API.
+
+The recall code is being split into a session, a typed filter, a pure ranking function and a result
+type (issue 11); when those names move, only this module changes. Everything a benchmark needs:
+index a workspace, ask it questions as of a time (top k or a token budget), cost a result the way
+`pack` does, and switch off a ranking stage for a diagnostic run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from gitmem.index.indexer import update  # noqa: E402
+from gitmem.parse import entity_key  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
+from gitmem.workspace import Workspace  # noqa: E402
+
+try:  # after issue 11: records, rendering and packing in result.py, the pure ranking in rank.py
+    from gitmem.recall import rank as _ranking  # noqa: E402
+    from gitmem.recall.result import estimate_tokens, pack, render_line  # noqa: E402
+except ImportError:  # before it: all in search.py
+    from gitmem.recall import search as _ranking  # type: ignore[no-redef]  # noqa: E402
+    from gitmem.recall.search import estimate_tokens, pack, render_line  # type: ignore[no-redef]  # noqa: E402
+
+__all__ = ["Asker", "Options", "cost", "entity_key", "estimate_tokens", "index", "no_smoothing", "pack", "render_line"]
+
+
+def index(root: Path) -> None:
+    """Bring the workspace's index up to its HEAD with gitmem's own indexer (a no-op when current)."""
+    update(Workspace(root))
+
+
+def cost(result: dict[str, Any]) -> int:
+    """Tokens a result costs inside an agent's budget (its rendered line, as `pack` counts it)."""
+    return estimate_tokens(render_line(result))
+
+
+class Asker:
+    """An open index of one workspace, asked in-process (no catch-up: the bench indexed it)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.session = Session(Workspace(root), catch_up=False)
+
+    def ask(self, question: str, *, as_of: str, k: int = 10, budget: int = 0,
+            include_history: bool = False) -> list[dict[str, Any]]:
+        opts = Options(k=k, budget=budget, as_of=as_of, include_history=include_history)
+        return self.session.search(question, opts).results
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Asker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def no_smoothing() -> Iterator[None]:
+    """Today's ranking with neighbour smoothing off (a diagnostic, never a shipped setting)."""
+    saved = _ranking.NEIGHBOUR_WEIGHTS
+    _ranking.NEIGHBOUR_WEIGHTS = ()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _ranking.NEIGHBOUR_WEIGHTS = saved
