@@ -284,6 +284,9 @@ class _Chunker:
 # The indexer parses every version of every changed file, and consecutive versions of a file
 # share almost all of their blocks: memoising the per-block work on the block's own text makes a
 # re-parse cost little more than the line scan. Everything below depends only on the arguments.
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+
+
 @lru_cache(maxsize=16384)
 def _derive(
     text: str, pending: int, marker_end: int, candidate: bool, fence_closed: bool, default: date | None
@@ -306,6 +309,10 @@ def _derive(
         body = "\n".join(lines[1:-1] if fence_closed else lines[1:])
     else:
         body = text
+    if pending != _CODE and "<!--" in body:
+        # An HTML comment is markup for whoever edits the file (template guidance, the markers of
+        # generated blocks), never memory: it does not reach the indexed text.
+        body = _COMMENT.sub(" ", body)
     content = " ".join(body.split())
     if pending == _CODE:
         # Code is quoted material: "@decorator" is not a person and a version date is not an event.

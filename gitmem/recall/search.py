@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Self
 
 from gitmem.errors import GitmemError, IndexLocked
 from gitmem.index import store
 from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
-from gitmem.index.store import COLS_ALL, ID, NAMES_ALL
+from gitmem.index.store import COLS_ALL, COLS_RANK, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
+from gitmem.recall.currency import Currency, collapse, heirs, settle
 from gitmem.recall.query import Query, build
 from gitmem.recall.rank import Candidate, pool_size, rerank
 from gitmem.recall.result import (
@@ -102,6 +104,7 @@ class Session:
             self._catch_up()
             self.tip = get_meta(self.conn, "tip")
         self._overlay_ready = False
+        self._has_links: bool | None = None
 
     def _catch_up(self) -> None:
         # Recall is never silently stale: index what is missing first, or say why not. The
@@ -215,7 +218,8 @@ class Session:
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
         wanted = set(self.known_entities(list(q.entity_candidates)))
         ranked = rerank(cands, q, wanted)
-        results = self._emit(ranked, opts, at)
+        ranked, cur = self._currency(ranked, where, at, opts)
+        results = self._emit(ranked, opts, at, cur)
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
@@ -229,12 +233,48 @@ class Session:
             return []
         return store.ranked(self.conn, match, where, limit, low, bound)
 
-    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None) -> list[dict[str, Any]]:
+    def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None,
+                  opts: Options) -> tuple[list[Candidate], Currency]:
+        """Copies collapsed, replaced statements left out, time-bounded ones dated (currency.py).
+        Only the head of the ranking is looked up: what k or the budget can reach, with room for
+        the candidates this leaves out."""
+        if opts.as_of is not None:
+            day = datetime.fromtimestamp(self.point(opts.as_of).timestamp, UTC).date().isoformat()
+        else:
+            day = datetime.now(UTC).date().isoformat()
+        links: dict[int, store.Link] = {}
+        fetched: dict[int, Any] = {}
+        copies: dict[int, list[int]] = {}
+        if self._has_links is None:
+            self._has_links = store.has_links(self.conn)
+        if self._has_links:
+            n = max(opts.k * 4, 64, opts.budget // 8)
+            head = ranked[:n]
+            ids = [c.row[ID] for c in head if not c.uncommitted]
+            originals = store.originals_of(self.conn, ids)
+            if originals:
+                missing = [o for o in set(originals.values()) if o not in set(ids)]
+                found = store.tuples_by_id(self.conn, COLS_RANK, missing, where) if missing else {}
+                head, copies = collapse(head, originals, found)
+            ids = [c.row[ID] for c in head if not c.uncommitted]
+            links = store.superseded_by(self.conn, ids, at)
+            missing = heirs(links, set(ids))
+            if missing:
+                fetched = store.tuples_by_id(self.conn, COLS_RANK, missing, where)
+                links.update(store.superseded_by(self.conn, list(fetched), at))
+            for o, more in store.copies_in_memory(self.conn, ids, where).items():
+                copies[o] = sorted(set(copies.get(o, [])) | set(more))
+            ranked = head + ranked[n:]
+        ranked, past = settle(ranked, links, fetched, day, opts.include_history)
+        return ranked, Currency(links, copies, past)
+
+    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None,
+              cur: Currency | None = None) -> list[dict[str, Any]]:
         """Result dicts for the returned candidates only: the top k, or what `pack` keeps of the
         ranking for a token budget (the same choice as packing every candidate, without building a
         dict for those whose text alone cannot fit what is left of the budget)."""
         if not opts.budget:
-            return self._dicts(ranked[: opts.k], at)
+            return self._dicts(ranked[: opts.k], at, cur)
         out: list[dict[str, Any]] = []
         left = opts.budget
         i = 0
@@ -245,22 +285,40 @@ class Session:
                 i += 1
                 if least_tokens(c.row) <= left:
                     batch.append(c)
-            for r in self._dicts(batch, at):
+            for r in self._dicts(batch, at, cur):
                 cost = estimate_tokens(render_line(r))
                 if cost <= left:
                     out.append(r)
                     left -= cost
         return out
 
-    def _dicts(self, cands: list[Candidate], at: int | None) -> list[dict[str, Any]]:
+    def _dicts(self, cands: list[Candidate], at: int | None, cur: Currency | None = None) -> list[dict[str, Any]]:
         narrow = [c.row[ID] for c in cands if not isinstance(c.row, sqlite3.Row)]
         whole = store.tuples_by_id(self.conn, COLS_ALL, narrow) if narrow else {}
         rows = [c.row if isinstance(c.row, sqlite3.Row) else dict(zip(NAMES_ALL, whole[c.row[ID]])) for c in cands]
         committed = [r for r, c in zip(rows, cands) if not c.uncommitted]
         commits = store.commits_at(
             self.conn, {r["valid_from"] for r in committed} | {r["valid_to"] for r in committed if r["valid_to"]})
-        return [to_result(r, {} if c.uncommitted else commits, c.score, c.uncommitted, at)
-                for r, c in zip(rows, cands)]
+        out = [to_result(r, {} if c.uncommitted else commits, c.score, c.uncommitted, at)
+               for r, c in zip(rows, cands)]
+        if cur is not None:
+            self._annotate(out, cur)
+        return out
+
+    def _annotate(self, results: list[dict[str, Any]], cur: Currency) -> None:
+        """Say what currency decided on each result: what replaced it, where else it is copied,
+        whether its time window is over (fields of the result schema, rendered by render_line)."""
+        ids = [r["id"] for r in results if r["id"] is not None]
+        cite_ids = sorted({cur.superseded[i].new for i in ids if i in cur.superseded}
+                          | {k for i in ids for k in cur.copies.get(i, ())})
+        cites = {r["id"]: r["source"] for r in self.results_by_id(cite_ids)} if cite_ids else {}
+        for r in results:
+            i = r["id"]
+            link = cur.superseded.get(i) if i is not None else None
+            r["superseded_by"] = ({"id": link.new, "source": cites.get(link.new), "reason": link.reason}
+                                  if link is not None else None)
+            r["copies"] = [cites[k] for k in cur.copies.get(i, ()) if k in cites] if i is not None else []
+            r["past"] = i is not None and i in cur.past
 
     def during_window(self, text: str) -> tuple[str, str]:
         """Event-time window from "2025-11", "Nov 2025", "2025-11-27", "2025-11-01..2025-11-30"."""
