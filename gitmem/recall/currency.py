@@ -101,6 +101,7 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     # A block that was only an HTML comment (a generated block's marker) has no text left to say.
     cands = [c for c in cands if c.row[CONTENT]]
     by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
+    matched = set(by_id)
     # With history asked for, every statement keeps its own relevance (`why` finds the statement
     # its words name), marked; the heir is lifted only when the replaced one is left out.
     for i in [i for i in by_id if i in links and not include_history]:
@@ -126,8 +127,9 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
         return cands, past
     current = [c for c in cands if c.uncommitted or c.row[ID] not in links]
     replaced = [c for c in cands if not c.uncommitted and c.row[ID] in links]
-    if not current:
-        return replaced, past
+    if not any(c.uncommitted or c.row[ID] in matched for c in current):
+        # Everything that matched was replaced: it is the answer, marked, followed by its heirs.
+        return replaced + current, past
     if include_history:
         return cands, past
     return current, past

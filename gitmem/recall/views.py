@@ -140,7 +140,22 @@ def why(s: Session, target: str) -> dict[str, Any]:
         c = by_oid.get(v["commit"])
         v["author"] = c["author"] if c else None
         v["message"] = c["message"].splitlines()[0] if c and c["message"] else None
-    return {"target": target, "match": chunk_id, "versions": versions, "index": s.index_info(), "notes": notes}
+    return {"target": target, "match": chunk_id, "versions": versions, "superseded_by": _replaced_by(s, ids[-1]),
+            "index": s.index_info(), "notes": notes}
+
+
+def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
+    """The statements that replaced chunk `chunk_id` in other places (derived supersession, see
+    gitmem/index/supersede.py), oldest first, each with the rule's reason: Porto -> Madrid."""
+    chain: list[tuple[int, str]] = []
+    seen = {chunk_id}
+    cur = chunk_id
+    while (link := store.superseded_by(s.conn, [cur]).get(cur)) is not None and link.new not in seen:
+        chain.append((link.new, link.reason))
+        seen.add(link.new)
+        cur = link.new
+    records = s.results_by_id([i for i, _ in chain])
+    return [{"reason": reason, "result": r} for r, (_, reason) in zip(records, chain)]
 
 
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
