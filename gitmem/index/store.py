@@ -35,11 +35,11 @@ COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.en
 COLS_ALL = COLS + ", c.valid_from, c.valid_to, c.successor"
 NAMES_ALL = tuple(c.strip()[2:] for c in COLS_ALL.split(","))
 # Candidates are ranked as plain tuples (or Rows) in COLS order: cheaper than Rows by name.
-ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_END, CONTENT = 0, 1, 2, 3, 5, 6, 7, 10, 11
+ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT = 0, 1, 2, 3, 5, 6, 7, 9, 10, 11
 # The ranked candidates carry only what ranking reads, in the same positions (NULL elsewhere):
 # building ~700 full rows per question cost ~1 ms at 1M lines; the few returned are re-read whole.
 COLS_RANK = ", ".join(
-    c if i in (ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_END, CONTENT) else "NULL" for i, c in enumerate(COLS_ALL.split(", "))
+    c if i in (ID, PATH, START, END, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT) else "NULL" for i, c in enumerate(COLS_ALL.split(", "))
 )
 # Memory a reflection reads: outside bank/ (its own output), facts or notes that name someone.
 _MEMORY = "c.path NOT LIKE 'bank/%' AND (c.fact = 1 OR c.entities != '')"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, EVENT_END, ID, Link
+from gitmem.index.store import CONTENT, EVENT_END, EVENT_START, ID, Link
 from gitmem.recall.rank import Candidate
 
 # A statement that says it holds for now only.
@@ -37,10 +37,11 @@ class Currency(NamedTuple):
 
 
 def bounded(row: Any, day: str) -> str | None:
-    """"past" / "active" for a statement that holds for now only and has an event window
-    (relative to `day`, an ISO date), else None."""
-    end = row[EVENT_END]
-    if not end or not _FOR_NOW.search(row[CONTENT]):
+    """"past" / "active" for a statement that holds for now only and writes its window of days
+    (relative to `day`, an ISO date), else None. A single day is no window: every line of a daily
+    log has its log's day as event time ("I'm currently reading ..." is not over the next day)."""
+    start, end = row[EVENT_START], row[EVENT_END]
+    if not start or not end or start >= end or not _FOR_NOW.search(row[CONTENT]):
         return None
     return "past" if end < day else "active"
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.index import store
-from gitmem.parse import decode, entity_key, split_lines
+from gitmem.parse import decode, entity_key, split_lines, strip_comments
 from gitmem.recall.result import estimate_tokens, pack, render_line
 from gitmem.recall.search import Options, Session
 from gitmem.timeline import git
@@ -204,18 +205,11 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
         memory_md = decode((s.ws.root / layout.CORE_FILE).read_bytes())[0]
     elif commit:
         memory_md = _file_at(s.ws, commit, layout.CORE_FILE) or ""
-    memory_md = memory_md.strip()
+    memory_md = "\n".join(ln.rstrip() for ln in strip_comments(memory_md).strip().splitlines())
+    memory_md = re.sub(r"\n{3,}", "\n\n", memory_md)
     used = estimate_tokens(memory_md)
-    if used > budget:  # keep whole lines of memory.md up to the budget
-        kept: list[str] = []
-        used = 0
-        for line in memory_md.splitlines():
-            cost = estimate_tokens(line)
-            if used + cost > budget:
-                break
-            kept.append(line)
-            used += cost
-        memory_md = "\n".join(kept)
+    if used > budget:
+        memory_md, used = _trim_core(memory_md, budget)
     answer = s.search("", Options(k=200, as_of=as_of, kinds=("world", "experience", "opinion", "observation")))
     facts = sorted(answer.results, key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
     facts = pack(facts, max(budget - used, 0))
@@ -224,6 +218,25 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
         md += "\n\n# Recent facts\n\n" + "\n".join(f"- {render_line(r)}" for r in facts)
     return {"memory_md": memory_md, "facts": facts, "markdown": md, "budget": budget,
             "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(), "notes": answer.notes}
+
+
+_ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _trim_core(text: str, budget: int) -> tuple[str, int]:
+    """Whole lines of memory.md that fit `budget`, facts first: list items, then the headings
+    (the items' context), then prose, each in file order; the kept lines stay in file order."""
+    lines = text.splitlines()
+    level = [0 if _ITEM_LINE.match(ln) else 1 if ln.startswith("#") else 2 for ln in lines]
+    keep: set[int] = set()
+    used = 0
+    for want in (0, 1, 2):
+        for i, ln in enumerate(lines):
+            cost = estimate_tokens(ln)
+            if level[i] == want and ln.strip() and used + cost <= budget:
+                keep.add(i)
+                used += cost
+    return "\n".join(lines[i] for i in sorted(keep)), used
 
 
 def show(ws: Workspace, citation: str) -> dict[str, Any]:
