@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import os
 import tomllib
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 from gitmem.errors import GitmemError
 from gitmem.layout import CONFIG_FILE
-from gitmem.safefile import refuse_symlink, write_atomic
+from gitmem.safefile import NotRegular, read_capped, refuse_symlink, write_atomic
 from gitmem.workspace import Workspace
 
 
@@ -90,14 +91,36 @@ def config_path(ws: Workspace | Path | str) -> Path:
     return _root(ws) / CONFIG_FILE
 
 
-def _read(path: Path) -> dict[str, Any]:
-    """The file's values for reading (fast, stdlib); {} when it does not exist."""
+# A config is a few hundred bytes; a committed `.gitmem.toml -> /dev/zero` must not be read forever.
+CONFIG_MAX_BYTES = 256 * 1024
+
+
+def _text(path: Path) -> str | None:
+    """The config file's text (None when it does not exist): a regular file, not through a
+    symlink, at most CONFIG_MAX_BYTES."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_capped(path.parent, path.name, CONFIG_MAX_BYTES)
     except FileNotFoundError:
-        return {}
+        return None
+    except NotRegular:
+        raise GitmemError(f"{path} is a symlink or not a regular file: not read",
+                          "replace it with a plain file (or delete it to use the defaults)") from None
+    except OSError as exc:
+        raise GitmemError(f"cannot read {path}: {exc.strerror or exc}", "check its permissions") from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise GitmemError(f"{path} is over {CONFIG_MAX_BYTES} bytes: not read",
+                          "a config is a few lines; delete it and run `gitmem config` to start again")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GitmemError(f"{path} is not UTF-8 text", "save it as UTF-8 or delete it to use the defaults") from exc
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The file's values for reading (fast, stdlib); {} when it does not exist."""
+    text = _text(path)
+    if text is None:
+        return {}
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -113,12 +136,9 @@ def _parse(path: Path) -> tomlkit.TOMLDocument:
     import tomlkit
     import tomlkit.exceptions
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = _text(path)
+    if text is None:
         return tomlkit.document()
-    except UnicodeDecodeError as exc:
-        raise GitmemError(f"{path} is not UTF-8 text", "save it as UTF-8 or delete it to use the defaults") from exc
     try:
         return tomlkit.parse(text)
     except tomlkit.exceptions.ParseError as exc:
@@ -257,7 +277,7 @@ def set_value(ws: Workspace | Path | str, key: str, value: Any) -> Config:
         _check(key, value, path)
         _check_in_repo(ws, key, value, path)
     refuse_symlink(path, CONFIG_FILE)
-    doc = _parse(path) if path.exists() else tomlkit.parse(default_text())
+    doc = _parse(path) if os.path.lexists(path) else tomlkit.parse(default_text())
     table = doc.get(section)
     if table is None:
         table = tomlkit.table()

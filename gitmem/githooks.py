@@ -152,6 +152,7 @@ def install(ws: Workspace, python: str | None = None) -> HooksReport:
     `python` is the interpreter the hooks will run (default: the one running this code, which is
     the one that has this gitmem installed)."""
     directory = hooks_dir(ws)
+    _refuse_tracked_hooks_dir(ws, directory)
     # Check every hook before touching any, so a refusal leaves the hooks as they were.
     for hook in HOOKS:
         path, legacy = directory / hook, directory / (hook + LEGACY_SUFFIX)
@@ -177,6 +178,30 @@ def install(ws: Workspace, python: str | None = None) -> HooksReport:
         _write_atomic(path, script)
         changed.append(f"{'updated' if refreshed else 'installed'} {hook}")
     return HooksReport(directory, [_status_of(directory, h) for h in HOOKS], changed)
+
+
+def _refuse_tracked_hooks_dir(ws: Workspace, directory: Path) -> None:
+    """A core.hooksPath inside the work tree (husky's `.husky/`, lefthook, ...) is a committed
+    folder another tool owns: our scripts name this machine's interpreter, and moving its hooks
+    aside as .legacy would be committed too. Refuse, and say how to call gitmem from there."""
+    root = ws.root.resolve()
+    try:
+        rel = directory.relative_to(root)
+    except ValueError:
+        return  # outside the work tree: .git/hooks, or a machine-wide hooks folder
+    if rel.parts and rel.parts[0] == ".git":
+        return
+    from gitmem.timeline import git
+
+    tracked = git.run(ws.root, ["ls-files", "-z", "--", f"{rel.as_posix()}/"], check=False).stdout
+    if not tracked.strip(b"\0"):
+        return  # a folder of this machine's own (not committed): installing there is what was asked
+    raise GitmemError(
+        f"core.hooksPath is {rel.as_posix()}/, a folder committed in the work tree (a hook manager such as"
+        " husky keeps it in git): gitmem will not write machine-specific scripts there nor rename its hooks",
+        "add `python -m gitmem.hookrun post-commit` (and post-merge, post-rewrite, post-checkout with \"$@\")"
+        " to that tool's hook scripts, or `git config --unset core.hooksPath` to use .git/hooks",
+    )
 
 
 def uninstall(ws: Workspace) -> HooksReport:
@@ -245,7 +270,7 @@ def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
             write_atomic(log, tail[tail.find(b"\n") + 1 :])
     except FileNotFoundError:
         pass
-    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, ".memory/hook.log")
+    fd = open_nofollow(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.HOOK_LOG}")
     with os.fdopen(fd, "a", encoding="utf-8") as fh:
         fh.write(line)
 

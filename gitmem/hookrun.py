@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 
 from gitmem.layout import WORKSPACE_MARKS  # any of these at the top of the work tree: see _skip
+# A hook indexes at most this many commits itself (~0.5 s); more (a checkout across years of
+# history: 15,000 commits blocked the terminal for 34 s) go to one detached background run.
+HOOK_MAX_COMMITS = 200
+BACKGROUND = "--background"
 
 
 def _git_dir(top: Path) -> Path:
@@ -55,11 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m gitmem.hookrun <hook-name> [hook args...]", file=sys.stderr)
         return 0
     hook, rest = args[0], args[1:]
+    background = hook == BACKGROUND
+    if background:
+        hook = "background-index"  # its name in hook.log / hook.state
     try:
         # git runs hooks from the top of the work tree (a bare repository's hooks run in the git
         # dir, where Workspace.find fails: there is no memory to index).
         top = Path.cwd()
-        if _skip(hook, rest, top):
+        if not background and _skip(hook, rest, top):
             return 0
         from gitmem.workspace import Workspace
 
@@ -75,7 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from gitmem.index import indexer
 
-        indexer.update(ws, wait=0.0)
+        # The background run also takes the lock without waiting: one at a time, and a run that
+        # finds another one going leaves the rest to it (or to the next recall, which catches up).
+        result = indexer.update(ws, wait=0.0, max_commits=None if background else HOOK_MAX_COMMITS)
+        if result.deferred:
+            _spawn_background(top)
+            return 0
     except IndexLocked:
         return 0
     except Exception as exc:  # never let a gitmem problem surface in a git command
@@ -89,6 +101,18 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         pass
     return 0
+
+
+def _spawn_background(top: Path) -> None:
+    """Start `python -m gitmem.hookrun --background` detached from git's command: its own session
+    (no terminal signals), no inherited pipes (git would wait for them to close)."""
+    import subprocess
+
+    subprocess.Popen(
+        [sys.executable, "-m", "gitmem.hookrun", BACKGROUND],
+        cwd=top, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
 
 
 if __name__ == "__main__":

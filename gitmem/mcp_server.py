@@ -54,22 +54,53 @@ def error_dict(exc: GitmemError) -> dict[str, Any]:
     return {"error": exc.message, "hint": exc.hint, "type": type(exc).__name__}
 
 
+def _usage_error(tool: str, exc: BaseException) -> dict[str, Any]:
+    """The contract's error object for a call the SDK refused (unknown tool, arguments that do not
+    fit the tool's input schema): a usage error, as the CLI's exit 2."""
+    cause = exc.__cause__
+    errors = getattr(cause, "errors", None)
+    if callable(errors):
+        fields = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors())
+        message = f"invalid arguments for {tool}: {fields}"
+    else:
+        message = " ".join(str(exc).split())
+    return {"error": message, "hint": "see the tool's input schema (tools/list)", "type": "UsageError"}
+
+
 def build_server(ws: Workspace) -> Any:
     """An MCP server exposing gitmem's tools for the workspace `ws` (not yet running)."""
     server_cls, call_tool_result = _sdk()  # first: it turns a missing SDK into a GitmemError
     from pydantic import Field  # installed with the SDK
-    server = server_cls(SERVER_NAME, instructions=INSTRUCTIONS)
+
+    def error_result(err: dict[str, Any]) -> Any:
+        return call_tool_result.model_validate({
+            "content": [{"type": "text", "text": json.dumps(err, ensure_ascii=False)}],
+            "structuredContent": err,
+            "isError": True,
+        })
+
+    class Server(server_cls):  # type: ignore[misc, valid-type]
+        """The SDK's server, with every failure of a tool call answered by the contract's error
+        object, and lines that are not JSON-RPC answered by a JSON-RPC error (see _serve_stdio)."""
+
+        async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *args, **kwargs)
+            except Exception as exc:  # the SDK's ToolError: unknown tool, arguments off the schema
+                return error_result(_usage_error(name, exc))
+
+        async def run_stdio_async(self) -> None:
+            await _serve_stdio(self)
+
+    server = Server(SERVER_NAME, instructions=INSTRUCTIONS)
 
     def guarded(fn: Callable[[], dict[str, Any]]) -> Any:
         try:
             return fn()
-        except GitmemError as exc:
-            err = error_dict(exc)
-            return call_tool_result.model_validate({
-                "content": [{"type": "text", "text": json.dumps(err, ensure_ascii=False)}],
-                "structuredContent": err,
-                "isError": True,
-            })
+        except Exception as exc:  # a tool call never crashes the server or leaks a traceback
+            from gitmem.crash import as_error
+
+            return error_result(error_dict(as_error(exc, ws.root, "mcp")))
 
     def session() -> Any:
         from gitmem.recall.search import Session
@@ -196,6 +227,38 @@ def build_server(ws: Workspace) -> Any:
         return guarded(run)
 
     return server
+
+
+async def _serve_stdio(server: Any) -> None:
+    """The SDK's stdio transport, plus an answer to every line that is not a JSON-RPC message:
+    the SDK drops those without a reply, which leaves a client waiting forever. JSON-RPC 2.0 says:
+    -32700 Parse error for invalid JSON, -32600 Invalid Request for JSON that is not a request,
+    both with id null (the id could not be read)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
+    lowlevel = server._lowlevel_server  # what the SDK's own run_stdio_async serves
+    async with stdio_server() as (read_stream, write_stream):
+        relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
+
+        async def relay() -> None:
+            async with relay_send:
+                async for item in read_stream:
+                    if not isinstance(item, Exception):
+                        await relay_send.send(item)
+                        continue
+                    errors = getattr(item, "errors", None)
+                    kinds = {e.get("type") for e in errors()} if callable(errors) else set()
+                    code, text = (PARSE_ERROR, "Parse error") if "json_invalid" in kinds or not kinds \
+                        else (INVALID_REQUEST, "Invalid Request")
+                    reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=text))
+                    await write_stream.send(SessionMessage(reply))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(relay)
+            await lowlevel.run(relay_receive, write_stream, lowlevel.create_initialization_options())
 
 
 def serve(ws: Workspace) -> None:

@@ -186,7 +186,7 @@ def _git_retrying(ws: Workspace, args: list[str], input: bytes | None = None) ->
             time.sleep(0.05)
             continue
         raise GitError(
-            f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no message'}",
+            f"git {args[0]} failed: {git.error_line(proc.stderr) or 'no message'}",
             "check `git status`; a commit hook or a missing user.name/user.email can stop the commit",
         )
 

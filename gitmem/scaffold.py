@@ -171,4 +171,8 @@ def init_workspace(path: Path, *, install_hooks: bool = True) -> InitReport:
 def _install_hooks(ws: Workspace, report: InitReport) -> None:
     from gitmem import githooks
 
-    report.hooks = githooks.install(ws)
+    try:
+        report.hooks = githooks.install(ws)
+    except GitmemError as exc:
+        # e.g. husky's core.hooksPath: the workspace is still set up; say why there are no hooks.
+        report.hooks = githooks.HooksReport(githooks.hooks_dir(ws), [], [f"not installed: {exc}"])

@@ -155,7 +155,8 @@ def test_recall_and_views(ws: Path) -> None:
 
     about = check("about", ws, "about", "Peter")
     assert about["page"] and about["results"]
-    assert check("about", ws, "about", "Nobody-At-All")["page"] is None
+    unknown = run(ws, "about", "Nobody-At-All", "--json")  # issue 12: nothing known is a problem (exit 1)
+    assert unknown.returncode == 1 and json.loads(unknown.stdout)["error"].startswith("nothing in memory mentions")
     check("about", ws, "about", "Peter", "--as-of", demo.ASK_BEFORE_MOVE, "-k", "3")
 
     ops = check("opinions", ws, "opinions", "--history")

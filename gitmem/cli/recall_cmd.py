@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from gitmem.cli.output import cwd, emit, json_option
+from gitmem.cli.output import clean, cwd, emit, json_option
 
 _FORMATS = ("text", "json", "jsonl", "md")
 
@@ -15,13 +15,27 @@ def _session(ctx: click.Context) -> Any:
     from gitmem.recall.search import Session
     from gitmem.workspace import Workspace
 
-    return Session(Workspace.find(cwd(ctx)))
+    ws = Workspace.find(cwd(ctx))
+    _note_if_never_initialised(ws)
+    return Session(ws)
+
+
+def _note_if_never_initialised(ws: Any) -> None:
+    """A plain git repository works as memory (every *.md is memory), but say so: once, on stderr,
+    the first time its index is made (.memory/ exists afterwards, so the note is not repeated)."""
+    from gitmem.hookrun import WORKSPACE_MARKS
+
+    if not any((ws.root / name).exists() for name in WORKSPACE_MARKS):
+        click.echo(f"note: {ws.root} was never set up with `gitmem init`: treating every *.md in it as memory"
+                   " (run `gitmem init` there for the memory layout, config and hooks)", err=True)
 
 
 def _print_answer(answer: dict[str, Any], fmt: str, as_json: bool) -> None:
     from gitmem.recall.render import render
 
-    click.echo(render(answer, "json" if as_json else fmt))
+    fmt = "json" if as_json else fmt
+    out = render(answer, fmt)
+    click.echo(out if fmt in ("json", "jsonl") else clean(out))  # JSON escapes control characters itself
 
 
 @click.command("recall")
@@ -85,7 +99,7 @@ def about_command(ctx: click.Context, entity: str, as_of: str | None, k: int, fm
 
     page = data.get("page")
     head = f"# {data['entity']}\n" + (f"{page['text']}\n(source: {page['source']})\n" if page else "(no entity page)\n")
-    click.echo(head + render(data, fmt))
+    click.echo(clean(head + render(data, fmt)))
 
 
 @click.command("opinions")

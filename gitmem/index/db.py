@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gitmem import layout
-from gitmem.errors import IndexLocked
+from gitmem.errors import IndexLocked, explain, is_corrupt_index
 from gitmem.index import migrations
 from gitmem.safefile import open_nofollow
 from gitmem.workspace import Workspace
@@ -52,6 +52,10 @@ def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
             conn.close()
         except Exception:
             pass
+        if not is_corrupt_index(exc):
+            # A read-only file or folder, a full disk, a lock: the index is fine, the
+            # environment is not. Moving a healthy index aside would throw its data away.
+            raise explain(exc) or exc from None
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         for suffix in ("", "-wal", "-shm"):
             p = Path(str(path) + suffix)

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from gitmem.config import load_config
 from gitmem.index import store
+from gitmem.layout import BANK_DIR, in_bank
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
 from gitmem.index.supersede import Statement, cited_source, has_cue, same_fact, supersedes
 from gitmem.parse import Block, ParsedFile, parse_markdown
@@ -56,6 +57,7 @@ class UpdateResult:
         self.rolled_back = 0  # commits dropped because history was rewritten
         self.rebuilt = rebuilt
         self.shallow = False
+        self.deferred = 0  # commits left for a background run (update's max_commits), 0 = none
         self.notes: list[str] = []
         self.problems: list[dict[str, str]] = []
 
@@ -156,7 +158,10 @@ class _Writer:
         prev = self.parsed.pop(path, None)
         blocks: list[Block] = []
         parsed = None
-        if change.data is not None:
+        if change.too_large:
+            self._problem(path, "too-large",
+                          f"{change.too_large} bytes is over the {self.max_bytes}-byte limit; not indexed")
+        elif change.data is not None:
             if change.binary:
                 self._problem(path, "binary", "binary file named .md: skipped")
             else:
@@ -299,11 +304,10 @@ class _Writer:
             set_meta(c, "tip", tip)
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            _rollback(c)
             raise
         for lst in (self.commits, self.inserts, self.entity_rows, self.closes, self.successors, self.problems):
             lst.clear()
-
 
     def _derive_links(self) -> None:
         """Supersession and copy links of this batch's new chunks (gitmem/index/supersede.py).
@@ -313,7 +317,7 @@ class _Writer:
         links: list[tuple[int, int, int, str]] = []
         copies: list[tuple[int, int]] = []
         for rid, path, _s, _e, _h, kind, fact, entities, _c, ev_start, _ee, content, _i, pos in self.inserts:
-            if path.startswith("bank/"):
+            if in_bank(path):
                 src = cited_source(content) if ".md#L" in content else None
                 if src is not None:
                     # The cited file's statements then; the cited line first, but a citation's line
@@ -351,13 +355,24 @@ class _Writer:
         if not keys:
             return self.conn.execute(
                 f"SELECT {cols} FROM chunks c WHERE c.kind = ? AND c.fact = 1 AND c.entities = ''"
-                f" AND c.path NOT LIKE 'bank/%' AND {live} ORDER BY c.id DESC LIMIT 64", (kind, rid, pos, pos)).fetchall()
+                f" AND c.path NOT LIKE '{BANK_DIR}/%' AND {live} ORDER BY c.id DESC LIMIT 64", (kind, rid, pos, pos)).fetchall()
         out: list[tuple] = []
         for key in keys[:4]:
             out += self.conn.execute(
                 f"SELECT {cols} FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id WHERE e.entity = ?"
                 f" AND {live} ORDER BY c.id DESC LIMIT 64", (key, rid, pos, pos)).fetchall()
         return out
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: on SQLITE_FULL (and other I/O errors)
+    it rolls back by itself, and a second ROLLBACK's "cannot rollback - no transaction is active"
+    used to replace the real cause (a full disk) in the error the user saw."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the original error is the one worth reporting
 
 
 def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
@@ -383,7 +398,7 @@ def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
         set_meta(conn, "tip", row[0] if row else None)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     return dropped
 
@@ -401,8 +416,11 @@ def update(
     rebuild: bool = False,
     wait: float = 5.0,
     progress: Callable[[int, int], None] | None = None,
+    max_commits: int | None = None,
 ) -> UpdateResult:
-    """Bring the index up to date with the branch; see the module docstring."""
+    """Bring the index up to date with the branch; see the module docstring. With `max_commits`,
+    more commits than that to index are left alone: `result.deferred` says how many (the hook
+    hands them to a background run rather than block the user's git command)."""
     result = UpdateResult(rebuilt=rebuild)
     with writer_lock(ws, wait):
         if rebuild:
@@ -412,14 +430,15 @@ def update(
             if note:
                 result.notes.append(note)
                 result.rebuilt = True
-            _update_locked(ws, conn, result, progress)
+            _update_locked(ws, conn, result, progress, max_commits)
         finally:
             conn.close()
     return result
 
 
 def _update_locked(
-    ws: Workspace, conn: sqlite3.Connection, result: UpdateResult, progress: Callable[[int, int], None] | None
+    ws: Workspace, conn: sqlite3.Connection, result: UpdateResult, progress: Callable[[int, int], None] | None,
+    max_commits: int | None = None,
 ) -> None:
     root = ws.root
     head = target_commit(ws)
@@ -472,9 +491,15 @@ def _update_locked(
     if result.shallow:
         result.notes.append("shallow clone: history before the shallow boundary is not indexed")
     total = 0
-    if progress:
+    if max_commits is not None:
+        total = len(pending) if pending is not None else git.count_first_parent(root, head, since=base)
+        if total > max_commits:
+            result.deferred = total
+            return
+    if progress and not total:
         total = len(pending if pending is not None else git.first_parent_links(root, head, since=base))
-    writer = _Writer(conn, load_config(ws).index.max_file_bytes)
+    max_bytes = load_config(ws).index.max_file_bytes
+    writer = _Writer(conn, max_bytes)
     done = 0
     last_flush = time.monotonic()
     pending_tip: str | None = None
@@ -484,7 +509,7 @@ def _update_locked(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for info, changes in walk(root, head, base):
+        for info, changes in walk(root, head, base, max_bytes):
             writer.commit(info, changes)
             pending_tip = info.oid
             done += 1

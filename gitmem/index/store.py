@@ -17,7 +17,8 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gitmem.errors import BadQuery, BadRevision
+from gitmem import layout
+from gitmem.errors import BadQuery, BadRevision, sqlite_code
 
 if TYPE_CHECKING:  # the hook path imports this module: no dataclasses at runtime (see parse/model.py)
     from gitmem.timeline.when import Point
@@ -42,7 +43,7 @@ COLS_RANK = ", ".join(
     c if i in (ID, PATH, START, END, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT) else "NULL" for i, c in enumerate(COLS_ALL.split(", "))
 )
 # Memory a reflection reads: outside bank/ (its own output), facts or notes that name someone.
-_MEMORY = "c.path NOT LIKE 'bank/%' AND (c.fact = 1 OR c.entities != '')"
+_MEMORY = f"c.path NOT LIKE '{layout.BANK_DIR}/%' AND (c.fact = 1 OR c.entities != '')"
 
 
 # A bm25 candidate: a row (a whole Row, or a COLS_RANK tuple) and its score (None: no words asked).
@@ -147,6 +148,12 @@ def position_of(conn: sqlite3.Connection, oid: str) -> int | None:
 def last_position(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT max(pos) FROM commits").fetchone()
     return int(row[0] or 0)
+
+
+def last_commit_time(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
+    """(newest position, newest record time) of the indexed commits; (None, None) when empty."""
+    row = conn.execute("SELECT max(pos), max(record_time) FROM commits").fetchone()
+    return row[0], row[1]
 
 
 def positions_newest_first(conn: sqlite3.Connection) -> Iterable[tuple[int, str]]:
@@ -341,14 +348,14 @@ def current_facts(conn: sqlite3.Connection, kind: str) -> list[sqlite3.Row]:
     """Current typed facts of `kind` outside bank/, by event time."""
     return conn.execute(
         f"SELECT {COLS_ALL} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = ?"
-        " AND c.path NOT LIKE 'bank/%' ORDER BY coalesce(c.event_start, ''), c.path, c.start_line", (kind,)).fetchall()
+        f" AND c.path NOT LIKE '{layout.BANK_DIR}/%' ORDER BY coalesce(c.event_start, ''), c.path, c.start_line", (kind,)).fetchall()
 
 
 def current_opinions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     """Current opinion facts outside bank/, in commit order."""
     return conn.execute(
         f"SELECT {COLS_ALL} FROM chunks c WHERE c.valid_to IS NULL AND c.fact = 1 AND c.kind = 'opinion'"
-        " AND c.path NOT LIKE 'bank/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
+        f" AND c.path NOT LIKE '{layout.BANK_DIR}/%' ORDER BY c.valid_from, c.path, c.start_line").fetchall()
 
 
 # -- full-text search -----------------------------------------------------------------------------
@@ -365,8 +372,10 @@ def _rowid_range(col: str, low: int | None, high: int | None) -> tuple[list[str]
 
 
 def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
-    msg = str(exc).lower()
-    if "fts5" in msg or "syntax" in msg or "no such column" in msg or "unterminated" in msg:
+    # The SQL around MATCH is fixed, so a plain SQLITE_ERROR can only come from the expression
+    # (syntax, `*` alone: "unknown special query", an unknown column filter); a full disk, a
+    # locked index or a missing table is not the query's fault and is reported as what it is.
+    if sqlite_code(exc) in ("SQLITE_ERROR", "") and "no such table" not in str(exc):
         return BadQuery(f"the FTS5 query {match!r} is malformed: {exc}",
                         "drop --raw to search plain words, or fix the FTS5 syntax (quote terms with double quotes)")
     return exc

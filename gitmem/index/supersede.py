@@ -22,13 +22,15 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   shared subject word ("tea", "coffee") besides the opinion verbs;
 - old's event time does not start after new's (a later note about an earlier time replaces nothing).
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
-suite; see bench/RESULTS.md. This module imports only `re`: the post-commit hook runs it.
+suite; see bench/RESULTS.md. This module imports only `re` (and layout): the post-commit hook runs it.
 """
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
+
+from gitmem.layout import in_bank
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
@@ -93,7 +95,7 @@ def has_cue(content: str) -> bool:
 
 def supersedes(new: Statement, old: Statement) -> str | None:
     """The reason `new` replaces `old` (e.g. "cue 'moved', shared 'lives/flat'"), or None."""
-    if new.path.startswith("bank/") or old.path.startswith("bank/"):
+    if in_bank(new.path) or in_bank(old.path):
         return None
     if _family(new.kind) != _family(old.kind):
         return None
@@ -142,6 +144,6 @@ def same_fact(copy: str, original: str) -> bool:
 def cited_source(content: str) -> tuple[str, int] | None:
     """(path, line) of the memory a bank/ line quotes, from the citation it ends with."""
     m = _CITED.search(content)
-    if m is None or m.group(1).startswith("bank/"):
+    if m is None or in_bank(m.group(1)):
         return None
     return m.group(1), int(m.group(2))

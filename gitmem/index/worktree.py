@@ -9,8 +9,10 @@ size or mtime changed since the last refresh.
 from __future__ import annotations
 
 import sqlite3
+import stat
 
 from gitmem.config import load_config
+from gitmem.safefile import NotRegular, read_capped, safe_rel
 from gitmem.timeline import git
 from gitmem.layout import is_memory_markdown
 from gitmem.workspace import Workspace
@@ -26,8 +28,11 @@ def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None =
     for path, code in dirty.items():
         full = ws.root / path
         try:
-            st = full.stat()
-            sig = (st.st_mtime_ns, st.st_size, 0)
+            # lstat: an untracked `memory/leak.md -> /etc/shadow` is a link, and links are never
+            # read (a link is recorded as deleted: nothing of it is in memory; lint reports it).
+            st = full.lstat()
+            regular = stat.S_ISREG(st.st_mode) and safe_rel(path)
+            sig = (st.st_mtime_ns, st.st_size, 0) if regular else (0, 0, 1)
         except OSError:
             sig = (0, 0, 1)
         if code == "D":
@@ -48,8 +53,10 @@ def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None =
             if deleted:
                 continue
             try:
-                data = (ws.root / path).read_bytes() if size <= max_bytes else b""
-            except OSError:
+                # Read through safefile: a folder on the way may still be a symlink, and the file
+                # may have been swapped for one since the lstat above.
+                data = read_capped(ws.root, path, max_bytes)
+            except (NotRegular, OSError):
                 continue
             parsed = parse_markdown(data, path, max_bytes=max_bytes)
             for b in parsed.blocks:

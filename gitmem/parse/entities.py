@@ -21,6 +21,10 @@ def mentions(text: str) -> list[str]:
     """The raw names of @mentions in `text` (without "@"), in order; inline `code` is ignored."""
     if "@" not in text:
         return []
+    if not text.isascii():
+        # A decomposed "José" (e + U+0301) would end the name at the combining accent ("jose"):
+        # compose first so it is the same entity as the composed spelling.
+        text = unicodedata.normalize("NFC", text)
     if "`" in text:
         # `@decorator` or `npm i @scope/pkg` inside code spans is code, not a person or project.
         text = _CODE_SPAN.sub(" ", text)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from gitmem.recall.result import render_line
+from gitmem.recall.search import OVER_BUDGET
 
 
 def render(answer: dict[str, Any], fmt: str) -> str:
@@ -22,7 +23,7 @@ def render(answer: dict[str, Any], fmt: str) -> str:
     lines = [f"note: {n}" for n in answer.get("notes", [])]
     if header:
         lines.append(header)
-    if not results:
+    if not results and not any(n.startswith(OVER_BUDGET) for n in answer.get("notes", [])):
         lines.append("no matching memory")
     for i, r in enumerate(results, 1):
         status = "" if r["status"] == "current" else f" [{r['status']}]"
@@ -34,5 +35,6 @@ def _header(answer: dict[str, Any]) -> str:
     as_of = answer.get("as_of")
     if not as_of:
         return ""
-    commit = (as_of.get("commit") or "before the first commit")[:12]
-    return f"as of {as_of['when']} (commit {commit}, {as_of.get('commit_time') or '-'})"
+    if not as_of.get("commit"):
+        return f"as of {as_of['when']} (before the first commit)"
+    return f"as of {as_of['when']} (commit {as_of['commit'][:12]}, {as_of.get('commit_time') or '-'})"

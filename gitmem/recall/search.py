@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Self
 
-from gitmem.errors import GitmemError, IndexLocked
+from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import store
 from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, COLS_RANK, ID, NAMES_ALL
@@ -35,6 +35,8 @@ from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
+OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
+MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
                 "biographical": "experience", "summary": "observation"}
@@ -73,7 +75,10 @@ def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = Non
 
     cfg = load_config(ws).recall
     kw["kinds"] = tuple(kw.get("kinds") or ())
-    return Options(k=k or cfg.k, budget=cfg.budget if budget is None else budget, **kw)
+    # A budget past any memory's size packs everything; capped so SQLite can bind what is derived
+    # from it (`--budget 1e23` from an agent overflowed SQLite's 64-bit integers).
+    budget = min(cfg.budget if budget is None else budget, MAX_BUDGET)
+    return Options(k=k or cfg.k, budget=budget, **kw)
 
 
 def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -81,7 +86,7 @@ def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     for k in kinds:
         k2 = KIND_ALIASES.get(k.lower(), k.lower())
         if k2 not in KINDS:
-            raise GitmemError(f"unknown kind {k!r}", f"use one of: {', '.join(KINDS)}")
+            raise BadUsage(f"unknown kind {k!r}", f"use one of: {', '.join(KINDS)}")
         out.append(k2)
     return tuple(out)
 
@@ -193,8 +198,10 @@ class Session:
         if opts.as_of is not None:
             as_of_info = self.as_of_info(opts.as_of)
             at = last_pos = as_of_info["position"]
-            if at == 0:
-                notes.append(f"nothing was in memory as of {opts.as_of}")
+            notes += self._as_of_notes(opts.as_of, at, self.point(opts.as_of))
+        if opts.since and opts.until and self.point(opts.since, end_of_day=False).timestamp > \
+                self.point(opts.until).timestamp:
+            raise BadUsage(f"--since {opts.since} is after --until {opts.until}", "swap them")
         since = self.position_before(opts.since) if opts.since else None
         until = None
         if opts.until:
@@ -220,6 +227,10 @@ class Session:
         ranked = rerank(cands, q, wanted)
         ranked, cur = self._currency(ranked, where, at, opts)
         results = self._emit(ranked, opts, at, cur)
+        if opts.budget and not results and ranked:
+            least = min(least_tokens(c.row) for c in ranked)
+            notes.append(f"{OVER_BUDGET} {len(ranked)} matching result(s), none fits in --budget {opts.budget}"
+                         f" tokens (the smallest needs about {least}): raise the budget")
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
@@ -267,6 +278,24 @@ class Session:
             ranked = head + ranked[n:]
         ranked, past = settle(ranked, links, fetched, day, opts.include_history)
         return ranked, Currency(links, copies, past)
+
+    def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
+        """Say plainly when WHEN is outside the indexed history (before its first commit, or
+        after its newest one) instead of answering silently from an edge of it."""
+        def day(row: sqlite3.Row | None) -> str:
+            return (iso(row["commit_time"], row["commit_tz"]) or "")[:10] if row is not None else "?"
+
+        if pos == 0:
+            first = self.commit_at(1)
+            since = f" (the first commit is from {day(first)})" if first is not None else ""
+            return [f"nothing was in memory as of {when}: that is before the first commit{since}"]
+        # The start of WHEN (a date means its whole day): "2025-11-01" on the newest commit's day is inside.
+        newest_pos, newest_time = store.last_commit_time(self.conn)
+        if (pt.oid is None and pos == newest_pos and newest_time is not None
+                and self.point(when, end_of_day=False).timestamp > newest_time):
+            return [f"{when} is after the newest commit ({day(self.commit_at(pos))}):"
+                    " answering from memory as it stands at that commit"]
+        return []
 
     def _emit(self, ranked: list[Candidate], opts: Options, at: int | None,
               cur: Currency | None = None) -> list[dict[str, Any]]:
@@ -329,6 +358,8 @@ class Session:
             a, b = t.split("..", 1)
             sa, _ = self.during_window(a)
             _, eb = self.during_window(b)
+            if sa > eb:
+                raise BadUsage(f"--during {text!r} ends before it starts", f"write it the other way round: {b}..{a}")
             return sa, eb
         if len(t) == 7 and t[4] == "-" and t[:4].isdigit() and t[5:].isdigit():
             t = f"{t}-01"

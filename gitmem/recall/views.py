@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,9 @@ from gitmem.index import store
 from gitmem.parse import decode, entity_key, split_lines, strip_comments
 from gitmem.recall.result import estimate_tokens, pack, render_line
 from gitmem.recall.search import Options, Session
+from gitmem.safefile import NotRegular, read_capped, safe_rel
 from gitmem.timeline import git
+from gitmem.layout import is_memory_markdown
 from gitmem.workspace import Workspace
 
 
@@ -22,9 +25,45 @@ def _as_of(s: Session, as_of: str | None) -> dict[str, Any] | None:
     return None if as_of is None else s.as_of_info(as_of)
 
 
+def _max_bytes(ws: Workspace) -> int:
+    from gitmem.config import load_config
+
+    return load_config(ws).index.max_file_bytes
+
+
 def _file_at(ws: Workspace, oid: str, path: str) -> str | None:
-    proc = git.run(ws.root, ["cat-file", "blob", f"{oid}:{path}"], check=False)
+    """A memory file's text at a commit; None when it is not there, is a symlink (mode 120000:
+    its "text" is the link target, never memory) or is over `index.max_file_bytes` (not read)."""
+    if not safe_rel(path):
+        return None
+    entry = git.run(ws.root, ["ls-tree", "--long", "--end-of-options", oid, "--", path], check=False).stdout
+    fields = entry.split(None, 4)
+    if len(fields) < 5 or fields[0] != b"100644" and fields[0] != b"100755" or fields[1] != b"blob":
+        return None
+    if not fields[3].isdigit() or int(fields[3]) > _max_bytes(ws):
+        return None
+    proc = git.run(ws.root, ["cat-file", "blob", fields[2].decode("ascii")], check=False)
     return decode(proc.stdout)[0] if proc.returncode == 0 else None
+
+
+def _worktree_file(ws: Workspace, path: str) -> str:
+    """A memory file's text in the working tree: a regular file covered by the memory rules, not
+    reached through a symlink, at most `index.max_file_bytes` (GitmemError otherwise)."""
+    if not safe_rel(path) or not is_memory_markdown(path):
+        raise GitmemError(f"{path!r} is not a memory file of this workspace",
+                          "citations name a workspace-relative *.md path, e.g. memory/2025-11-27.md")
+    limit = _max_bytes(ws)
+    try:
+        data = read_capped(ws.root, path, limit)
+    except NotRegular:
+        raise GitmemError(f"{path} is a symlink or not a regular file: not read",
+                          "memory files must be plain files inside the workspace") from None
+    except OSError:
+        raise GitmemError(f"{path} does not exist in the working tree", "check the path") from None
+    if len(data) > limit:
+        raise GitmemError(f"{path} is over index.max_file_bytes ({limit} bytes): not read",
+                          "split the file, or raise the limit with `gitmem config index.max_file_bytes N`")
+    return decode(data)[0]
 
 
 def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> dict[str, Any]:
@@ -45,6 +84,10 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
             break
     answer = s.search("", Options(k=max(k * 4, 100), as_of=as_of, entity=key))
     facts = [r for r in answer.results if layout.entity_page_stem(r["path"]) is None]
+    if page is None and not facts:
+        when = f" as of {as_of}" if as_of else ""
+        raise GitmemError(f"nothing in memory mentions {entity}{when}",
+                          f"check the spelling, or search the text with `gitmem recall {entity!r}`")
     facts.sort(key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
     return {"entity": key, "page": page, "as_of": as_of_info, "index": s.index_info(),
             "notes": answer.notes, "results": facts[:k]}
@@ -123,9 +166,10 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
 
 def why(s: Session, target: str) -> dict[str, Any]:
     notes = list(s.notes)
-    if target.isdigit():
+    if target.isascii() and target.isdigit():  # not str.isdigit alone: "²" is a digit int() refuses
         chunk_id = int(target)
-        if not store.chunk_exists(s.conn, chunk_id):
+        # Ids are SQLite integers: a longer number names no chunk (and cannot be bound).
+        if chunk_id >= 1 << 63 or not store.chunk_exists(s.conn, chunk_id):
             raise GitmemError(f"no chunk with id {chunk_id}", "take an id from `gitmem recall --json` results")
     else:
         hits = s.search(target, Options(k=1, include_history=True)).results
@@ -160,6 +204,10 @@ def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
 
 
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
+    if until and s.point(since, end_of_day=False).timestamp > s.point(until).timestamp:
+        from gitmem.errors import BadUsage
+
+        raise BadUsage(f"--since {since} is after --until {until}", "swap them")
     p0 = s.position_before(since)
     p1 = s.position(until)[0] if until else store.last_position(s.conn)
     added_ids = store.ids_added(s.conn, p0, p1)
@@ -200,9 +248,13 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     """memory.md (always first: it is the user's curated core) plus the newest facts that fit."""
     as_of_info = _as_of(s, as_of)
     commit = as_of_info["commit"] if as_of_info else s.tip
+    answer_notes: list[str] = []
     memory_md = ""
-    if as_of is None and (s.ws.root / layout.CORE_FILE).is_file():
-        memory_md = decode((s.ws.root / layout.CORE_FILE).read_bytes())[0]
+    if as_of is None and os.path.lexists(s.ws.root / layout.CORE_FILE):
+        try:
+            memory_md = _worktree_file(s.ws, layout.CORE_FILE)
+        except GitmemError as exc:
+            answer_notes.append(f"{layout.CORE_FILE} left out: {exc.message}")
     elif commit:
         memory_md = _file_at(s.ws, commit, layout.CORE_FILE) or ""
     memory_md = "\n".join(ln.rstrip() for ln in strip_comments(memory_md).strip().splitlines())
@@ -217,7 +269,8 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     if facts:
         md += "\n\n# Recent facts\n\n" + "\n".join(f"- {render_line(r)}" for r in facts)
     return {"memory_md": memory_md, "facts": facts, "markdown": md, "budget": budget,
-            "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(), "notes": answer.notes}
+            "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(),
+            "notes": answer.notes + answer_notes}
 
 
 _ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -245,12 +298,12 @@ def show(ws: Workspace, citation: str) -> dict[str, Any]:
         raise GitmemError(f"{citation!r} is not a citation", f"citations look like {layout.CITATION_EXAMPLE}")
     path, start, end, rev = cited
     if rev == layout.WORKTREE_REV:
-        try:
-            text = decode((ws.root / path).read_bytes())[0]
-        except OSError:
-            raise GitmemError(f"{path} does not exist in the working tree", "check the path") from None
+        text = _worktree_file(ws, path)
         oid = None
     else:
+        if not safe_rel(path) or not is_memory_markdown(path):
+            raise GitmemError(f"{path!r} is not a memory file of this workspace",
+                              "citations name a workspace-relative *.md path, e.g. memory/2025-11-27.md")
         oid = git.resolve(ws.root, rev)
         if oid is None:
             raise GitmemError(f"commit {rev} is not in this repository", "fetch it, or check the citation")

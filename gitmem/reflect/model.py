@@ -261,6 +261,8 @@ class LlamaModel:
             # llama-cpp-python raises ValueError when prompt + answer do not fit n_ctx.
             raise InvalidModelOutput(f"input does not fit the context window ({self.n_ctx} tokens): {e}") from e
         elapsed = time.perf_counter() - start
+        if not isinstance(out, dict):  # a stream: only with stream=True, which is never passed
+            raise InvalidModelOutput("the model returned a stream, not one completion")
         usage = out.get("usage") or {}
         self.stats.calls += 1
         self.stats.prompt_tokens += int(usage.get("prompt_tokens", 0))

@@ -85,8 +85,8 @@ def merge(ws: Workspace) -> dict[str, Any]:
         # start ours then) holds their conflict resolutions, and `merge --abort` would throw them away.
         if git.resolve(ws.root, "MERGE_HEAD") == commit:
             git.run(ws.root, ["merge", "--abort"], check=False)
-        err = proc.stderr.decode("utf-8", "replace").strip() or proc.stdout.decode("utf-8", "replace").strip()
-        raise GitmemError(f"git merge failed: {err.splitlines()[-1] if err else 'unknown error'}",
+        err = git.error_line(proc.stderr) or git.error_line(proc.stdout)
+        raise GitmemError(f"git merge failed: {err or 'unknown error'}",
                           "resolve the problem git reports, or `gitmem review --discard`")
     merged = git.head(ws.root)
     move(ws.root, ref, None, commit)

@@ -52,9 +52,19 @@ def run(
     except FileNotFoundError as exc:  # pragma: no cover - depends on the machine
         raise GitError("git is not installed or not on PATH", "install git and try again") from exc
     if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip() or f"git {' '.join(args)} failed"
-        raise GitError(msg.splitlines()[-1] if msg else msg)
+        raise GitError(error_line(proc.stderr) or f"git {' '.join(args)} failed")
     return proc
+
+
+def error_line(stderr: bytes) -> str:
+    """The line of git's stderr that says what went wrong: the last `fatal:`/`error:` line, not a
+    trailing `hint:` (advice) line; else the last line that is not advice."""
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if ln.startswith(("fatal:", "error:")):
+            return ln
+    plain = [ln for ln in lines if not ln.startswith("hint:")]
+    return (plain or lines or [""])[-1]
 
 
 def out(repo: Path | str, *args: str, check: bool = True) -> str:
@@ -126,6 +136,14 @@ def first_parent_links(repo: Path | str, tip: str, since: str | None = None) -> 
     return links
 
 
+def count_first_parent(repo: Path | str, tip: str, since: str | None = None) -> int:
+    """How many commits `first_parent_links(repo, tip, since)` would list, without listing them."""
+    args = ["rev-list", "--count", "--first-parent", tip]
+    if since:
+        args += [f"^{since}"]
+    return int(out(repo, *args) or 0)
+
+
 def first_parent(repo: Path | str, oid: str) -> str | None:
     return resolve(repo, f"{oid}^1")
 
@@ -174,15 +192,17 @@ def stream(repo: Path | str, args: Sequence[str]) -> Iterator[bytes]:
         proc.stderr.close()
         code = proc.wait()
     if code != 0:
-        raise GitError(err.decode("utf-8", "replace").strip() or f"git {' '.join(args)} failed")
+        raise GitError(error_line(err) or f"git {' '.join(args)} failed")
 
 
 class CatFile:
-    """A long-lived `git cat-file --batch` process: one fork for any number of blob reads."""
+    """A long-lived `git cat-file --batch` process: one fork for any number of blob reads.
+    With `check=True` it is `--batch-check`: sizes only (`size()`), nothing is read."""
 
-    def __init__(self, repo: Path | str) -> None:
+    def __init__(self, repo: Path | str, check: bool = False) -> None:
+        self._check = check
         self._proc = subprocess.Popen(
-            [*_BASE, "-C", str(repo), "cat-file", "--batch"],
+            [*_BASE, "-C", str(repo), "cat-file", "--batch-check" if check else "--batch"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=_env(),
@@ -191,6 +211,17 @@ class CatFile:
             self._proc.kill()
             raise GitError("git cat-file: no pipe to the git process")
         self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
+
+    def size(self, spec: str) -> int | None:
+        """Size in bytes of the object `spec` names (a `check=True` CatFile), None when missing."""
+        if not self._check:
+            raise GitError("CatFile.size needs a check=True (--batch-check) process")
+        if "\n" in spec:
+            return None
+        self._stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+        self._stdin.flush()
+        header = self._stdout.readline().split()
+        return int(header[2]) if len(header) == 3 and header[2].isdigit() else None
 
     def read(self, spec: str) -> bytes | None:
         """Contents of `spec` (e.g. "<commit>:<path>" or an oid), or None when it does not exist."""
@@ -259,7 +290,7 @@ class Status:
         if self._result is None:
             raw, err = self._proc.communicate()
             if self._proc.returncode != 0:
-                raise GitError(err.decode("utf-8", "replace").strip() or "git status failed")
+                raise GitError(error_line(err) or "git status failed")
             self._result = []
             for entry in raw.split(b"\0"):
                 if len(entry) < 4:

@@ -59,11 +59,13 @@ class CommitInfo(NamedTuple):
 
 
 class FileChange(NamedTuple):
-    """A Markdown file's state after a commit. `data` is None when the file was deleted."""
+    """A Markdown file's state after a commit. `data` is None when the file was deleted, or when
+    the new blob is over the size limit: then `too_large` is its size and it was never read."""
 
     path: str
     data: bytes | None
     binary: bool = False
+    too_large: int = 0
 
 
 _C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
@@ -134,20 +136,35 @@ def _apply(old: list[str], patched: unidiff.PatchedFile) -> list[str] | None:
 class FileStates:
     """The text of every Markdown file the walk has seen, as of the last commit processed."""
 
-    def __init__(self, repo: Path, base: str | None) -> None:
+    def __init__(self, repo: Path, base: str | None, max_bytes: int | None = None) -> None:
         self._repo = repo
         self._base = base  # the commit the walk starts after; unseen files are read from it
+        self._max = max_bytes  # blobs over this are never read (their size is asked first)
         self._lines: dict[str, list[str] | None] = {}
         self._cat: git.CatFile | None = None
+        self._sizes: git.CatFile | None = None
 
     def _blob(self, spec: str) -> bytes | None:
         if self._cat is None:
             self._cat = git.CatFile(self._repo)
         return self._cat.read(spec)
 
+    def _size(self, spec: str) -> int | None:
+        if self._sizes is None:
+            self._sizes = git.CatFile(self._repo, check=True)
+        return self._sizes.size(spec)
+
+    def _too_large(self, spec: str) -> int:
+        """The blob's size when it is over the limit (0 otherwise, or when there is no limit)."""
+        if self._max is None:
+            return 0
+        size = self._size(spec)
+        return size if size is not None and size > self._max else 0
+
     def _old(self, path: str) -> list[str] | None:
         if path not in self._lines:
-            data = self._blob(f"{self._base}:{path}") if self._base else None
+            spec = f"{self._base}:{path}"
+            data = self._blob(spec) if self._base and not self._too_large(spec) else None
             self._lines[path] = _split_lines_keepends(data) if data is not None else None
         return self._lines[path]
 
@@ -160,10 +177,17 @@ class FileStates:
             self._lines[path] = None
             return FileChange(path, None)
         if patched.is_binary_file:
-            # No text in the patch: fetch the blob so a text-to-binary change is still seen.
+            # No text in the patch: a blob over the limit (git calls it binary, see walk()) is
+            # skipped by its size alone; otherwise fetch it so a text-to-binary change is seen.
+            size = self._too_large(f"{commit}:{path}")
+            if size:
+                self._lines[path] = None
+                return FileChange(path, None, too_large=size)
             data = self._blob(f"{commit}:{path}") or b""
             self._lines[path] = _split_lines_keepends(data)
-            return FileChange(path, data, binary=True)
+            # Not `binary=True`: git also says "binary" when the *old* side was over the limit;
+            # the parser tells NUL-bytes binary from text itself.
+            return FileChange(path, data)
         old = [] if src is None else (self._old(path) or [])
         lines = _apply(old, patched)
         if lines is None:
@@ -172,8 +196,9 @@ class FileStates:
         return FileChange(path, "".join(lines).encode("utf-8", "surrogateescape"))
 
     def close(self) -> None:
-        if self._cat is not None:
-            self._cat.close()
+        for cat in (self._cat, self._sizes):
+            if cat is not None:
+                cat.close()
 
 
 def _header(text: str) -> tuple[CommitInfo, str]:
@@ -216,28 +241,47 @@ def _mostly_other_files(repo: Path, tip: str) -> bool:
     return other / len(names) >= PATHSPEC_MIN_OTHER
 
 
+def _is_link(section: str) -> bool:
+    """Whether a diff section is a symlink's (git mode 120000 on its header lines): its "text" is
+    the link's target path, never memory, and must not be indexed or followed. A change between a
+    file and a link comes as two sections (--no-renames), so the file's side is still seen."""
+    hunk = section.find("\n@@")
+    head = section if hunk < 0 else section[:hunk]
+    return " 120000" in head
+
+
 def _markdown_sections(patch: str) -> str:
-    """The commit's patch without the sections of files whose header names no .md path."""
+    """The commit's patch without the sections of files whose header names no .md path, and
+    without symlinks' sections."""
     text = patch.lstrip("\n")
     if not text:
         return ""
     sections = ("\n" + text).split(_DIFF_HEADER)
     kept = [sec for sec in sections[1:] if ".md" in sec[: sec.find("\n")].lower()]
+    if " 120000" in text:  # rare: only then look at each section's header
+        kept = [sec for sec in kept if not _is_link(sec)]
     if len(kept) == len(sections) - 1 and not sections[0]:  # all Markdown: the usual case, as it is
         return text if text.endswith("\n") else text + "\n"
     return "".join("diff --git " + sec + ("" if sec.endswith("\n") else "\n") for sec in kept)
 
 
-def walk(repo: Path, tip: str, base: str | None) -> Iterator[tuple[CommitInfo, list[FileChange]]]:
+def walk(
+    repo: Path, tip: str, base: str | None, max_bytes: int | None = None
+) -> Iterator[tuple[CommitInfo, list[FileChange]]]:
     """Commits after `base` (exclusive) up to `tip` on tip's first-parent chain, oldest first,
-    each with the new state of every Markdown file it changed."""
+    each with the new state of every Markdown file it changed. A blob over `max_bytes` is never
+    read: its FileChange carries only its size."""
     # --sparse keeps commits that touched no Markdown in the listing (with an empty patch): every
     # first-parent commit is a point on the timeline that `--as-of REV` may name.
     # -U1: one context line still pins each hunk to the text it is applied to (a mismatch falls
     # back to reading the blob), and unidiff parses about half the lines of the default -U3
     # (about 10% of the walk's Python time).
+    # core.bigFileThreshold: git treats a blob over it as binary and puts no text of it in the patch
+    # (it checks only the object's size), so a 50 MB .md costs a size lookup instead of a 50 MB
+    # diff streamed through the parser.
+    big = ["-c", f"core.bigFileThreshold={max_bytes}"] if max_bytes is not None else []
     args = [
-        *_LEAN_GIT, "log", "--first-parent", "--sparse", "--reverse", "--diff-merges=first-parent", "-p", "-U1", "--no-renames",
+        *_LEAN_GIT, *big, "log", "--first-parent", "--sparse", "--reverse", "--diff-merges=first-parent", "-p", "-U1", "--no-renames",
         "--no-ext-diff", "--no-textconv", "--no-color", "--date=format:%z", f"--format={_FORMAT}",
         tip,
     ]
@@ -247,7 +291,7 @@ def walk(repo: Path, tip: str, base: str | None) -> Iterator[tuple[CommitInfo, l
     # (the hook: one commit) lets git filter rather than list the whole tree to decide.
     if base is not None or _mostly_other_files(repo, tip):
         args += ["--", MD_PATHSPEC]
-    states = FileStates(repo, base)
+    states = FileStates(repo, base, max_bytes)
     try:
         for block in _commit_blocks(repo, args):
             info, patch = _header(_strip_mark(block))

@@ -36,8 +36,27 @@ def _local(dt: datetime) -> datetime:
     return dt if dt.tzinfo else dt.astimezone()  # naive -> local timezone
 
 
+_OUT_OF_RANGE_HINT = "use a date between 1900-01-01 and 9999-12-30, or a shorter span (30d, 2w, 1y)"
+
+
+def _out_of_range(text: str) -> BadRevision:
+    return BadRevision(f"{text!r} is too far in the past or the future to be a point in time", _OUT_OF_RANGE_HINT)
+
+
 def parse_time(text: str, *, end_of_day: bool, now: datetime | None = None) -> datetime | None:
-    """A datetime for a date-like WHEN, or None when `text` is not date-like."""
+    """A datetime for a date-like WHEN, or None when `text` is not date-like. A date-like WHEN
+    that no datetime can hold (0001-01-01 in a timezone east of UTC, 99999999999d) is a
+    BadRevision, not a crash."""
+    try:
+        dt = _parse_time(text, end_of_day=end_of_day, now=now)
+        if dt is not None:
+            dt.timestamp()  # the one use every caller makes of it: fails for year 1 / 9999 edges
+        return dt
+    except (OverflowError, ValueError, OSError):
+        raise _out_of_range(text) from None
+
+
+def _parse_time(text: str, *, end_of_day: bool, now: datetime | None) -> datetime | None:
     t = text.strip()
     now = now or datetime.now().astimezone()
     low = t.lower()
@@ -67,7 +86,7 @@ def resolve_point(repo: Path, text: str, *, end_of_day: bool = True) -> Point:
     """Resolve WHEN to a Point; raises BadRevision with a next step when it names nothing."""
     dt = parse_time(text, end_of_day=end_of_day)
     if dt is not None:
-        return Point(text, int(dt.timestamp()))
+        return Point(text, int(dt.timestamp()))  # parse_time has checked that this works
     oid = git.resolve(repo, text)
     if oid is None:
         raise BadRevision(
