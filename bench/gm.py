@@ -1,7 +1,8 @@
 """The one place the benchmarks touch gitmem's indexer and recall API.
 
-The recall code is being split into a session, a typed filter, a pure ranking function and a result
-type (issue 11); when those names move, only this module changes. Everything a benchmark needs:
+Recall is a session (gitmem/recall/search.py), a pure ranking function (rank.py) and result
+records with their rendering and packing (result.py); when those names move, only this module
+changes. Everything a benchmark needs:
 index a workspace, ask it questions as of a time (top k or a token budget), cost a result the way
 `pack` does, and switch off a ranking stage for a diagnostic run.
 """
@@ -20,15 +21,10 @@ if str(ROOT) not in sys.path:
 
 from gitmem.index.indexer import update  # noqa: E402
 from gitmem.parse import entity_key  # noqa: E402
+from gitmem.recall import rank as _ranking  # noqa: E402
+from gitmem.recall.result import estimate_tokens, pack, render_line  # noqa: E402
 from gitmem.recall.search import Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
-
-try:  # after issue 11: records, rendering and packing in result.py, the pure ranking in rank.py
-    from gitmem.recall import rank as _ranking  # noqa: E402
-    from gitmem.recall.result import estimate_tokens, pack, render_line  # noqa: E402
-except ImportError:  # before it: all in search.py
-    from gitmem.recall import search as _ranking  # type: ignore[no-redef]  # noqa: E402
-    from gitmem.recall.search import estimate_tokens, pack, render_line  # type: ignore[no-redef]  # noqa: E402
 
 __all__ = ["Asker", "Options", "cost", "entity_key", "estimate_tokens", "index", "no_smoothing", "pack", "render_line"]
 
