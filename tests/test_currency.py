@@ -155,3 +155,19 @@ def test_rule_is_conservative_on_other_subjects_and_other_people() -> None:
     assert supersedes(st("@Bob: Moved to Madrid.", "bob"), porto) is None
     assert supersedes(st("@Alice: Now likes coffee.", "alice", kind="opinion"), porto) is None  # kinds differ
     assert supersedes(st("@Alice: Moved to Madrid.", "alice", path="bank/entities/Alice.md"), porto) is None
+
+
+def test_restated_opinion_with_newer_confidence_replaces_the_old_one(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("a", "2025-11-05", log("2025-11-05", "O(c=0.6) @Peter: Prefers concise replies on WhatsApp; long answers get skimmed."))
+    repo.commit("b", "2025-11-14", log("2025-11-14",
+                                       "O(c=0.8) @Peter: Prefers concise replies on WhatsApp (<1500 chars); long content goes into files.",
+                                       "O(c=0.7) @Peter: Prefers German for small talk."))
+    update(Workspace(repo.path))
+    res = ask(repo, "what does Peter prefer?", k=5)
+    concise = [r for r in res if "concise" in str(r["content"])]
+    assert len(concise) == 1 and concise[0]["confidence"] == 0.8  # the c=0.6 wording is replaced
+    hist = ask(repo, "Peter concise replies skimmed", k=5, include_history=True)
+    old = next(r for r in hist if "skimmed" in str(r["content"]))
+    assert "restated" in str(old["superseded_by"]["reason"])  # type: ignore[index]
+    assert any("German" in str(r["content"]) for r in res)  # another subject: not replaced

@@ -330,7 +330,7 @@ class _Writer:
                     if hit is not None:
                         copies.append((rid, hit))
                 continue
-            if not (entities or fact) or not has_cue(content):
+            if not (entities or fact) or not (kind == "opinion" or has_cue(content)):
                 continue
             keys = tuple(entities.split())
             new = Statement(path, kind, bool(fact), keys, content, ev_start)

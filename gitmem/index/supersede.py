@@ -14,12 +14,14 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
 - entities: old names at least one entity and every entity it names is named by new ("Her sister
   @Ana lives in Porto" is not replaced by "@Alice moved to Madrid"); of statements naming no
   entity only typed facts (the user's own) are linked, and only on three shared words;
-- new carries a change cue (moved, now, no longer, instead, switched, left, took over, ...);
+- new carries a change cue (moved, now, no longer, instead, switched, left, took over, ...),
+  except for a restated opinion (below);
 - they are about the same thing: a shared attribute family (where one lives, works, whom one
   dates, what one eats, drives, a phone number, a planned date), or two shared content words
   beyond the subject (crude 5-letter stems: "renovated"/"renovation"; another entity both name
   counts as one); an opinion needs one
-  shared subject word ("tea", "coffee") besides the opinion verbs;
+  shared subject word ("tea", "coffee") besides the opinion verbs, or without a cue three (the
+  same opinion restated with a newer confidence);
 - old's event time does not start after new's (a later note about an earlier time replaces nothing).
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
 suite; see bench/RESULTS.md. This module imports only `re` (and layout): the post-commit hook runs it.
@@ -107,14 +109,17 @@ def supersedes(new: Statement, old: Statement) -> str | None:
     if old.event_start and new.event_start and old.event_start > new.event_start:
         return None
     cue = _CUE.search(new.content)
-    if cue is None:
-        return None
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)
     # Another entity both name counts as a shared word ("Works at @Initech" / "Left @Initech").
     shared = (a & b) | {"@" + e for e in old.entities[1:] if e in new.entities}
     if new.kind == "opinion":
         subject = shared - _OPINION_WORDS
-        return f"cue {cue.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}" if subject else None
+        if cue is not None and subject:
+            return f"cue {cue.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}"
+        # The same opinion restated (a newer confidence, a sharper wording) needs no cue.
+        return f"restated, same subject {'/'.join(sorted(subject))}" if len(subject) >= 3 else None
+    if cue is None:
+        return None
     for fam in () if selfish else _FAMILIES:
         if a & fam and b & fam:
             return f"cue {cue.group(0).lower()!r}, same attribute {'/'.join(sorted((a | b) & fam))}"
