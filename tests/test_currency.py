@@ -140,7 +140,7 @@ def test_cli_json_md_and_why_show_the_supersession(alice: GitRepo) -> None:
     chain = why.get("superseded_by")
     assert isinstance(chain, list) and chain and "Madrid" in chain[-1]["result"]["content"]
     assert "moved" in chain[-1]["reason"]
-    assert "superseded by (cue 'moved'" in run("why", "Lives in Porto, in a flat near the Bolhão market")
+    assert "superseded by (cue 'moved to'" in run("why", "Lives in Porto, in a flat near the Bolhão market")
 
 
 def test_rule_is_conservative_on_other_subjects_and_other_people() -> None:

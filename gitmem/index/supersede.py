@@ -22,6 +22,8 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   counts as one); an opinion needs one
   shared subject word ("tea", "coffee") besides the opinion verbs, or without a cue three (the
   same opinion restated with a newer confidence);
+- old is a state, not an event: a statement that starts with a past-tense verb ("Fixed the photo
+  archive", "I moved flights") stays true whatever happens next (opinions excepted);
 - old's event time does not start after new's (a later note about an earlier time replaces nothing).
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
 suite; see bench/RESULTS.md. This module imports only `re` (and layout): the post-commit hook runs it.
@@ -37,7 +39,8 @@ from gitmem.layout import in_bank
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
 _CUE = re.compile(
-    r"\b(?:moved|moving|relocated|now|no longer|not any ?more|any ?more|instead|switched|switch(?:ed)? to|"
+    r"\b(?:(?:moved|moving) (?:to|from|in|out|away|back|house)|relocated|now|no longer|not any ?more|any ?more|"
+    r"instead|switched|switch(?:ed)? to|"
     r"changed|renamed|formerly|left|quit|resigned|postponed|delayed|rescheduled|took over|sold|"
     r"broke up|split up|divorced|went fully|back at|back in|new)\b",
     re.I,
@@ -53,7 +56,7 @@ _STOP = frozenset(
 _OPINION_WORDS = frozenset("prefe like likes love loves hate hates think enjoy drink eat eats favou favor".split())
 # Attribute families: two statements that both use a word of one family are about the same thing.
 _FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
-    "lives live livin moved move reloc flat apart",
+    "lives live livin <relocation> reloc flat apart",
     "works work worki job joine emplo hired teach caree role posit",
     "datin seein marri partn girlf boyfr broke engag divor",
     "veget vegan eats meat chees diet",
@@ -79,15 +82,29 @@ def _family(kind: str) -> str:
     return kind if kind in ("opinion", "observation") else "fact"
 
 
+# "Moved" is a relocation only with a direction: "Moved the release notes" is about something else.
+_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
+
+
 def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
     skip = set(entities)
-    out: set[str] = set()
+    out: set[str] = {"<relocation>"} if _RELOCATION.search(text) else set()
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
         if len(w) < 3 or w in _STOP or w in skip:
             continue
         out.add(w[:5])
     return out
+
+
+# What a statement says first, past its subject ("@Alice:", "I"): a past-tense verb there makes it
+# an event ("Fixed the photo archive"), which stays true whatever happens next.
+_EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?[a-z]+ed\b", re.I)
+
+
+def is_event(content: str) -> bool:
+    """Whether a statement reports something done (an event, never superseded), not a state."""
+    return _EVENT.match(content) is not None
 
 
 def has_cue(content: str) -> bool:
@@ -107,6 +124,8 @@ def supersedes(new: Statement, old: Statement) -> str | None:
     if not selfish and (not old.entities or not set(old.entities) <= set(new.entities)):
         return None
     if old.event_start and new.event_start and old.event_start > new.event_start:
+        return None
+    if new.kind != "opinion" and is_event(old.content):
         return None
     cue = _CUE.search(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)
