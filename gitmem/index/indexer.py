@@ -18,7 +18,9 @@ from typing import NamedTuple
 
 from gitmem.config import load_config
 from gitmem.index import store
+from gitmem.layout import BANK_DIR, in_bank
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
+from gitmem.index.supersede import Statement, cited_source, has_cue, same_fact, supersedes
 from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
 from gitmem.timeline.history import (
@@ -298,6 +300,7 @@ class _Writer:
             c.executemany("UPDATE chunks SET valid_to = ? WHERE id = ?", self.closes)
             c.executemany("UPDATE chunks SET successor = ? WHERE id = ?", self.successors)
             c.executemany("INSERT INTO problems VALUES (?,?,?,?)", self.problems)
+            self._derive_links()
             set_meta(c, "tip", tip)
             c.execute("COMMIT")
         except BaseException:
@@ -305,6 +308,60 @@ class _Writer:
             raise
         for lst in (self.commits, self.inserts, self.entity_rows, self.closes, self.successors, self.problems):
             lst.clear()
+
+    def _derive_links(self) -> None:
+        """Supersession and copy links of this batch's new chunks (gitmem/index/supersede.py).
+        Runs inside the batch's transaction, after its rows are in: an older statement recorded
+        earlier in the same batch is a candidate like any other."""
+        c = self.conn
+        links: list[tuple[int, int, int, str]] = []
+        copies: list[tuple[int, int]] = []
+        for rid, path, _s, _e, _h, kind, fact, entities, _c, ev_start, _ee, content, _i, pos in self.inserts:
+            if in_bank(path):
+                src = cited_source(content) if ".md#L" in content else None
+                if src is not None:
+                    # The cited file's statements then; the cited line first, but a citation's line
+                    # may be stale (the log grew since), so any statement of that file whose words match.
+                    rows = c.execute(
+                        "SELECT id, start_line, end_line, content FROM chunks WHERE path = ? AND id < ?"
+                        " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)", (src[0], rid, pos, pos)).fetchall()
+                    rows.sort(key=lambda r: not (r[1] <= src[1] <= r[2]))
+                    hit = next((r[0] for r in rows if same_fact(content, r[3])), None)
+                    if hit is not None:
+                        copies.append((rid, hit))
+                continue
+            if not (entities or fact) or not (kind == "opinion" or has_cue(content)):
+                continue
+            keys = tuple(entities.split())
+            new = Statement(path, kind, bool(fact), keys, content, ev_start)
+            seen: set[int] = set()
+            for old in self._older(keys, kind, rid, pos):
+                if old[0] in seen:
+                    continue
+                seen.add(old[0])
+                reason = supersedes(new, Statement(old[1], old[2], bool(old[3]), tuple(old[4].split()), old[5], old[6]))
+                if reason is not None:
+                    links.append((old[0], rid, pos, reason))
+        c.executemany("INSERT OR IGNORE INTO supersessions VALUES (?,?,?,?)", links)
+        c.executemany("INSERT OR IGNORE INTO copies VALUES (?,?)", copies)
+
+
+    def _older(self, keys: tuple[str, ...], kind: str, rid: int, pos: int) -> list[tuple]:
+        """The statements a new chunk could replace: recorded before it and still in memory then,
+        naming one of its entities (newest 64 per entity), or for a typed fact naming no one, the
+        newest 64 such facts of its kind outside bank/."""
+        live = "c.id < ? AND c.valid_from < ? AND (c.valid_to IS NULL OR c.valid_to > ?)"
+        cols = "c.id, c.path, c.kind, c.fact, c.entities, c.content, c.event_start"
+        if not keys:
+            return self.conn.execute(
+                f"SELECT {cols} FROM chunks c WHERE c.kind = ? AND c.fact = 1 AND c.entities = ''"
+                f" AND c.path NOT LIKE '{BANK_DIR}/%' AND {live} ORDER BY c.id DESC LIMIT 64", (kind, rid, pos, pos)).fetchall()
+        out: list[tuple] = []
+        for key in keys[:4]:
+            out += self.conn.execute(
+                f"SELECT {cols} FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id WHERE e.entity = ?"
+                f" AND {live} ORDER BY c.id DESC LIMIT 64", (key, rid, pos, pos)).fetchall()
+        return out
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
@@ -331,6 +388,8 @@ def _rollback_to(conn: sqlite3.Connection, pos: int) -> int:
         conn.execute(
             "DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM chunks WHERE valid_from > ?)", (pos,)
         )
+        conn.execute("DELETE FROM supersessions WHERE pos > ?", (pos,))
+        conn.execute("DELETE FROM copies WHERE copy IN (SELECT id FROM chunks WHERE valid_from > ?)", (pos,))
         conn.execute("DELETE FROM chunks WHERE valid_from > ?", (pos,))
         conn.execute("UPDATE chunks SET valid_to = NULL, successor = NULL WHERE valid_to > ?", (pos,))
         conn.execute("DELETE FROM problems WHERE pos > ?", (pos,))

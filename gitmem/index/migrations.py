@@ -111,6 +111,40 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # Derived supersession (gitmem/index/supersede.py): `old` stopped being the current
+        # statement of its fact when `new` was recorded at timeline position `pos`; an as-of
+        # answer at p uses only the rows with pos <= p. `copies`: a bank/ chunk that quotes the
+        # memory chunk `original` (by its citation). Both are derived from the chunks, so an index
+        # built before this migration is emptied here and re-indexed from git on its next update.
+        "0003_supersession",
+        """
+        CREATE TABLE supersessions (
+            old INTEGER NOT NULL,
+            new INTEGER NOT NULL,
+            pos INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (old, new)
+        ) WITHOUT ROWID;
+        CREATE INDEX supersessions_new ON supersessions(new);
+        CREATE INDEX supersessions_pos ON supersessions(pos);
+        CREATE TABLE copies (
+            copy INTEGER PRIMARY KEY,
+            original INTEGER NOT NULL
+        );
+        CREATE INDEX copies_original ON copies(original);
+        CREATE INDEX chunks_unnamed_facts ON chunks(kind, id) WHERE fact = 1 AND entities = '';
+        INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all');
+        DELETE FROM chunk_entities;
+        DELETE FROM chunks;
+        DELETE FROM problems;
+        DELETE FROM commits;
+        DELETE FROM wt_chunks;
+        INSERT INTO wt_fts (wt_fts) VALUES ('delete-all');
+        DELETE FROM wt_files;
+        DELETE FROM meta WHERE key IN ('tip', 'shallow')
+        """,
+    ),
 ]
 
 

@@ -36,12 +36,11 @@ COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.en
 COLS_ALL = COLS + ", c.valid_from, c.valid_to, c.successor"
 NAMES_ALL = tuple(c.strip()[2:] for c in COLS_ALL.split(","))
 # Candidates are ranked as plain tuples (or Rows) in COLS order: cheaper than Rows by name.
-ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, CONTENT = 0, 1, 2, 3, 5, 6, 7, 9, 11
+ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT = 0, 1, 2, 3, 5, 6, 7, 9, 10, 11
 # The ranked candidates carry only what ranking reads, in the same positions (NULL elsewhere):
 # building ~700 full rows per question cost ~1 ms at 1M lines; the few returned are re-read whole.
 COLS_RANK = ", ".join(
-    c if i in (ID, PATH, START, END, FACT, ENTITIES, EVENT_START, CONTENT) else "NULL"
-    for i, c in enumerate(COLS_ALL.split(", "))
+    c if i in (ID, PATH, START, END, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT) else "NULL" for i, c in enumerate(COLS_ALL.split(", "))
 )
 # Memory a reflection reads: outside bank/ (its own output), facts or notes that name someone.
 _MEMORY = f"c.path NOT LIKE '{layout.BANK_DIR}/%' AND (c.fact = 1 OR c.entities != '')"
@@ -255,6 +254,70 @@ def entity_known(conn: sqlite3.Connection, keys: Sequence[str]) -> list[str]:
     # One index probe per key: DISTINCT over `IN` would read every mention of a common entity.
     probe = "SELECT 1 FROM chunk_entities WHERE entity = ? LIMIT 1"
     return [k for k in dict.fromkeys(keys) if conn.execute(probe, (k,)).fetchone()]
+
+
+# -- supersession and copies (written by the indexer, see gitmem/index/supersede.py) -----------
+
+class Link(NamedTuple):
+    """`old` is no longer the current statement of its fact: `new` replaced it, for `reason`."""
+
+    old: int
+    new: int
+    reason: str
+
+
+def superseded_by(conn: sqlite3.Connection, ids: Sequence[int], at: int | None = None) -> dict[int, Link]:
+    """For the chunks `ids` that a newer statement had replaced at position `at` (None: now):
+    old id -> the newest such link. Only supersession known then counts (recorded at or before
+    `at`), and only while the newer statement is still in memory then (or was edited into a
+    later version of itself): deleting "Moved to Madrid" makes "Lives in Porto" current again.
+    This is the one place the `supersessions` table is read: recall, `why` and reflection pages
+    all ask here (`current = chunk_id not in superseded_by(conn, [chunk_id])`)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    if at is None:
+        live, params = "(n.valid_to IS NULL OR n.successor IS NOT NULL)", [*ids]
+    else:
+        live, params = "s.pos <= ? AND (n.valid_to IS NULL OR n.valid_to > ? OR n.successor IS NOT NULL)", [*ids, at, at]
+    out: dict[int, Link] = {}
+    for old, new, reason in conn.execute(
+            f"SELECT s.old, s.new, s.reason FROM supersessions s JOIN chunks n ON n.id = s.new"
+            f" WHERE s.old IN ({marks}) AND {live} ORDER BY s.new", params):
+        out[old] = Link(old, new, reason)  # ascending: the newest link wins
+    return out
+
+
+def supersedes_what(conn: sqlite3.Connection, chunk_id: int) -> list[Link]:
+    """The statements chunk `chunk_id` replaced (for `why`)."""
+    return [Link(o, n, r) for o, n, r in conn.execute(
+        "SELECT old, new, reason FROM supersessions WHERE new = ? ORDER BY old", (chunk_id,))]
+
+
+def originals_of(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
+    """bank/ copy id -> the memory chunk it quotes, for the chunks `ids` that are such copies."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return dict(conn.execute(f"SELECT copy, original FROM copies WHERE copy IN ({marks})", list(ids)).fetchall())
+
+
+def copies_in_memory(conn: sqlite3.Connection, originals: Sequence[int], where: Where) -> dict[int, list[int]]:
+    """original id -> its bank/ copies that pass `where` (in memory at the answer's position)."""
+    if not originals:
+        return {}
+    marks = ",".join("?" * len(originals))
+    out: dict[int, list[int]] = {}
+    for copy, original in conn.execute(
+            f"SELECT k.copy, k.original FROM copies k JOIN chunks c ON c.id = k.copy"
+            f" WHERE k.original IN ({marks}){where.tail()} ORDER BY k.copy", [*originals, *where.params]):
+        out.setdefault(original, []).append(copy)
+    return out
+
+
+def has_links(conn: sqlite3.Connection) -> bool:
+    """Whether any supersession or copy was derived (a session skips the lookups otherwise)."""
+    return conn.execute("SELECT EXISTS (SELECT 1 FROM supersessions) OR EXISTS (SELECT 1 FROM copies)").fetchone()[0] == 1
 
 
 # -- what a reflection reads ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gitmem.parse.entities import aliases_line, entity_key, entity_slug, mention_keys, mentions, page_aliases, renames
     from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile, RetainFact
     from gitmem.parse.retain import is_retain_heading, parse_retain_bullet
-    from gitmem.parse.text import decode, is_binary, split_lines
+    from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
 
 # Names are loaded on first use (PEP 562): the chunker's and the date parser's regexes cost
 # ~20 ms to compile, which `gitmem recall` should not pay when it only needs entity_key.
@@ -27,7 +27,7 @@ _HOME = {
     "KIND_LETTERS": "model", "NOTE": "model", "Block": "model", "Diagnostic": "model", "ParsedFile": "model",
     "RetainFact": "model",
     "is_retain_heading": "retain", "parse_retain_bullet": "retain",
-    "decode": "text", "is_binary": "text", "split_lines": "text",
+    "decode": "text", "is_binary": "text", "split_lines": "text", "strip_comments": "text",
 }
 
 
@@ -68,4 +68,5 @@ __all__ = [
     "renames",
     "sections",
     "split_lines",
+    "strip_comments",
 ]

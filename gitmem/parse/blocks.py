@@ -27,7 +27,7 @@ from gitmem.parse.dates import parse_event_time
 from gitmem.parse.entities import mention_keys
 from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
 from gitmem.parse.retain import LIST_MARKER, Problem, classify, is_retain_heading
-from gitmem.parse.text import decode, is_binary, split_lines
+from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _HR = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
@@ -306,6 +306,8 @@ def _derive(
         body = "\n".join(lines[1:-1] if fence_closed else lines[1:])
     else:
         body = text
+    if pending != _CODE:
+        body = strip_comments(body)  # template guidance and generated-block markers are not memory
     content = " ".join(body.split())
     if pending == _CODE:
         # Code is quoted material: "@decorator" is not a person and a version date is not an event.

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 BINARY_SNIFF = 8192
+# An HTML comment (an unclosed one runs to the end): markup for whoever edits the file (template
+# guidance, the markers of generated blocks), never memory.
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+
+
+def strip_comments(text: str) -> str:
+    """`text` with every HTML comment replaced by a space."""
+    return _COMMENT.sub(" ", text) if "<!--" in text else text
 
 
 def split_lines(text: str) -> list[str]:

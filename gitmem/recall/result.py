@@ -149,7 +149,20 @@ def render_line(r: dict[str, Any]) -> str:
     if stamp and stamp not in r["source"].split("#", 1)[0]:
         bits.append(stamp)
     head = f"[{' '.join(bits)}] " if bits else ""
-    return f"{head}{r['content']} ({r['source']})"
+    return f"{head}{r['content']} ({r['source']}){currency_marks(r)}"
+
+
+def currency_marks(r: dict[str, Any]) -> str:
+    """What recall's currency step says of a result (gitmem/recall/currency.py), as line text."""
+    marks = ""
+    if r.get("past"):
+        marks += f" [past: until {r['event_end']}]"
+    link = r.get("superseded_by")
+    if link:
+        marks += f" [superseded by {link['source']}]"
+    if r.get("copies"):
+        marks += f" [also in {', '.join(r['copies'])}]"
+    return marks
 
 
 def pack(results: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:

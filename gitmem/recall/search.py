@@ -18,11 +18,12 @@ from typing import Any, Self
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import store
 from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
-from gitmem.index.store import COLS_ALL, ID, NAMES_ALL
+from gitmem.index.store import COLS_ALL, COLS_RANK, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
-from gitmem.recall.query import Query, build, names
 from gitmem.recall import result as _result
+from gitmem.recall.currency import Currency, collapse, heirs, settle
+from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import (
     MIN_RESULT_TOKENS,
@@ -111,6 +112,7 @@ class Session:
             self._catch_up()
             self.tip = get_meta(self.conn, "tip")
         self._overlay_ready = False
+        self._has_links: bool | None = None
 
     def _catch_up(self) -> None:
         # Recall is never silently stale: index what is missing first, or say why not. The
@@ -235,7 +237,8 @@ class Session:
         if not q.raw and q.terms:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
-        results = self._emit(ranked, opts, at, q)
+        ranked, cur = self._currency(ranked, where, at, opts)
+        results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
             notes.append(f"{OVER_BUDGET} {len(ranked)} matching result(s), none fits in --budget {opts.budget}"
@@ -265,6 +268,41 @@ class Session:
             return []
         return store.ranked(self.conn, match, where, limit, low, bound)
 
+    def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None,
+                  opts: Options) -> tuple[list[Candidate], Currency]:
+        """Copies collapsed, replaced statements left out, time-bounded ones dated (currency.py).
+        Only the head of the ranking is looked up: what k or the budget can reach, with room for
+        the candidates this leaves out."""
+        if opts.as_of is not None:
+            day = datetime.fromtimestamp(self.point(opts.as_of).timestamp, UTC).date().isoformat()
+        else:
+            day = datetime.now(UTC).date().isoformat()
+        links: dict[int, store.Link] = {}
+        fetched: dict[int, Any] = {}
+        copies: dict[int, list[int]] = {}
+        if self._has_links is None:
+            self._has_links = store.has_links(self.conn)
+        if self._has_links:
+            n = max(opts.k * 4, 64, opts.budget // 8)
+            head = ranked[:n]
+            ids = [c.row[ID] for c in head if not c.uncommitted]
+            originals = store.originals_of(self.conn, ids)
+            if originals:
+                missing = [o for o in set(originals.values()) if o not in set(ids)]
+                found = store.tuples_by_id(self.conn, COLS_RANK, missing, where) if missing else {}
+                head, copies = collapse(head, originals, found)
+            ids = [c.row[ID] for c in head if not c.uncommitted]
+            links = store.superseded_by(self.conn, ids, at)
+            missing = heirs(links, set(ids))
+            if missing:
+                fetched = store.tuples_by_id(self.conn, COLS_RANK, missing, where)
+                links.update(store.superseded_by(self.conn, list(fetched), at))
+            for o, more in store.copies_in_memory(self.conn, ids, where).items():
+                copies[o] = sorted(set(copies.get(o, [])) | set(more))
+            ranked = head + ranked[n:]
+        ranked, past = settle(ranked, links, fetched, day, opts.include_history)
+        return ranked, Currency(links, copies, past)
+
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
         """Say plainly when WHEN is outside the indexed history (before its first commit, or
         after its newest one) instead of answering silently from an edge of it."""
@@ -283,13 +321,14 @@ class Session:
                     " answering from memory as it stands at that commit"]
         return []
 
-    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None, q: Query) -> list[dict[str, Any]]:
+    def _emit(self, ranked: list[Candidate], opts: Options, at: int | None, q: Query,
+              cur: Currency | None = None) -> list[dict[str, Any]]:
         """Result dicts for the returned candidates only: the top k, or what `pack` keeps of the
         ranking for a token budget (the same choice as packing every candidate, without building a
         dict for those whose text alone cannot fit what is left of the budget). Under a budget a
         long text is cut to an excerpt around its best match (see `shorten`)."""
         if not opts.budget:
-            return self._dicts(ranked[: opts.k], at)
+            return self._dicts(ranked[: opts.k], at, cur)
         stems = query_stems(q)
         out: list[dict[str, Any]] = []
         left = opts.budget
@@ -301,7 +340,7 @@ class Session:
                 i += 1
                 if least_tokens(c.row) <= left:
                     batch.append(c)
-            for r in self._dicts(batch, at):
+            for r in self._dicts(batch, at, cur):
                 shorten(r, stems)
                 cost = estimate_tokens(render_line(r))
                 if cost <= left:
@@ -309,15 +348,33 @@ class Session:
                     left -= cost
         return out
 
-    def _dicts(self, cands: list[Candidate], at: int | None) -> list[dict[str, Any]]:
+    def _dicts(self, cands: list[Candidate], at: int | None, cur: Currency | None = None) -> list[dict[str, Any]]:
         narrow = [c.row[ID] for c in cands if not isinstance(c.row, sqlite3.Row)]
         whole = store.tuples_by_id(self.conn, COLS_ALL, narrow) if narrow else {}
         rows = [c.row if isinstance(c.row, sqlite3.Row) else dict(zip(NAMES_ALL, whole[c.row[ID]])) for c in cands]
         committed = [r for r, c in zip(rows, cands) if not c.uncommitted]
         commits = store.commits_at(
             self.conn, {r["valid_from"] for r in committed} | {r["valid_to"] for r in committed if r["valid_to"]})
-        return [to_result(r, {} if c.uncommitted else commits, c.score, c.uncommitted, at)
-                for r, c in zip(rows, cands)]
+        out = [to_result(r, {} if c.uncommitted else commits, c.score, c.uncommitted, at)
+               for r, c in zip(rows, cands)]
+        if cur is not None:
+            self._annotate(out, cur)
+        return out
+
+    def _annotate(self, results: list[dict[str, Any]], cur: Currency) -> None:
+        """Say what currency decided on each result: what replaced it, where else it is copied,
+        whether its time window is over (fields of the result schema, rendered by render_line)."""
+        ids = [r["id"] for r in results if r["id"] is not None]
+        cite_ids = sorted({cur.superseded[i].new for i in ids if i in cur.superseded}
+                          | {k for i in ids for k in cur.copies.get(i, ())})
+        cites = {r["id"]: r["source"] for r in self.results_by_id(cite_ids)} if cite_ids else {}
+        for r in results:
+            i = r["id"]
+            link = cur.superseded.get(i) if i is not None else None
+            r["superseded_by"] = ({"id": link.new, "source": cites.get(link.new), "reason": link.reason}
+                                  if link is not None else None)
+            r["copies"] = [cites[k] for k in cur.copies.get(i, ()) if k in cites] if i is not None else []
+            r["past"] = i is not None and i in cur.past
 
     def during_window(self, text: str) -> tuple[str, str]:
         """Event-time window from "2025-11", "Nov 2025", "2025-11-27", "2025-11-01..2025-11-30"."""

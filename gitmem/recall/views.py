@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
 from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.index import store
-from gitmem.parse import decode, entity_key, split_lines
+from gitmem.parse import decode, entity_key, split_lines, strip_comments
 from gitmem.recall.result import estimate_tokens, pack, render_line
 from gitmem.recall.search import Options, Session
 from gitmem.safefile import NotRegular, read_capped, safe_rel
@@ -184,7 +185,22 @@ def why(s: Session, target: str) -> dict[str, Any]:
         c = by_oid.get(v["commit"])
         v["author"] = c["author"] if c else None
         v["message"] = c["message"].splitlines()[0] if c and c["message"] else None
-    return {"target": target, "match": chunk_id, "versions": versions, "index": s.index_info(), "notes": notes}
+    return {"target": target, "match": chunk_id, "versions": versions, "superseded_by": _replaced_by(s, ids[-1]),
+            "index": s.index_info(), "notes": notes}
+
+
+def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
+    """The statements that replaced chunk `chunk_id` in other places (derived supersession, see
+    gitmem/index/supersede.py), oldest first, each with the rule's reason: Porto -> Madrid."""
+    chain: list[tuple[int, str]] = []
+    seen = {chunk_id}
+    cur = chunk_id
+    while (link := store.superseded_by(s.conn, [cur]).get(cur)) is not None and link.new not in seen:
+        chain.append((link.new, link.reason))
+        seen.add(link.new)
+        cur = link.new
+    records = s.results_by_id([i for i, _ in chain])
+    return [{"reason": reason, "result": r} for r, (_, reason) in zip(records, chain)]
 
 
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
@@ -241,18 +257,11 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
             answer_notes.append(f"{layout.CORE_FILE} left out: {exc.message}")
     elif commit:
         memory_md = _file_at(s.ws, commit, layout.CORE_FILE) or ""
-    memory_md = memory_md.strip()
+    memory_md = "\n".join(ln.rstrip() for ln in strip_comments(memory_md).strip().splitlines())
+    memory_md = re.sub(r"\n{3,}", "\n\n", memory_md)
     used = estimate_tokens(memory_md)
-    if used > budget:  # keep whole lines of memory.md up to the budget
-        kept: list[str] = []
-        used = 0
-        for line in memory_md.splitlines():
-            cost = estimate_tokens(line)
-            if used + cost > budget:
-                break
-            kept.append(line)
-            used += cost
-        memory_md = "\n".join(kept)
+    if used > budget:
+        memory_md, used = _trim_core(memory_md, budget)
     answer = s.search("", Options(k=200, as_of=as_of, kinds=("world", "experience", "opinion", "observation")))
     facts = sorted(answer.results, key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
     facts = pack(facts, max(budget - used, 0))
@@ -262,6 +271,25 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     return {"memory_md": memory_md, "facts": facts, "markdown": md, "budget": budget,
             "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(),
             "notes": answer.notes + answer_notes}
+
+
+_ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _trim_core(text: str, budget: int) -> tuple[str, int]:
+    """Whole lines of memory.md that fit `budget`, facts first: list items, then the headings
+    (the items' context), then prose, each in file order; the kept lines stay in file order."""
+    lines = text.splitlines()
+    level = [0 if _ITEM_LINE.match(ln) else 1 if ln.startswith("#") else 2 for ln in lines]
+    keep: set[int] = set()
+    used = 0
+    for want in (0, 1, 2):
+        for i, ln in enumerate(lines):
+            cost = estimate_tokens(ln)
+            if level[i] == want and ln.strip() and used + cost <= budget:
+                keep.add(i)
+                used += cost
+    return "\n".join(lines[i] for i in sorted(keep)), used
 
 
 def show(ws: Workspace, citation: str) -> dict[str, Any]:

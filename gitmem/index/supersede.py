@@ -1,0 +1,173 @@
+"""Derived supersession: when a newer statement replaces an older one about the same thing.
+
+A daily log is never edited, so "Lives in Porto" (January's log) stays in memory after "Moved to
+Madrid" (March's log). The indexer asks `supersedes(new, old)` for each new fact or entity note
+that carries a change cue, against the older statements about the same entities that were current
+when it was recorded, and records the pairs it accepts (migrations.py, `supersessions`). No model:
+a fixed, conservative rule, because a wrong supersession hides a true fact.
+
+`new` supersedes `old` when all of these hold:
+- both are outside bank/ (bank pages are curated copies: see `cited_source`);
+- kinds agree: an opinion only replaces an opinion, an observation an observation; world,
+  experience and plain notes replace one another ("@Nora's phone is ..." in memory.md, then
+  "W @Nora: Has a new phone number ...");
+- entities: old names at least one entity and every entity it names is named by new ("Her sister
+  @Ana lives in Porto" is not replaced by "@Alice moved to Madrid"); of statements naming no
+  entity only typed facts (the user's own) are linked, and only on three shared words;
+- new carries a change cue (moved, now, no longer, instead, switched, left, took over, ...),
+  except for a restated opinion (below);
+- they are about the same thing: a shared attribute family (where one lives, works, whom one
+  dates, what one eats, drives, a phone number, a planned date), or two shared content words
+  beyond the subject (crude 5-letter stems: "renovated"/"renovation"; another entity both name
+  counts as one); an opinion needs one
+  shared subject word ("tea", "coffee") besides the opinion verbs, or without a cue three (the
+  same opinion restated with a newer confidence);
+- old is a state, not an event: a statement that starts with a past-tense verb ("Fixed the photo
+  archive", "I moved flights") stays true whatever happens next (opinions excepted);
+- old's event time does not start after new's (a later note about an earlier time replaces nothing).
+Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
+suite; see bench/RESULTS.md. This module imports only `re` (and layout): the post-commit hook runs it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from gitmem.layout import in_bank
+
+# Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
+# "since 2025" dates a standing fact and "currently" announces a temporary one.
+_CUE = re.compile(
+    r"\b(?:(?:moved|moving) (?:to|from|in|out|away|back|house)|relocated|now|no longer|not any ?more|any ?more|"
+    r"instead|switched|switch(?:ed)? to|"
+    r"changed|renamed|formerly|left|quit|resigned|postponed|delayed|rescheduled|took over|sold|"
+    r"broke up|split up|divorced|went fully|back at|back in|new)\b",
+    re.I,
+)
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
+_STOP = frozenset(
+    "the and for with from that this then than into onto over under about after before since his her "
+    "their its our your my has have had was were are is be been being not any more now new also still "
+    "just very much some all one two who which what where when while because but they them she he it "
+    "you we our too out off on in at to of by as an or so".split()
+)
+# Opinion verbs: what an opinion says about its subject, not the subject itself.
+_OPINION_WORDS = frozenset("prefe like likes love loves hate hates think enjoy drink eat eats favou favor".split())
+# Attribute families: two statements that both use a word of one family are about the same thing.
+_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
+    "lives live livin <relocation> reloc flat apart",
+    "works work worki job joine emplo hired teach caree role posit",
+    "datin seein marri partn girlf boyfr broke engag divor",
+    "veget vegan eats meat chees diet",
+    "drive car",
+    "phone numbe email addre",
+    "plann sched postp delay resch",
+))
+_CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}\)")
+
+
+class Statement(NamedTuple):
+    """What the rule reads of a chunk."""
+
+    path: str
+    kind: str
+    fact: bool
+    entities: tuple[str, ...]
+    content: str
+    event_start: str | None
+
+
+def _family(kind: str) -> str:
+    return kind if kind in ("opinion", "observation") else "fact"
+
+
+# "Moved" is a relocation only with a direction: "Moved the release notes" is about something else.
+_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
+
+
+def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
+    skip = set(entities)
+    out: set[str] = {"<relocation>"} if _RELOCATION.search(text) else set()
+    for w in _WORD.findall(text.lower()):
+        w = w.strip("'-")
+        if len(w) < 3 or w in _STOP or w in skip:
+            continue
+        out.add(w[:5])
+    return out
+
+
+# What a statement says first, past its subject ("@Alice:", "I"): a past-tense verb there makes it
+# an event ("Fixed the photo archive"), which stays true whatever happens next.
+_EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?[a-z]+ed\b", re.I)
+
+
+def is_event(content: str) -> bool:
+    """Whether a statement reports something done (an event, never superseded), not a state."""
+    return _EVENT.match(content) is not None
+
+
+def has_cue(content: str) -> bool:
+    """Cheap first test for a new chunk: without a change cue it replaces nothing."""
+    return _CUE.search(content) is not None
+
+
+def supersedes(new: Statement, old: Statement) -> str | None:
+    """The reason `new` replaces `old` (e.g. "cue 'moved', shared 'lives/flat'"), or None."""
+    if in_bank(new.path) or in_bank(old.path):
+        return None
+    if _family(new.kind) != _family(old.kind):
+        return None
+    # The user's own typed facts name no one ("W: I have tried three Korean restaurants"): with no
+    # entity to anchor them, they need three shared words instead of two.
+    selfish = not old.entities and not new.entities and old.fact and new.fact
+    if not selfish and (not old.entities or not set(old.entities) <= set(new.entities)):
+        return None
+    if old.event_start and new.event_start and old.event_start > new.event_start:
+        return None
+    if new.kind != "opinion" and is_event(old.content):
+        return None
+    cue = _CUE.search(new.content)
+    a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)
+    # Another entity both name counts as a shared word ("Works at @Initech" / "Left @Initech").
+    shared = (a & b) | {"@" + e for e in old.entities[1:] if e in new.entities}
+    if new.kind == "opinion":
+        subject = shared - _OPINION_WORDS
+        if cue is not None and subject:
+            return f"cue {cue.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}"
+        # The same opinion restated (a newer confidence, a sharper wording) needs no cue.
+        return f"restated, same subject {'/'.join(sorted(subject))}" if len(subject) >= 3 else None
+    if cue is None:
+        return None
+    for fam in () if selfish else _FAMILIES:
+        if a & fam and b & fam:
+            return f"cue {cue.group(0).lower()!r}, same attribute {'/'.join(sorted((a | b) & fam))}"
+    if len(shared) >= (3 if selfish else 2):
+        return f"cue {cue.group(0).lower()!r}, shared words {'/'.join(sorted(shared))}"
+    return None
+
+
+# A copy's decoration: its citation, a timeline date ("2025-01-13:") and a kind letter ("W:").
+_DECOR = re.compile(r"\([^()]*\.md#L[^()]*\)|^\s*\d{4}-\d{2}-\d{2}(?:\s*[–-]\s*\d{4}-\d{2}-\d{2})?:|"
+                    r"^\s*[WBSO](?:\(c=[\d.]+\))?\s*(?=[@:])")
+
+
+def fact_words(content: str) -> str:
+    """A statement's words, lowercased, without its citation, date, kind letter and @ signs."""
+    return " ".join(_WORD.findall(_DECOR.sub(" ", content).replace("@", " ").lower()))
+
+
+def same_fact(copy: str, original: str) -> bool:
+    """Whether a bank/ line states what `original` states (one's words contain the other's:
+    an entity page's fact list drops the subject, "@Hana: Teaches maths" -> "Teaches maths")."""
+    a, b = fact_words(copy), fact_words(original)
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 12 and short in long_
+
+
+def cited_source(content: str) -> tuple[str, int] | None:
+    """(path, line) of the memory a bank/ line quotes, from the citation it ends with."""
+    m = _CITED.search(content)
+    if m is None or in_bank(m.group(1)):
+        return None
+    return m.group(1), int(m.group(2))

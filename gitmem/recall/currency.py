@@ -1,0 +1,136 @@
+"""What is true *now* (or at the answer's as-of date), applied to a ranked candidate list: a pure
+step after `rank.rerank`, kept apart from the relevance ranking so either can change alone.
+
+- Supersession (derived at index time, gitmem/index/supersede.py; read by `store.superseded_by`
+  as known at the answer's position): a replaced statement hands its score to what replaced it
+  and is left out, unless the caller asked for history (then every statement ranks by its own
+  relevance, the replaced ones marked) or it is all that matched.
+- Copies: a bank/ line quoting a memory chunk (by its citation) is the same fact. The copy and its
+  original collapse into one candidate, the original, at the better of their ranks; the copies are
+  listed on the result and the budget pays for the fact once.
+- Time-bounded statements: "Currently in Tokyo (Mar 3–Mar 10, 2025)" is current only inside its
+  event window. After it the statement is past: its score is multiplied by PAST_FACTOR and the
+  result says so; inside it, it is the most current thing said (ACTIVE_FACTOR).
+Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from gitmem.index.store import CONTENT, EVENT_END, EVENT_START, ID, Link
+from gitmem.recall.rank import Candidate
+
+# A statement that says it holds for now only.
+_FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
+PAST_FACTOR = 0.5
+ACTIVE_FACTOR = 1.5
+
+
+class Currency(NamedTuple):
+    """What `settle` decided, by chunk id, for annotating the results it returns."""
+
+    superseded: dict[int, Link]  # old id -> the link to the statement that replaced it
+    copies: dict[int, list[int]]  # original id -> the bank/ copies collapsed into it
+    past: dict[int, str]  # id -> the last day of its event window
+
+
+def bounded(row: Any, day: str) -> str | None:
+    """"past" / "active" for a statement that holds for now only and writes its window of days
+    (relative to `day`, an ISO date), else None. A single day is no window: every line of a daily
+    log has its log's day as event time ("I'm currently reading ..." is not over the next day)."""
+    start, end = row[EVENT_START], row[EVENT_END]
+    if not start or not end or start >= end or not _FOR_NOW.search(row[CONTENT]):
+        return None
+    return "past" if end < day else "active"
+
+
+def collapse(cands: list[Candidate], originals: dict[int, int],
+             fetched: dict[int, Any]) -> tuple[list[Candidate], dict[int, list[int]]]:
+    """Each bank/ copy becomes its original (taken from the pool, else from `fetched`: the
+    originals in memory that the pool lacked), at the better of the two ranks; a copy whose
+    original is not in memory stays itself."""
+    pool = {c.row[ID]: c for c in cands if not c.uncommitted}
+    out: list[Candidate] = []
+    placed: set[int] = set()
+    copies: dict[int, list[int]] = {}
+    for c in cands:
+        if c.uncommitted:
+            out.append(c)
+            continue
+        i = c.row[ID]
+        o = originals.get(i)
+        if o is not None:
+            target = pool.get(o) or (Candidate(fetched[o], c.score) if o in fetched else None)
+            if target is not None:
+                copies.setdefault(o, []).append(i)
+                if o not in placed:
+                    target.score = max(target.score or 0.0, c.score or 0.0) if c.score is not None else target.score
+                    out.append(target)
+                    placed.add(o)
+                continue
+        if i in placed:
+            continue
+        placed.add(i)
+        out.append(c)
+    return out, copies
+
+
+def heirs(links: dict[int, Link], ids: set[int]) -> list[int]:
+    """The statements that replaced the candidates `ids` in the end (a link followed to the
+    newest statement: Porto -> Lisbon -> Madrid), that are not among `ids` themselves."""
+    return sorted({_last(links, i) for i in ids if i in links} - ids)
+
+
+def _last(links: dict[int, Link], i: int) -> int:
+    seen = {i}
+    while i in links and links[i].new not in seen:
+        i = links[i].new
+        seen.add(i)
+    return i
+
+
+def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
+           include_history: bool) -> tuple[list[Candidate], dict[int, str]]:
+    """Order the (collapsed) candidates by currency; returns them and the past ones' end days.
+
+    A replaced statement hands its score to the statement that replaced it (taken from the pool,
+    else from `fetched`): "Where does Alice live?" matches "Lives in Porto" by its words, and
+    "Moved to Madrid" is the answer to that same question now."""
+    past: dict[int, str] = {}
+    # A block that was only an HTML comment (a generated block's marker) has no text left to say.
+    cands = [c for c in cands if c.row[CONTENT]]
+    by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
+    matched = set(by_id)
+    # With history asked for, every statement keeps its own relevance (`why` finds the statement
+    # its words name), marked; the heir is lifted only when the replaced one is left out.
+    for i in [i for i in by_id if i in links and not include_history]:
+        c = by_id[i]
+        heir = _last(links, i)
+        target = by_id.get(heir)
+        if target is None and heir in fetched:
+            target = by_id[heir] = Candidate(fetched[heir], None)
+            cands.append(target)
+        if target is not None and c.score is not None:
+            target.score = max(target.score or 0.0, c.score)
+    for c in cands:
+        if c.uncommitted or c.score is None:
+            continue
+        state = bounded(c.row, day)
+        if state == "past":
+            past[c.row[ID]] = c.row[EVENT_END]
+            c.score *= PAST_FACTOR
+        elif state == "active":
+            c.score *= ACTIVE_FACTOR
+    cands.sort(key=lambda c: -(c.score or 0.0))
+    if not links:
+        return cands, past
+    current = [c for c in cands if c.uncommitted or c.row[ID] not in links]
+    replaced = [c for c in cands if not c.uncommitted and c.row[ID] in links]
+    if not any(c.uncommitted or c.row[ID] in matched for c in current):
+        # Everything that matched was replaced: it is the answer, marked, followed by its heirs.
+        return replaced + current, past
+    if include_history:
+        return cands, past
+    return current, past

@@ -1,0 +1,173 @@
+"""Issue 13: recall knows what is true now — derived supersession across files, copies collapsed
+into one answer, "currently" facts that expire. Real git repositories, real index, real CLI."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitrepo import GitRepo
+
+from gitmem.index import store
+from gitmem.index.indexer import update
+from gitmem.index.supersede import Statement, supersedes
+from gitmem.recall import views
+from gitmem.recall.search import Options, Session
+from gitmem.workspace import Workspace
+
+
+def log(day: str, *bullets: str) -> dict[str, str]:
+    return {f"memory/{day}.md": f"# {day}\n\n## Retain\n" + "".join(f"- {b}\n" for b in bullets)}
+
+
+@pytest.fixture
+def alice(tmp_path: Path) -> GitRepo:
+    """Alice moves Porto -> Madrid (two logs); Dan's tea opinion is replaced by a coffee one while
+    Eve's tea opinion stays; Alice's sister still lives in Porto; a reflection page copies facts."""
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("init", "2025-11-01", {".gitignore": ".memory/\n"})
+    repo.commit("porto", "2025-11-03", log("2025-11-03", "W @Alice: Lives in Porto, in a flat near the Bolhão market.",
+                                           "O(c=0.6) @Dan: Prefers tea over coffee in the afternoon."))
+    repo.commit("sister", "2025-11-05", log("2025-11-05", "W @Alice: Her sister @Ana lives in Porto and visits on Sundays.",
+                                            "O(c=0.7) @Eve: Prefers green tea; never drinks coffee."))
+    repo.commit("madrid", "2025-12-02", log("2025-12-02", "W @Alice: Moved to Madrid on 2025-12-01; new flat in Lavapiés.",
+                                            "O(c=0.8) @Dan: Now prefers coffee; no longer drinks tea."))
+    page = ("# Alice\n\n<!-- gitmem:begin facts -->\n"
+            "- W: Moved to Madrid on 2025-12-01; new flat in Lavapiés. (memory/2025-12-02.md#L4@1234567)\n"
+            "- W: Lives in Porto, in a flat near the Bolhão market. (memory/2025-11-03.md#L4@1234567)\n"
+            "<!-- gitmem:end facts -->\n\n<!-- gitmem:begin timeline -->\n"
+            "- 2025-12-01: @Alice moved to Madrid on 2025-12-01; new flat in Lavapiés. (memory/2025-12-02.md#L4@1234567)\n"
+            "<!-- gitmem:end timeline -->\n")
+    repo.commit("reflection: merge", "2025-12-16", {"bank/entities/Alice.md": page})
+    update(Workspace(repo.path))
+    return repo
+
+
+def ask(repo: GitRepo, q: str, **kw: object) -> list[dict[str, object]]:
+    with Session(Workspace(repo.path)) as s:
+        return s.search(q, Options(**kw)).results  # type: ignore[arg-type]
+
+
+def test_recall_k1_returns_the_current_fact_and_hides_the_replaced_one(alice: GitRepo) -> None:
+    top = ask(alice, "Alice", k=1)
+    assert "Madrid" in str(top[0]["content"]) and top[0]["path"] == "memory/2025-12-02.md"
+    lives = ask(alice, "where does Alice live", k=10)
+    texts = [str(r["content"]) for r in lives]
+    assert "Madrid" in texts[0]
+    assert not any("Bolhão" in t for t in texts)  # the Porto flat is superseded: not shown
+    assert any("sister @Ana lives in Porto" in t for t in texts)  # another person's fact survives
+    assert all(r["superseded_by"] is None for r in lives)
+
+
+def test_include_history_shows_the_replaced_fact_marked_with_its_successor(alice: GitRepo) -> None:
+    hist = ask(alice, "Alice flat Bolhão Porto", k=10, include_history=True)
+    porto = next(r for r in hist if "Bolhão" in str(r["content"]))
+    link = porto["superseded_by"]
+    assert isinstance(link, dict) and str(link["source"]).startswith("memory/2025-12-02.md#L4@")
+    assert "moved" in str(link["reason"])
+    # The only match: shown even without history, marked, and followed by what replaced it.
+    only = ask(alice, "Bolhão market", k=5)
+    assert "Bolhão" in str(only[0]["content"]) and only[0]["superseded_by"] is not None
+    assert [("Madrid" in str(r["content"])) for r in only] == [False, True]
+
+
+def test_as_of_before_the_move_returns_porto_and_leaks_no_supersession(alice: GitRepo) -> None:
+    before = ask(alice, "where does Alice live", k=10, as_of="2025-11-20")
+    assert "Bolhão" in str(before[0]["content"])
+    assert all(r["superseded_by"] is None for r in before)
+    assert not any("Madrid" in str(r["content"]) for r in before)
+    with sqlite3.connect(Workspace(alice.path).index_path) as conn:
+        porto = conn.execute("SELECT id FROM chunks WHERE content LIKE '%Bolhão%' AND path LIKE 'memory/%'").fetchone()[0]
+        pos_before = conn.execute("SELECT max(pos) FROM commits WHERE message LIKE 'sister%'").fetchone()[0]
+        assert store.superseded_by(conn, [porto], pos_before) == {}
+        assert porto in store.superseded_by(conn, [porto])
+
+
+def test_newer_opinion_on_the_same_subject_ranks_first_and_others_survive(alice: GitRepo) -> None:
+    res = ask(alice, "Dan coffee tea", k=5)
+    dan = [r for r in res if "dan" in r["entities"]]  # type: ignore[operator]
+    assert "Now prefers coffee" in str(dan[0]["content"]) and len(dan) == 1
+    assert any("green tea" in str(r["content"]) for r in res)  # Eve's opinion is not Dan's
+
+
+def test_copies_collapse_into_the_original_with_its_event_time_and_no_markers(alice: GitRepo) -> None:
+    res = ask(alice, "Alice Madrid Lavapiés", k=10)
+    madrid = [r for r in res if "Lavapiés" in str(r["content"])]
+    assert len(madrid) == 1  # the log bullet, the fact list and the timeline are one answer
+    one = madrid[0]
+    assert one["path"] == "memory/2025-12-02.md" and one["timestamp"] == "2025-12-01"
+    copies = one["copies"]
+    assert isinstance(copies, list) and len(copies) == 2
+    assert all(str(c).startswith("bank/entities/Alice.md#L") for c in copies)
+    assert not any("<!--" in str(r["content"]) or "gitmem:" in str(r["content"]) for r in res)
+
+
+def test_expired_currently_fact_ranks_as_past_after_its_window(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("lyon", "2025-11-02", log("2025-11-02", "W @Bob: Lives in Lyon with his partner."))
+    repo.commit("trip", "2025-11-26", log("2025-11-26", "W @Bob: Currently in Marrakech (Nov 27–Dec 1, 2025) for a wedding."))
+    update(Workspace(repo.path))
+    during = ask(repo, "where is Bob", k=5, as_of="2025-11-29")
+    assert "Marrakech" in str(during[0]["content"]) and during[0]["past"] is False
+    after = ask(repo, "where is Bob", k=5, as_of="2025-12-10")
+    assert "Lyon" in str(after[0]["content"])
+    trip = next(r for r in after if "Marrakech" in str(r["content"]))
+    assert trip["past"] is True
+    out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path), "recall", "Bob Marrakech",
+                          "--as-of", "2025-12-10"], capture_output=True, text=True)
+    assert "[past: until 2025-12-01]" in out.stdout
+
+
+def test_cli_json_md_and_why_show_the_supersession(alice: GitRepo) -> None:
+    def run(*args: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(alice.path), *args],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    j = json.loads(run("recall", "Alice", "-k", "1", "--json"))
+    assert "Madrid" in j["results"][0]["content"] and j["results"][0]["superseded_by"] is None
+    text = run("recall", "Bolhão market Porto flat", "--include-history", "-k", "3")
+    assert "[superseded by memory/2025-12-02.md#L4@" in text
+    md = run("recall", "Bolhão market Porto flat", "--include-history", "-k", "3", "--format", "md")
+    assert "[superseded by memory/2025-12-02.md#L4@" in md
+    with Session(Workspace(alice.path)) as s:
+        why = views.why(s, "Lives in Porto, in a flat near the Bolhão market")
+    chain = why.get("superseded_by")
+    assert isinstance(chain, list) and chain and "Madrid" in chain[-1]["result"]["content"]
+    assert "moved" in chain[-1]["reason"]
+    assert "superseded by (cue 'moved to'" in run("why", "Lives in Porto, in a flat near the Bolhão market")
+
+
+def test_rule_is_conservative_on_other_subjects_and_other_people() -> None:
+    def st(content: str, *ents: str, kind: str = "world", path: str = "memory/x.md") -> Statement:
+        return Statement(path, kind, True, ents, content, None)
+
+    porto = st("@Alice: Lives in Porto.", "alice")
+    assert supersedes(st("@Alice: Moved to Madrid.", "alice"), porto)
+    assert supersedes(st("@Alice: Lives in Madrid.", "alice"), porto) is None  # no change cue
+    assert supersedes(st("@Alice: Moved her piano lessons to Monday.", "alice"), st("@Alice: Studied law.", "alice")) is None
+    assert supersedes(st("@Alice: Moved to Madrid.", "alice"), st("@Alice: Her sister @Ana lives in Porto.", "alice", "ana")) is None
+    assert supersedes(st("@Bob: Moved to Madrid.", "bob"), porto) is None
+    assert supersedes(st("@Alice: Now likes coffee.", "alice", kind="opinion"), porto) is None  # kinds differ
+    assert supersedes(st("@Alice: Moved to Madrid.", "alice", path="bank/entities/Alice.md"), porto) is None
+
+
+def test_restated_opinion_with_newer_confidence_replaces_the_old_one(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("a", "2025-11-05", log("2025-11-05", "O(c=0.6) @Peter: Prefers concise replies on WhatsApp; long answers get skimmed."))
+    repo.commit("b", "2025-11-14", log("2025-11-14",
+                                       "O(c=0.8) @Peter: Prefers concise replies on WhatsApp (<1500 chars); long content goes into files.",
+                                       "O(c=0.7) @Peter: Prefers German for small talk."))
+    update(Workspace(repo.path))
+    res = ask(repo, "what does Peter prefer?", k=5)
+    concise = [r for r in res if "concise" in str(r["content"])]
+    assert len(concise) == 1 and concise[0]["confidence"] == 0.8  # the c=0.6 wording is replaced
+    hist = ask(repo, "Peter concise replies skimmed", k=5, include_history=True)
+    old = next(r for r in hist if "skimmed" in str(r["content"]))
+    assert "restated" in str(old["superseded_by"]["reason"])  # type: ignore[index]
+    assert any("German" in str(r["content"]) for r in res)  # another subject: not replaced
