@@ -27,13 +27,17 @@ def tree_chunks(repo: Path, oid: str, max_bytes: int = 5_000_000) -> set[tuple[s
             continue
         data = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", f"{oid}:{name}"],
                               capture_output=True, check=True).stdout
-        for b in parse_markdown(data, name, max_bytes=max_bytes).blocks:
-            out.add((name, b.content))
+        # A block left with no text once HTML comments are stripped (a generated-block marker,
+        # template guidance) is indexed but never recalled.
+        out |= {(name, b.content) for b in parse_markdown(data, name, max_bytes=max_bytes).blocks if b.content}
     return out
 
 
 def recalled(ws: Workspace, as_of: str | None, **kw: object) -> set[tuple[str, str]]:
     with Session(ws) as s:
+        # What the index holds, not what recall ranks: the currency step (recall/currency.py) would
+        # collapse bank copies into their originals and leave replaced statements out.
+        s._has_links = False
         ans = s.search("", Options(k=100000, as_of=as_of, **kw))  # type: ignore[arg-type]
     return {(r["path"], r["content"]) for r in ans.results}
 
