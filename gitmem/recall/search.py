@@ -288,7 +288,7 @@ class Session:
             ids = [c.row[ID] for c in head if not c.uncommitted]
             originals = store.originals_of(self.conn, ids)
             if originals:
-                missing = [o for o in set(originals.values()) if o not in set(ids)]
+                missing = list(set(originals.values()).difference(ids))
                 found = store.tuples_by_id(self.conn, COLS_RANK, missing, where) if missing else {}
                 head, copies = collapse(head, originals, found)
             ids = [c.row[ID] for c in head if not c.uncommitted]
