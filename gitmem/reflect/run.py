@@ -36,6 +36,7 @@ from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
+    from gitmem.recall.result import Result
     from gitmem.recall.search import Session
     from gitmem.reflect.model import Model
 
@@ -65,11 +66,11 @@ def _ev_dict(ev: confidence.Evidence, at: str) -> dict[str, Any]:
             "strength": ev.strength, "delta": ev.delta, "at": at}
 
 
-def _display_names(facts: list[dict[str, Any]]) -> dict[str, str]:
+def _display_names(facts: list[Result]) -> dict[str, str]:
     """entity key -> the most used spelling of its @mentions (ties: alphabetical)."""
     seen: dict[str, Counter[str]] = {}
     for r in facts:
-        for raw in mentions(r["content"]):
+        for raw in mentions(r.content):
             seen.setdefault(entity_key(raw), Counter())[raw] += 1
     return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in seen.items()}
 
@@ -212,7 +213,7 @@ class _Run:
             if not win.facts and not (logs and self.opts.model):
                 return {**result, "status": "nothing-new", "notes": self.notes,
                         "message": "no new facts since the last reflection"}
-            self.window = discarded.window_key(result["since"], [(r["path"], r["id"]) for r in win.facts], logs)
+            self.window = discarded.window_key(result["since"], [(r.path, r.id) for r in win.facts if r.id is not None], logs)
             if self.window in self.discarded.windows:  # checked before the model loads: cheap for cron
                 return {**result, "status": "nothing-new", "notes": self.notes,
                         "message": "nothing new since the proposal you discarded (`gitmem review --discard`); "
@@ -238,7 +239,7 @@ class _Run:
                  pending: str | None, result: dict[str, Any]) -> dict[str, Any]:
         at = _iso_date(win.through_time)
         names = _display_names(win.facts)
-        keys = sorted({k for r in win.facts for k in r["entities"]})
+        keys = sorted({k for r in win.facts for k in r.entities})
         ops = gather.current_opinions(s)
         if self.model and ops:
             # A model that judges the wrong way too often (or was never checked) may not move beliefs.
@@ -271,7 +272,7 @@ class _Run:
                 continue
             facts = gather.entity_facts(s, key)
             for alias in sorted(k for k, v in canon.items() if v == key):
-                facts += [r for r in gather.entity_facts(s, alias) if r["id"] not in {f["id"] for f in facts}]
+                facts += [r for r in gather.entity_facts(s, alias) if r.id not in {f.id for f in facts}]
                 if alias in existing:
                     self.notes.append(f"{existing[alias]} is now an alias of {path} (the log says so); "
                                       "reflection no longer updates it: merge or delete it by hand")
@@ -283,7 +284,7 @@ class _Run:
                              state, blocks, "entity")
 
         for kind, path, title in (("world", layout.WORLD_PAGE, "World"), ("experience", layout.EXPERIENCE_PAGE, "Experience")):
-            if any(r["kind"] == kind for r in win.facts):
+            if any(r.kind == kind for r in win.facts):
                 current, _ = pages.current_and_past(gather.current_facts(s, kind), at)
                 self._write_page(builder, path, title, [(kind, pages.list_block(current))], state, blocks, kind)
         self.tick("world and experience")
@@ -329,8 +330,8 @@ class _Run:
         return result
 
     # ------------------------------------------------------------------------------------
-    def _pairs(self, s: Session, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
-        out: dict[int, list[dict[str, Any]]] = {}
+    def _pairs(self, s: Session, ops: list[Result], win: gather.Window) -> dict[int | None, list[Result]]:
+        out: dict[int | None, list[Result]] = {}
         budget = gather.MAX_PAIRS
         passed = considered = 0
         for op in ops:
@@ -338,66 +339,66 @@ class _Run:
                 self.notes.append(f"more than {gather.MAX_PAIRS} (fact, opinion) pairs: the rest wait for the next run")
                 break
             # The relevance gate runs before any model call: only facts about the opinion's subject.
-            evidence = [f for f in win.facts if f["fact"] and f["kind"] != "opinion"]
-            pool = [f for f in evidence if judge.relevant(f["content"], op["content"]).passed]
+            evidence = [f for f in win.facts if f.fact and f.kind != "opinion"]
+            pool = [f for f in evidence if judge.relevant(f.content, op.content).passed]
             considered += len(evidence)
             passed += len(pool)
             cands = gather.candidates(s, op, pool, win.through)[:budget]
             if cands:
-                out[op["id"]] = cands
+                out[op.id] = cands
                 budget -= len(cands)
         self.notes.append(f"relevance gate: {passed} of {considered} (fact, opinion) pairs concern the opinion's subject")
         return out
 
-    def _opinions(self, ops: list[dict[str, Any]], pairs: dict[int, list[dict[str, Any]]], state: State,
+    def _opinions(self, ops: list[Result], pairs: dict[int | None, list[Result]], state: State,
                   at: str) -> list[dict[str, Any]]:
         out = []
         for op in ops:
-            key = _okey(op["content"])
+            key = _okey(op.content)
             prev = state.opinions.get(key) or {}
-            stated = op["confidence"]
+            stated = op.confidence
             restated = not prev or prev.get("stated") != stated
             before = confidence.start(stated) if restated else float(prev.get("confidence", confidence.DEFAULT))
             evidence: list[confidence.Evidence] = []
-            for fact in pairs.get(op["id"], []):
+            for fact in pairs.get(op.id, []):
                 self.tick("judging evidence")
                 cal = self.trust.calibration if self.trust else None
                 assert cal is not None  # pairs exist only when the model is trusted
-                verdict = self.ask(f"judge {fact['source']} vs {op['source']}",
-                                   partial(judge.judge, self._model(), cal, fact["content"], op["content"]))  # type: ignore[arg-type]
+                verdict = self.ask(f"judge {fact.source} vs {op.source}",
+                                   partial(judge.judge, self._model(), cal, fact.content, op.content))  # type: ignore[arg-type]
                 if verdict is None or verdict.relation == "unrelated":
                     continue
-                evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact["path"], fact["commit"],
-                                                    fact["content"], fact["source"]))
+                evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact.path, fact.commit,
+                                                    fact.content, fact.source))
             seen = {confidence.evidence_key(e.get("path", ""), e.get("content", ""))
                     for rel in ("supports", "contradicts") for e in prev.get(rel, []) if isinstance(e, dict)}
             seen |= self.discarded.evidence.get(key, set())  # turned down in a review: never counted again
             upd = confidence.update(before, evidence, seen)
             history = list(prev.get("history", []))
             if restated:
-                history.append({"at": at, "commit": op["commit"], "confidence": upd.before, "delta": 0.0,
+                history.append({"at": at, "commit": op.commit, "confidence": upd.before, "delta": 0.0,
                                 "reason": "stated" if not prev else "restated in memory"})
             if upd.counted:
-                history.append({"at": at, "commit": op["commit"], "confidence": upd.after, "delta": upd.delta,
+                history.append({"at": at, "commit": op.commit, "confidence": upd.after, "delta": upd.delta,
                                 "reason": f"{len(upd.counted)} new evidence" + (" (clamped)" if upd.clamped else "")})
             supports = list(prev.get("supports", [])) + [_ev_dict(e, at) for e in upd.counted if e.relation == "supports"]
             contradicts = list(prev.get("contradicts", [])) + [_ev_dict(e, at) for e in upd.counted if e.relation == "contradicts"]
             changed = restated or bool(upd.counted)
-            body = clean_inline(op["content"], 300)
+            body = clean_inline(op.content, 300)
             bullet = f"- O(c={upd.after:.2f}) {body}"
             if not isinstance(parse_retain_bullet(bullet), RetainFact):
-                self.reject(f"opinion {op['source']}", "its statement does not make a valid Retain bullet")
+                self.reject(f"opinion {op.source}", "its statement does not make a valid Retain bullet")
                 bullet = ""
-            item = {"key": key, "id": op["id"], "statement": op["content"], "entities": op["entities"], "stated": stated,
+            item = {"key": key, "id": op.id, "statement": op.content, "entities": list(op.entities), "stated": stated,
                     "stated_text": "no confidence" if stated is None else f"c={stated:.2f}",
                     "confidence": upd.after,
                     "delta": round(upd.after - float(prev.get("confidence", upd.before)), 2),
-                    "last_updated": at if changed else prev.get("last_updated", at), "source": op["source"],
+                    "last_updated": at if changed else prev.get("last_updated", at), "source": op.source,
                     "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
             out.append(item)
             if upd.counted or restated:
                 self.changes.append(OpinionChange(
-                    layout.OPINIONS_PAGE, key, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
+                    layout.OPINIONS_PAGE, key, clean_inline(op.content, 120), upd.before, upd.after, upd.delta, upd.clamped,
                     [EvidenceStep(e.relation, e.strength, e.delta, e.source, e.content, e.path)
                      for e in upd.counted]))
         return out
@@ -428,11 +429,11 @@ class _Run:
                 out.setdefault(entity_key(name[:-3]), f"{ENTITIES_DIR}/{name}")
         return out
 
-    def _summary(self, name: str, facts: list[dict[str, Any]]) -> str | None:
+    def _summary(self, name: str, facts: list[Result]) -> str | None:
         """The model's summary of the current facts about an entity, if it passes the gate."""
         from gitmem.reflect.prompts import summarize_entity, summary_prompt
 
-        contents = [f["content"] for f in facts]
+        contents = [f.content for f in facts]
         # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
         summary: str | None = self.ask(f"summary of {name}", partial(summarize_entity, self._model(), name, contents))
         if summary is None:
