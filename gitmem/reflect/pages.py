@@ -18,10 +18,11 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from gitmem.parse import aliases_line, is_retain_heading
 from gitmem.recall.result import Result
+from gitmem.reflect.records import Opinion
 from gitmem.reflect.safety import clean_inline
 
 _MARK = re.compile(r"^<!-- gitmem:(begin|end) ([a-z0-9-]{1,40}) -->$")
@@ -267,7 +268,7 @@ def curatable(r: Result) -> bool:
 _GROUPS = (("world", "World"), ("experience", "What I did"), ("observation", "Observations"), ("note", "Notes"))
 
 
-def entity_blocks(summary: str | None, facts: list[Result], opinions: list[dict[str, Any]], today: str,
+def entity_blocks(summary: str | None, facts: list[Result], opinions: list[Opinion], today: str,
                   aliases: list[str] | None = None, supersede: Supersede = moves_supersede) -> list[tuple[str, str | None]]:
     """The generated blocks of an entity page: summary, aliases, facts (current ones grouped by
     kind, newest first, then the past ones marked), opinions. Every fact appears exactly once.
@@ -292,7 +293,7 @@ def entity_blocks(summary: str | None, facts: list[Result], opinions: list[dict[
     blocks.append(("timeline", None))
     if opinions:
         blocks.append(("opinions", "## Opinions\n" + "\n".join(
-            f"- c={o['confidence']:.2f}: {clean_inline(o['statement'], 240)} (see bank/opinions.md)" for o in opinions)))
+            f"- c={o.confidence:.2f}: {clean_inline(o.statement, 240)} (see bank/opinions.md)" for o in opinions)))
     return blocks
 
 
@@ -300,19 +301,19 @@ def list_block(facts: list[Result]) -> str:
     return "\n".join(fact_line(r, with_kind=False) for r in facts) or "_(no current facts)_"
 
 
-def opinions_block(opinions: list[dict[str, Any]]) -> str:
+def opinions_block(opinions: list[Opinion]) -> str:
     """The bank/opinions.md block: one valid Retain bullet per opinion (so the index reads them as
     opinions with confidence), then the evidence in a separate section (never nested bullets)."""
-    retain = [o["bullet"] for o in opinions if o.get("bullet")]
+    retain = [o.bullet for o in opinions if o.bullet]
     out = ["## Retain", *retain, "", "## Evidence"]
     for n, o in enumerate(opinions, 1):
-        out += ["", f"### {n}. {clean_inline(o['statement'], 120)}",
-                f"- confidence: {o['confidence']:.2f} (stated {o['stated_text']}; this reflection {o['delta']:+.2f})",
-                f"- last_updated: {o['last_updated']}",
-                f"- stated in: {o['source']}"]
-        for rel in ("supports", "contradicts"):
-            for ev in o[rel]:
+        out += ["", f"### {n}. {clean_inline(o.statement, 120)}",
+                f"- confidence: {o.confidence:.2f} (stated {o.stated_text}; this reflection {o.delta:+.2f})",
+                f"- last_updated: {o.last_updated}",
+                f"- stated in: {o.source}"]
+        for rel, evidence in (("supports", o.supports), ("contradicts", o.contradicts)):
+            for ev in evidence:
                 out.append(f"- {rel} ({ev['strength']}, {ev['delta']:+.2f}): {clean_inline(ev['content'], 200)} ({ev['source']})")
-        if not o["supports"] and not o["contradicts"]:
+        if not o.supports and not o.contradicts:
             out.append("- no evidence judged yet")
     return "\n".join(out)

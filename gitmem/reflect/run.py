@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gitmem.config import load_config
 from gitmem.errors import GitmemError
@@ -30,6 +30,7 @@ from gitmem.parse import entity_key, mentions, page_aliases, parse_retain_bullet
 from gitmem.parse.model import RetainFact
 from gitmem.reflect import confidence, discarded, gate, gather, judge, pages
 from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
+from gitmem.reflect.records import Change, EvidenceStep, Opinion, OpinionChange, PageChange, RetainChange
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
 from gitmem.timeline import git
@@ -73,59 +74,6 @@ def _display_names(facts: list[Result]) -> dict[str, str]:
         for raw in mentions(r.content):
             seen.setdefault(entity_key(raw), Counter())[raw] += 1
     return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in seen.items()}
-
-
-class PageChange(NamedTuple):
-    """Reflection (re)wrote blocks of a bank page."""
-
-    path: str
-    what: str  # "entity", "opinions", "world", "experience", "memory proposals"
-    status: str  # "added" or "updated"
-    blocks: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "what": self.what, "status": self.status, "blocks": self.blocks}
-
-
-class RetainChange(NamedTuple):
-    """Reflection appended a Retain section to a daily log."""
-
-    path: str
-    bullets: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "what": "retain", "status": "updated", "bullets": self.bullets}
-
-
-class EvidenceStep(NamedTuple):
-    relation: str
-    strength: str
-    delta: float
-    source: str
-    content: str  # the evidence text, so a review reads without `gitmem show`
-    path: str
-
-
-
-
-class OpinionChange(NamedTuple):
-    """An opinion's confidence moved (or was stated) in bank/opinions.md."""
-
-    path: str
-    key: str  # the opinion's key in the state file
-    opinion: str
-    before: float
-    after: float
-    delta: float
-    clamped: bool
-    evidence: list[EvidenceStep]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "key": self.key, "opinion": self.opinion, "before": self.before, "after": self.after,
-                "delta": self.delta, "clamped": self.clamped, "evidence": [e._asdict() for e in self.evidence]}
-
-
-Change = PageChange | RetainChange | OpinionChange
 
 
 class _Run:
@@ -279,7 +227,7 @@ class _Run:
             current, _ = pages.current_and_past([r for r in facts if pages.curatable(r)], at)
             summary = self._summary(name, current) if self.model and current else None
             also = {key, *(k for k, v in canon.items() if v == key)}
-            about = [o for o in opinions if also.intersection(o["entities"])]
+            about = [o for o in opinions if also.intersection(o.entities)]
             self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about, at, aliases_of.get(key)),
                              state, blocks, "entity")
 
@@ -318,8 +266,7 @@ class _Run:
         commit = builder.commit(message)
         stat = git.out(self.root, "diff", "--stat", result["base"], commit)
         result.update({"commit": commit, "diffstat": stat, "changes": changes, "skipped": self.skipped,
-                       "rejected": self.rejected, "opinions": [{k: o[k] for k in ("statement", "confidence", "delta", "source")}
-                                                               for o in opinions],
+                       "rejected": self.rejected, "opinions": [o.to_json() for o in opinions],
                        "model": run_summary["model"], "notes": self.notes, "message": message})
         if self.opts.dry_run:
             result["status"] = "dry-run"
@@ -351,8 +298,8 @@ class _Run:
         return out
 
     def _opinions(self, ops: list[Result], pairs: dict[int | None, list[Result]], state: State,
-                  at: str) -> list[dict[str, Any]]:
-        out = []
+                  at: str) -> list[Opinion]:
+        out: list[Opinion] = []
         for op in ops:
             key = _okey(op.content)
             prev = state.opinions.get(key) or {}
@@ -363,7 +310,9 @@ class _Run:
             for fact in pairs.get(op.id, []):
                 self.tick("judging evidence")
                 cal = self.trust.calibration if self.trust else None
-                assert cal is not None  # pairs exist only when the model is trusted
+                if cal is None:  # _pairs finds pairs only when the model is trusted (and so calibrated)
+                    raise GitmemError("reflection judged evidence without a calibrated model",
+                                      "this is a gitmem bug; please report it")
                 verdict = self.ask(f"judge {fact.source} vs {op.source}",
                                    partial(judge.judge, self._model(), cal, fact.content, op.content))  # type: ignore[arg-type]
                 if verdict is None or verdict.relation == "unrelated":
@@ -389,13 +338,11 @@ class _Run:
             if not isinstance(parse_retain_bullet(bullet), RetainFact):
                 self.reject(f"opinion {op.source}", "its statement does not make a valid Retain bullet")
                 bullet = ""
-            item = {"key": key, "id": op.id, "statement": op.content, "entities": list(op.entities), "stated": stated,
-                    "stated_text": "no confidence" if stated is None else f"c={stated:.2f}",
-                    "confidence": upd.after,
-                    "delta": round(upd.after - float(prev.get("confidence", upd.before)), 2),
-                    "last_updated": at if changed else prev.get("last_updated", at), "source": op.source,
-                    "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
-            out.append(item)
+            out.append(Opinion(
+                key=key, id=op.id, statement=op.content, entities=op.entities, stated=stated, confidence=upd.after,
+                delta=round(upd.after - float(prev.get("confidence", upd.before)), 2),
+                last_updated=at if changed else prev.get("last_updated", at), source=op.source,
+                history=history, supports=supports, contradicts=contradicts, bullet=bullet))
             if upd.counted or restated:
                 self.changes.append(OpinionChange(
                     layout.OPINIONS_PAGE, key, clean_inline(op.content, 120), upd.before, upd.after, upd.delta, upd.clamped,
@@ -403,14 +350,11 @@ class _Run:
                      for e in upd.counted]))
         return out
 
-    def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    def _state_opinions(self, state: State, opinions: list[Opinion]) -> dict[str, dict[str, Any]]:
         # Opinions no longer in memory keep their record, so their history stays viewable.
         out = {k: dict(v, current=False) for k, v in state.opinions.items()}
         for o in opinions:
-            out[o["key"]] = {"statement": o["statement"], "entities": o["entities"], "stated": o["stated"],
-                             "confidence": o["confidence"], "last_updated": o["last_updated"], "source": o["source"],
-                             "history": o["history"], "supports": o["supports"], "contradicts": o["contradicts"],
-                             "current": True}
+            out[o.key] = o.to_state()
         return dict(sorted(out.items()))
 
     def _entity_pages(self, builder: Builder) -> dict[str, str]:
@@ -523,15 +467,15 @@ class _Run:
             return
         self.changes.append(RetainChange(path, bullets))
 
-    def _memory_proposals(self, builder: Builder, opinions: list[dict[str, Any]], state: State,
+    def _memory_proposals(self, builder: Builder, opinions: list[Opinion], state: State,
                           hashes: dict[str, str]) -> None:
         core = (builder.base_text(layout.CORE_FILE) or "").lower()
-        strong = [o for o in opinions if o["confidence"] >= PROPOSE_MEMORY_AT and o["bullet"]
-                  and " ".join(o["statement"].lower().split()) not in " ".join(core.split())]
+        strong = [o for o in opinions if o.confidence >= PROPOSE_MEMORY_AT and o.bullet
+                  and " ".join(o.statement.lower().split()) not in " ".join(core.split())]
         if not strong:
             return
         body = ("Proposed additions to memory.md (reflection never edits memory.md: copy what you agree with).\n\n"
-                + "\n".join(f"{o['bullet']} ({o['source']})" for o in strong))
+                + "\n".join(f"{o.bullet} ({o.source})" for o in strong))
         self._write_page(builder, layout.CORE_PROPOSALS_PAGE, "Proposals for memory.md", [("memory", body)],
                          state, hashes, "memory proposals")
 
