@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from gitmem.recall.result import Result
-from gitmem.recall.search import OVER_BUDGET
+from gitmem.recall.result import OVER_BUDGET, Result
 
 
 class Rendered(Protocol):

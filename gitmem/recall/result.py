@@ -15,6 +15,7 @@ from gitmem.layout import citation
 
 # No rendered result line costs less (see least_tokens).
 MIN_RESULT_TOKENS = 6
+OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
 # Under a token budget, a result whose text is longer than this many characters is returned as an
 # excerpt: the sentences around its best match (0: off). Its citation still names the whole chunk.
 SNIPPET_CHARS = 300

@@ -25,12 +25,11 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
-from gitmem.recall.result import MIN_RESULT_TOKENS, Replacement, Result, excerpt, iso, least_tokens, to_result
+from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
-OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
 MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
