@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from gm import pack
+from gm import Result, line_result, pack
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -148,16 +148,16 @@ def lme_time(text: str) -> datetime:
 
 # -- scoring -------------------------------------------------------------------------------------
 
-def covered(results: list[dict[str, Any]], where: tuple[str, int]) -> bool:
+def covered(results: list[Result], where: tuple[str, int]) -> bool:
     path, line = where
-    return any(r["path"] == path and r["lines"][0] <= line <= r["lines"][1] for r in results)
+    return any(r.path == path and r.lines[0] <= line <= r.lines[1] for r in results)
 
 
-def rank_of(results: list[dict[str, Any]], where: tuple[str, int]) -> int | None:
+def rank_of(results: list[Result], where: tuple[str, int]) -> int | None:
     """0-based rank of the first result whose lines hold `where`, None if none does."""
     path, line = where
     for i, r in enumerate(results):
-        if r["path"] == path and r["lines"][0] <= line <= r["lines"][1]:
+        if r.path == path and r.lines[0] <= line <= r.lines[1]:
             return i
     return None
 
@@ -213,7 +213,7 @@ class Floor:
         self.conn.executemany("INSERT INTO t(rowid, body) VALUES (?, ?)",
                               [(i, built.texts[tid]) for i, tid in enumerate(self.ids)])
 
-    def search(self, question: str, limit: int) -> list[dict[str, Any]]:
+    def search(self, question: str, limit: int) -> list[Result]:
         terms = [w.lower() for w in _WORD.findall(question) if w.lower() not in FLOOR_STOPWORDS]
         parts = list(dict.fromkeys(p for t in terms for p in re.split(r"['’-]", t) if p))
         if not parts:
@@ -225,12 +225,10 @@ class Floor:
             tid = self.ids[rowid]
             path, line = self.built.lines[tid]
             # Costed like a gitmem result (kind, date, citation) so budgets compare like with like.
-            out.append({"path": path, "lines": [line, line], "kind": "note", "confidence": None,
-                        "timestamp": self.built.dates[tid], "content": self.built.texts[tid],
-                        "source": f"{path}#L{line}@0000000"})
+            out.append(line_result(path, line, self.built.dates[tid], self.built.texts[tid]))
         return out
 
-    def ask(self, question: str, *, k: int = 10, budget: int = 0) -> list[dict[str, Any]]:
+    def ask(self, question: str, *, k: int = 10, budget: int = 0) -> list[Result]:
         if budget:
             return pack(self.search(question, max(k * 4, 40, budget // 8)), budget)
         return self.search(question, k)

@@ -65,7 +65,9 @@ def dump(code: Path, out: Path, work: Path, limit: int) -> int:
             with Session(ws, catch_up=False) as s:
                 for qi, qa in enumerate(sample["qa"]):
                     for name, kw in settings.items():
-                        res = s.search(qa["question"], Options(**kw)).results
+                        # A checkout's results are dicts or typed records (issue 11): compared as JSON.
+                        res = [r.to_json() if hasattr(r, "to_json") else r
+                               for r in s.search(qa["question"], Options(**kw)).results]
                         rows = [[r["source"], r["content"], r["status"], r["score"], r.get("valid_until")]
                                 for r in res]
                         f.write(json.dumps({"q": f"{sample['sample_id']}/{qi}", "set": name, "r": rows}) + "\n")

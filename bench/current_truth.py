@@ -39,13 +39,12 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from benchlib import OUT, Built, Floor, fast_import, publish  # noqa: E402
-from gm import Asker, entity_key, index  # noqa: E402
+from gm import Asker, Result, entity_key, index  # noqa: E402
 
 DATA = HERE / "current_truth.json"
 K = 10
@@ -151,8 +150,8 @@ def normalised(text: str) -> str:
     return " ".join(re.findall(r"\w+", t.replace("@", "").lower()))
 
 
-def has_copies(results: list[dict[str, Any]]) -> bool:
-    texts = [normalised(r["content"]) for r in results]
+def has_copies(results: list[Result]) -> bool:
+    texts = [normalised(r.content) for r in results]
     for i, a in enumerate(texts):
         for b in texts[i + 1:]:
             short, long_ = sorted((a, b), key=len)
@@ -161,22 +160,22 @@ def has_copies(results: list[dict[str, Any]]) -> bool:
     return False
 
 
-def first_with(results: list[dict[str, Any]], needle: str) -> int | None:
+def first_with(results: list[Result], needle: str) -> int | None:
     n = needle.lower()
-    return next((i for i, r in enumerate(results) if n in r["content"].lower()), None)
+    return next((i for i, r in enumerate(results) if n in r.content.lower()), None)
 
 
-def top_entity_fact(results: list[dict[str, Any]], entity: str) -> dict[str, Any] | None:
+def top_entity_fact(results: list[Result], entity: str) -> Result | None:
     if entity:
         key = entity_key(entity)
         for r in results:
-            if key in r.get("entities", ()):
+            if key in r.entities:
                 return r
     return results[0] if results else None
 
 
-def marked_superseded(r: dict[str, Any]) -> bool:
-    return r.get("status") == "superseded" or bool(r.get("superseded_by"))
+def marked_superseded(r: Result) -> bool:
+    return r.status == "superseded" or r.superseded_by is not None
 
 
 @dataclass
@@ -198,11 +197,11 @@ class Report:
     keep_false: list[str] = field(default_factory=list)
 
 
-def judge(q: Question, scenario: Scenario, results: list[dict[str, Any]]) -> Outcome:
+def judge(q: Question, scenario: Scenario, results: list[Result]) -> Outcome:
     top = top_entity_fact(results, q.entity)
     cur = first_with(results, q.current)
     stale = [i for s in q.stale if (i := first_with(results, s)) is not None]
-    text = top["content"] if top else ""
+    text = top.content if top else ""
     return Outcome(q, scenario.name, scenario.kind, text, bool(text) and q.current.lower() in text.lower(),
                    bool(stale) and (cur is None or min(stale) < cur), has_copies(results[:5]))
 
@@ -242,7 +241,7 @@ def evaluate(scenarios: list[Scenario], root: Path) -> Report:
             for kp in s.keep:
                 rep.keep_total += 1
                 res = asker.ask(kp.text, as_of=kp.as_of, k=K)
-                hit = next((r for r in res if kp.text.lower() in r["content"].lower()), None)
+                hit = next((r for r in res if kp.text.lower() in r.content.lower()), None)
                 if hit is None or marked_superseded(hit):
                     rep.keep_false.append(f"{s.name}: {kp.text}")
     return rep

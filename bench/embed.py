@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from benchlib import LME, LOCOMO, OUT, Built, Floor, Tally, covered, fmt, half, publish  # noqa: E402
-from gm import Asker, index, pack  # noqa: E402
+from gm import Asker, Result, index, line_result, pack  # noqa: E402
 
 MAX_TOKENS = 256
 RRF_K = 60
@@ -116,19 +116,18 @@ class VectorCache:
         (self.dir / "keys.json").write_text(json.dumps(self.keys))
 
 
-def turn_result(built: Built, tid: str) -> dict[str, Any]:
+def turn_result(built: Built, tid: str) -> Result:
     """A turn as a result record, costed like the floor's (and gitmem's) rendered line."""
     path, line = built.lines[tid]
-    return {"path": path, "lines": [line, line], "kind": "note", "confidence": None,
-            "timestamp": built.dates[tid], "content": built.texts[tid], "source": f"{path}#L{line}@0000000"}
+    return line_result(path, line, built.dates[tid], built.texts[tid])
 
 
-def fuse(lex: list[dict[str, Any]], dense: list[str], built: Built, w: float, depth: int = 400) -> list[dict[str, Any]]:
+def fuse(lex: list[Result], dense: list[str], built: Built, w: float, depth: int = 400) -> list[Result]:
     """Weighted RRF of the lexical results and the dense turn ranking, best first."""
-    items: dict[tuple[str, int, int], tuple[float, dict[str, Any]]] = {}
+    items: dict[tuple[str, int, int], tuple[float, Result]] = {}
     inside: dict[tuple[str, int], tuple[str, int, int]] = {}  # a line -> the lexical result holding it
     for i, r in enumerate(lex):
-        key = (r["path"], r["lines"][0], r["lines"][1])
+        key = (r.path, r.lines[0], r.lines[1])
         items[key] = (1.0 / (RRF_K + i), r)
         for line in range(key[1], key[2] + 1):
             inside.setdefault((key[0], line), key)
@@ -158,7 +157,7 @@ class Run:
         dense = [visible[i] for i in order[:400]]
         lex_full = asker.ask(question, as_of=as_of, k=LEX_DEPTH)
 
-        def score(name: str, res: list[dict[str, Any]]) -> None:
+        def score(name: str, res: list[Result]) -> None:
             self.t.add(name, groups, sum(covered(res, w_) for w_ in where) / len(where))
 
         dense_res = [turn_result(built, t) for t in dense]

@@ -13,7 +13,6 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -22,11 +21,12 @@ if str(ROOT) not in sys.path:
 from gitmem.index.indexer import update  # noqa: E402
 from gitmem.parse import entity_key  # noqa: E402
 from gitmem.recall import rank as _ranking  # noqa: E402
-from gitmem.recall.result import estimate_tokens, pack, render_line  # noqa: E402
+from gitmem.recall.result import Result, estimate_tokens, pack  # noqa: E402
 from gitmem.recall.search import Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
 
-__all__ = ["Asker", "Options", "cost", "entity_key", "estimate_tokens", "index", "no_smoothing", "pack", "render_line"]
+__all__ = ["Asker", "Options", "Result", "cost", "entity_key", "estimate_tokens", "index", "line_result",
+           "no_smoothing", "pack"]
 
 
 def index(root: Path) -> None:
@@ -34,9 +34,17 @@ def index(root: Path) -> None:
     update(Workspace(root))
 
 
-def cost(result: dict[str, Any]) -> int:
+def cost(result: Result) -> int:
     """Tokens a result costs inside an agent's budget (its rendered line, as `pack` counts it)."""
-    return estimate_tokens(render_line(result))
+    return result.tokens()
+
+
+def line_result(path: str, line: int, day: str | None, text: str) -> Result:
+    """One line of a log as a plain note result (a baseline's answer), costed like gitmem's."""
+    return Result(id=None, kind="note", fact=False, content=text, entities=(), confidence=None, timestamp=day,
+                  event_start=None, event_end=None, record_time=None, status="current",
+                  source=f"{path}#L{line}@0000000", path=path, lines=(line, line), heading=None, commit=None,
+                  score=None)
 
 
 class Asker:
@@ -47,7 +55,7 @@ class Asker:
         self.session = Session(Workspace(root), catch_up=False)
 
     def ask(self, question: str, *, as_of: str, k: int = 10, budget: int = 0,
-            include_history: bool = False) -> list[dict[str, Any]]:
+            include_history: bool = False) -> list[Result]:
         opts = Options(k=k, budget=budget, as_of=as_of, include_history=include_history)
         return self.session.search(question, opts).results
 

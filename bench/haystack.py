@@ -62,7 +62,7 @@ from benchlib import (  # noqa: E402
     publish,
     question_stems,
 )
-from gm import Asker, cost, index, no_smoothing  # noqa: E402
+from gm import Asker, Result, cost, index, no_smoothing  # noqa: E402
 
 BUDGETS = (1000, 2000, 4000)
 DIAG_BUDGET = 2000
@@ -178,7 +178,7 @@ def session_of(tid: str) -> str:
     return tid.rsplit(":", 1)[0]
 
 
-def returned_turns(h: Haystack, results: list[dict[str, Any]]) -> list[str]:
+def returned_turns(h: Haystack, results: list[Result]) -> list[str]:
     return [tid for tid, w in h.built.lines.items() if covered(results, w)]
 
 
@@ -206,9 +206,9 @@ def run(data: list[dict[str, Any]], limit: int, n: int, seed: int) -> tuple[Tall
                     stems = question_stems(h.question)
                     for name, rs in (("gitmem", res), ("floor", fres)):
                         spent = sum(cost(r) for r in rs) or 1
-                        asst = sum(cost(r) for r in rs if r["content"].startswith("assistant:"))
+                        asst = sum(cost(r) for r in rs if r.content.startswith("assistant:"))
                         t.add(f"{name} no-term share", groups,
-                              sum(cost(r) for r in rs if matches_none(r["content"], stems)) / spent)
+                              sum(cost(r) for r in rs if matches_none(r.content, stems)) / spent)
                         t.add(f"{name} sessions", groups, len({session_of(x) for x in returned_turns(h, rs)}))
                         t.add(f"{name} assistant share", groups, asst / spent)
                         t.add(f"{name} results", groups, len(rs))

@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from benchlib import LME, OUT, Floor, Tally, fmt, half, publish, rank_of  # noqa: E402
-from gm import Asker  # noqa: E402
+from gm import Asker, Result  # noqa: E402
 from haystack import Haystack, build, load, session_of, session_pool  # noqa: E402
 
 DEPTH = 50  # ranks looked at for "updated first"
@@ -56,12 +56,12 @@ def split_turns(h: Haystack) -> tuple[list[str], list[str]]:
             [t for t in h.answer_turns if session_of(t) != latest])
 
 
-def best(ranked: list[dict[str, Any]], h: Haystack, tids: list[str]) -> float:
+def best(ranked: list[Result], h: Haystack, tids: list[str]) -> float:
     ranks = [rank_of(ranked, h.built.lines[t]) for t in tids]
     return min((r for r in ranks if r is not None), default=float("inf"))
 
 
-def score(t: Tally, name: str, groups: list[tuple[str, str]], h: Haystack, ranked: list[dict[str, Any]]) -> None:
+def score(t: Tally, name: str, groups: list[tuple[str, str]], h: Haystack, ranked: list[Result]) -> None:
     updated, outdated = split_turns(h)
     top5 = ranked[:5]
     t.add(f"{name} turn@5", groups,

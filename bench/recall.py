@@ -162,7 +162,7 @@ def run_locomo(path: Path, cli_check: int) -> dict[str, Any]:
 
 
 def same_via_cli(asker: Asker, built: Built, question: str) -> bool:
-    lib = [r["source"] for r in asker.ask(question, as_of=built.last, k=10)]
+    lib = [r.source for r in asker.ask(question, as_of=built.last, k=10)]
     proc = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(built.root), "recall", "--json", "-k", "10",
                            "--as-of", built.last, question], capture_output=True, text=True, check=True)
     cli = [r["source"] for r in json.loads(proc.stdout)["results"]]

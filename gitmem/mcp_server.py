@@ -150,7 +150,7 @@ def build_server(ws: Workspace) -> Any:
             from gitmem.recall.views import about as about_view
 
             with session() as s:
-                return about_view(s, entity, as_of=as_of, k=k)
+                return about_view(s, entity, as_of=as_of, k=k).to_dict()
 
         return guarded(run)
 

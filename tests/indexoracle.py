@@ -39,7 +39,7 @@ def recalled(ws: Workspace, as_of: str | None, **kw: object) -> set[tuple[str, s
         # collapse bank copies into their originals and leave replaced statements out.
         s._has_links = False
         ans = s.search("", Options(k=100000, as_of=as_of, **kw))  # type: ignore[arg-type]
-    return {(r["path"], r["content"]) for r in ans.results}
+    return {(r.path, r.content) for r in ans.results}
 
 
 def index_rows(ws: Workspace) -> list[tuple]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import current_truth as ct  # noqa: E402
 import haystack as hs  # noqa: E402
 import knowledge_update as ku  # noqa: E402
 from benchlib import covered, half  # noqa: E402
+from gm import Result, line_result  # noqa: E402
 from gitrepo import seal_git_env  # noqa: E402
 
 
@@ -94,9 +96,12 @@ def test_current_truth_scores_todays_recall_and_tells_current_from_stale(scenari
 def test_judge_counts_a_stale_top_fact_as_a_miss() -> None:
     q = ct.Question("Where does Alice live?", "Alice", "2025-04-01", "Madrid", ("Porto",))
     s = ct.Scenario("t", "move", (), (q,))
-    stale_first = [{"content": "@Alice: Lives in Porto.", "entities": ["alice"]},
-                   {"content": "@Alice: Moved to Madrid.", "entities": ["alice"]},
-                   {"content": "- 2025-03-01: @Alice moved to Madrid. (bank/x.md#L3@1234567)", "entities": ["alice"]}]
+
+    def said(text: str) -> Result:
+        return replace(line_result("memory/2025-03-01.md", 1, "2025-03-01", text), entities=("alice",))
+
+    stale_first = [said("@Alice: Lives in Porto."), said("@Alice: Moved to Madrid."),
+                   said("- 2025-03-01: @Alice moved to Madrid. (bank/x.md#L3@1234567)")]
     o = ct.judge(q, s, stale_first)
     assert not o.top1_current and o.stale_above and o.copies
     o = ct.judge(q, s, stale_first[1:2] + stale_first[:1])
@@ -186,12 +191,13 @@ def test_fusion_merges_a_dense_hit_into_the_lexical_result_holding_it_and_weight
         built.lines[tid] = ("memory/2025-01-01.md", i + 2)
         built.texts[tid] = f"user: turn {i}"
         built.dates[tid] = "2025-01-01"
-    lex = [{"path": "memory/2025-01-01.md", "lines": [3, 4], "kind": "note", "confidence": None,
-            "timestamp": "2025-01-01", "content": "two lines", "source": "memory/2025-01-01.md#L3-L4@1234567"}]
+
+    lex = [replace(line_result("memory/2025-01-01.md", 3, "2025-01-01", "two lines"), lines=(3, 4),
+                   source="memory/2025-01-01.md#L3-L4@1234567")]
     # t2 (line 4) lies inside the lexical result: one item, not two; t4 is new.
     fused = embed.fuse(lex, ["t4", "t2"], built, w=1.0)
-    assert [r["lines"] for r in fused] == [[3, 4], [6, 6]]
+    assert [r.lines for r in fused] == [(3, 4), (6, 6)]
     # With a tiny dense weight the lexical result still leads; a dense-only turn follows.
-    assert [r["lines"] for r in embed.fuse(lex, ["t4"], built, w=0.01)] == [[3, 4], [6, 6]]
+    assert [r.lines for r in embed.fuse(lex, ["t4"], built, w=0.01)] == [(3, 4), (6, 6)]
     # A dense weight above 1 lets the dense top hit overtake the lexical top.
-    assert [r["lines"] for r in embed.fuse(lex, ["t4"], built, w=1.5)] == [[6, 6], [3, 4]]
+    assert [r.lines for r in embed.fuse(lex, ["t4"], built, w=1.5)] == [(6, 6), (3, 4)]

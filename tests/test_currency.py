@@ -54,32 +54,32 @@ def ask(repo: GitRepo, q: str, **kw: object) -> list[dict[str, object]]:
 
 def test_recall_k1_returns_the_current_fact_and_hides_the_replaced_one(alice: GitRepo) -> None:
     top = ask(alice, "Alice", k=1)
-    assert "Madrid" in str(top[0]["content"]) and top[0]["path"] == "memory/2025-12-02.md"
+    assert "Madrid" in str(top[0].content) and top[0].path == "memory/2025-12-02.md"
     lives = ask(alice, "where does Alice live", k=10)
-    texts = [str(r["content"]) for r in lives]
+    texts = [str(r.content) for r in lives]
     assert "Madrid" in texts[0]
     assert not any("Bolhão" in t for t in texts)  # the Porto flat is superseded: not shown
     assert any("sister @Ana lives in Porto" in t for t in texts)  # another person's fact survives
-    assert all(r["superseded_by"] is None for r in lives)
+    assert all(r.superseded_by is None for r in lives)
 
 
 def test_include_history_shows_the_replaced_fact_marked_with_its_successor(alice: GitRepo) -> None:
     hist = ask(alice, "Alice flat Bolhão Porto", k=10, include_history=True)
-    porto = next(r for r in hist if "Bolhão" in str(r["content"]))
-    link = porto["superseded_by"]
-    assert isinstance(link, dict) and str(link["source"]).startswith("memory/2025-12-02.md#L4@")
-    assert "moved" in str(link["reason"])
+    porto = next(r for r in hist if "Bolhão" in str(r.content))
+    link = porto.superseded_by
+    assert link is not None and str(link.source).startswith("memory/2025-12-02.md#L4@")
+    assert "moved" in link.reason
     # The only match: shown even without history, marked, and followed by what replaced it.
     only = ask(alice, "Bolhão market", k=5)
-    assert "Bolhão" in str(only[0]["content"]) and only[0]["superseded_by"] is not None
-    assert [("Madrid" in str(r["content"])) for r in only] == [False, True]
+    assert "Bolhão" in str(only[0].content) and only[0].superseded_by is not None
+    assert [("Madrid" in str(r.content)) for r in only] == [False, True]
 
 
 def test_as_of_before_the_move_returns_porto_and_leaks_no_supersession(alice: GitRepo) -> None:
     before = ask(alice, "where does Alice live", k=10, as_of="2025-11-20")
-    assert "Bolhão" in str(before[0]["content"])
-    assert all(r["superseded_by"] is None for r in before)
-    assert not any("Madrid" in str(r["content"]) for r in before)
+    assert "Bolhão" in str(before[0].content)
+    assert all(r.superseded_by is None for r in before)
+    assert not any("Madrid" in str(r.content) for r in before)
     with sqlite3.connect(Workspace(alice.path).index_path) as conn:
         porto = conn.execute("SELECT id FROM chunks WHERE content LIKE '%Bolhão%' AND path LIKE 'memory/%'").fetchone()[0]
         pos_before = conn.execute("SELECT max(pos) FROM commits WHERE message LIKE 'sister%'").fetchone()[0]
@@ -89,21 +89,21 @@ def test_as_of_before_the_move_returns_porto_and_leaks_no_supersession(alice: Gi
 
 def test_newer_opinion_on_the_same_subject_ranks_first_and_others_survive(alice: GitRepo) -> None:
     res = ask(alice, "Dan coffee tea", k=5)
-    dan = [r for r in res if "dan" in r["entities"]]  # type: ignore[operator]
-    assert "Now prefers coffee" in str(dan[0]["content"]) and len(dan) == 1
-    assert any("green tea" in str(r["content"]) for r in res)  # Eve's opinion is not Dan's
+    dan = [r for r in res if "dan" in r.entities]
+    assert "Now prefers coffee" in str(dan[0].content) and len(dan) == 1
+    assert any("green tea" in str(r.content) for r in res)  # Eve's opinion is not Dan's
 
 
 def test_copies_collapse_into_the_original_with_its_event_time_and_no_markers(alice: GitRepo) -> None:
     res = ask(alice, "Alice Madrid Lavapiés", k=10)
-    madrid = [r for r in res if "Lavapiés" in str(r["content"])]
+    madrid = [r for r in res if "Lavapiés" in str(r.content)]
     assert len(madrid) == 1  # the log bullet, the fact list and the timeline are one answer
     one = madrid[0]
-    assert one["path"] == "memory/2025-12-02.md" and one["timestamp"] == "2025-12-01"
-    copies = one["copies"]
-    assert isinstance(copies, list) and len(copies) == 2
+    assert one.path == "memory/2025-12-02.md" and one.timestamp == "2025-12-01"
+    copies = one.copies
+    assert isinstance(copies, tuple) and len(copies) == 2
     assert all(str(c).startswith("bank/entities/Alice.md#L") for c in copies)
-    assert not any("<!--" in str(r["content"]) or "gitmem:" in str(r["content"]) for r in res)
+    assert not any("<!--" in str(r.content) or "gitmem:" in str(r.content) for r in res)
 
 
 def test_expired_currently_fact_ranks_as_past_after_its_window(tmp_path: Path) -> None:
@@ -112,11 +112,11 @@ def test_expired_currently_fact_ranks_as_past_after_its_window(tmp_path: Path) -
     repo.commit("trip", "2025-11-26", log("2025-11-26", "W @Bob: Currently in Marrakech (Nov 27–Dec 1, 2025) for a wedding."))
     update(Workspace(repo.path))
     during = ask(repo, "where is Bob", k=5, as_of="2025-11-29")
-    assert "Marrakech" in str(during[0]["content"]) and during[0]["past"] is False
+    assert "Marrakech" in str(during[0].content) and during[0].past is False
     after = ask(repo, "where is Bob", k=5, as_of="2025-12-10")
-    assert "Lyon" in str(after[0]["content"])
-    trip = next(r for r in after if "Marrakech" in str(r["content"]))
-    assert trip["past"] is True
+    assert "Lyon" in str(after[0].content)
+    trip = next(r for r in after if "Marrakech" in str(r.content))
+    assert trip.past is True
     out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path), "recall", "Bob Marrakech",
                           "--as-of", "2025-12-10"], capture_output=True, text=True)
     assert "[past: until 2025-12-01]" in out.stdout
@@ -165,9 +165,9 @@ def test_restated_opinion_with_newer_confidence_replaces_the_old_one(tmp_path: P
                                        "O(c=0.7) @Peter: Prefers German for small talk."))
     update(Workspace(repo.path))
     res = ask(repo, "what does Peter prefer?", k=5)
-    concise = [r for r in res if "concise" in str(r["content"])]
-    assert len(concise) == 1 and concise[0]["confidence"] == 0.8  # the c=0.6 wording is replaced
+    concise = [r for r in res if "concise" in str(r.content)]
+    assert len(concise) == 1 and concise[0].confidence == 0.8  # the c=0.6 wording is replaced
     hist = ask(repo, "Peter concise replies skimmed", k=5, include_history=True)
-    old = next(r for r in hist if "skimmed" in str(r["content"]))
-    assert "restated" in str(old["superseded_by"]["reason"])  # type: ignore[index]
-    assert any("German" in str(r["content"]) for r in res)  # another subject: not replaced
+    old = next(r for r in hist if "skimmed" in str(r.content))
+    assert old.superseded_by is not None and "restated" in old.superseded_by.reason
+    assert any("German" in str(r.content) for r in res)  # another subject: not replaced

@@ -193,8 +193,8 @@ def test_remote_is_reported_not_rewritten(repo: GitRepo, tmp_path: Path) -> None
 
 def test_forget_by_citation_and_by_entity(repo: GitRepo) -> None:
     ws = build(repo, fillers=1)
-    chess = next(r for r in recalled_rows(ws, "chess") if "chess" in r["content"])
-    rep = fg.forget(ws, fg.target_for(ws, chess["source"], None), dry_run=False)
+    chess = next(r for r in recalled_rows(ws, "chess") if "chess" in r.content)
+    rep = fg.forget(ws, fg.target_for(ws, chess.source, None), dry_run=False)
     assert rep.target is not None and rep.target.kind == "citation"
     assert "chess" not in _git(repo.path, "log", "-p", f"--exclude={fg.BACKUP_NS}/*", "--all").lower()
     assert SECRET in (repo.path / "memory/2025-11-03.md").read_text()  # only the cited fact went

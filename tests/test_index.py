@@ -185,11 +185,11 @@ def test_uncommitted_edits_are_searchable_but_not_history(repo: GitRepo) -> None
 
     with Session(ws) as s:
         res = s.search("kettles", Options(k=10)).results
-        assert {r["status"] for r in res} == {"uncommitted"}
-        assert {r["source"] for r in res} == {"memory.md#L1@worktree", "memory/2025-11-02.md#L1@worktree"}
+        assert {r.status for r in res} == {"uncommitted"}
+        assert {r.source for r in res} == {"memory.md#L1@worktree", "memory/2025-11-02.md#L1@worktree"}
         assert s.search("teapots", Options(k=10)).results == []  # the committed version is not current
         asof = s.search("teapots", Options(k=10, as_of="HEAD")).results
-        assert [r["content"] for r in asof] == ["committed fact about teapots"]
+        assert [r.content for r in asof] == ["committed fact about teapots"]
     assert index_rows(ws) == before
 
 

@@ -12,7 +12,7 @@ from gitrepo import GitRepo
 
 def ask(repo: GitRepo, question: str, **kw: object) -> list[str]:
     with Session(Workspace(repo.path)) as s:
-        return [r["content"] for r in s.search(question, Options(**kw)).results]  # type: ignore[arg-type]
+        return [r.content for r in s.search(question, Options(**kw)).results]  # type: ignore[arg-type]
 
 
 def test_natural_language_question_with_stopwords_finds_the_fact(repo: GitRepo) -> None:
@@ -114,10 +114,10 @@ def test_as_of_search_for_a_word_is_exactly_that_times_matching_memory(repo: Git
             want |= {f"kiwi log {d}" for d, _ in days[: i + 1]}
             got = s.search("kiwi", Options(k=len(want), as_of=f"{day}T23:59:59+00:00")).results
             if scored_rows >= 100:
-                assert {r["content"] for r in got} == want, day
+                assert {r.content for r in got} == want, day
             else:  # bounded plans score only the newest matches: a subset, never a leak
-                assert {r["content"] for r in got} <= want and got, day
-            assert all(r["status"] == "current" for r in got)
+                assert {r.content for r in got} <= want and got, day
+            assert all(r.status == "current" for r in got)
 
 
 def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,20 +158,20 @@ def test_a_long_turn_that_matches_comes_back_as_an_excerpt_with_an_exact_citatio
     repo.commit("s1", date="2025-11-03", files={"memory/2025-11-03.md": (
         "# 2025-11-03\n\n- user: When does the boat leave?\n- " + reply + "\n")})
     got = results(repo, "When does the ferry to Naxos leave?", budget=400)
-    hit = next(r for r in got if "Naxos" in str(r["content"]))
-    text = str(hit["content"])
-    assert hit["excerpt"] is True
+    hit = next(r for r in got if "Naxos" in str(r.content))
+    text = str(hit.content)
+    assert hit.excerpt is True
     assert "The ferry to Naxos leaves at 7:40 from gate E2." in text
     assert text.startswith("assistant: …") and text.endswith("…")
     assert len(text) < len(reply) // 3
     # The citation names the one line the whole reply is on, and every excerpted piece is in it.
-    assert hit["source"].startswith("memory/2025-11-03.md#L4@") and hit["lines"] == [4, 4]
+    assert hit.source.startswith("memory/2025-11-03.md#L4@") and hit.lines == (4, 4)
     line = (repo.path / "memory/2025-11-03.md").read_text().splitlines()[3]
     for piece in text.removeprefix("assistant: ").split("…"):
         assert piece.strip() in line
     # Without a budget the whole text is returned (k results, nothing to save).
     whole = results(repo, "When does the ferry to Naxos leave?", k=5)
-    assert any(r["content"] == reply and "excerpt" not in r for r in whole)
+    assert any(r.content == reply and not r.excerpt for r in whole)
 
 
 def test_last_week_boosts_a_fact_from_last_week_over_an_older_one(repo: GitRepo) -> None:
@@ -180,10 +180,10 @@ def test_last_week_boosts_a_fact_from_last_week_over_an_older_one(repo: GitRepo)
     repo.commit("recent", date="2025-11-19", files={"memory/2025-11-19.md": (
         "# 2025-11-19\n\n- Tried a new ramen place near the station.\n")})
     repo.commit("today", date="2025-11-26", files={"memory/2025-11-26.md": "# 2025-11-26\n\n- Quiet day.\n"})
-    got = [r["content"] for r in results(repo, "Which ramen place did I try last week?", k=2, as_of="2025-11-26")]
+    got = [r.content for r in results(repo, "Which ramen place did I try last week?", k=2, as_of="2025-11-26")]
     assert got[0] == "Tried a new ramen place near the station."
     # In October the October visit wins: the window follows the as-of point, and nothing is filtered out.
-    got = [r["content"] for r in results(repo, "Which ramen place did I try in October?", k=2, as_of="2025-11-26")]
+    got = [r.content for r in results(repo, "Which ramen place did I try in October?", k=2, as_of="2025-11-26")]
     assert got == ["Tried a new ramen place downtown.", "Tried a new ramen place near the station."]
 
 

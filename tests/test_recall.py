@@ -24,7 +24,7 @@ def demo_ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
 
 
 def contents(answer: object) -> list[str]:
-    return [r["content"] for r in answer.results]  # type: ignore[attr-defined]
+    return [r.content for r in answer.results]  # type: ignore[attr-defined]
 
 
 def test_as_of_dates_give_the_answer_true_then(demo_ws: Workspace) -> None:
@@ -32,10 +32,10 @@ def test_as_of_dates_give_the_answer_true_then(demo_ws: Workspace) -> None:
         before = s.search("where does Peter live", Options(k=3, as_of=demo.ASK_BEFORE_MOVE))
         after = s.search("where does Peter live", Options(k=3, as_of=demo.ASK_AFTER_MOVE))
         now = s.search("where does Peter live", Options(k=3))
-    assert demo.CITY_BEFORE in before.results[0]["content"]
+    assert demo.CITY_BEFORE in before.results[0].content
     assert not any(demo.CITY_AFTER in c for c in contents(before))
-    assert demo.CITY_AFTER in after.results[0]["content"]
-    assert demo.CITY_AFTER in now.results[0]["content"]
+    assert demo.CITY_AFTER in after.results[0].content
+    assert demo.CITY_AFTER in now.results[0].content
     assert before.as_of and before.as_of["commit"] and after.index["commit"] == demo_ws_head(demo_ws)
 
 
@@ -51,8 +51,8 @@ def test_deleted_fact_is_found_as_of_before_deletion_only(demo_ws: Workspace) ->
         hist = s.search(needle, Options(k=10, include_history=True))
     assert any("Castle admin password hint" in c for c in contents(then))
     assert not any("Castle admin password hint" in c for c in contents(now))
-    removed = [r for r in hist.results if "Castle admin password hint" in r["content"]]
-    assert removed and removed[0]["status"] == "removed" and removed[0]["valid_until"]["time"].startswith(demo.DELETE_DATE)
+    removed = [r for r in hist.results if "Castle admin password hint" in r.content]
+    assert removed and removed[0].status == "removed" and removed[0].valid_until.time.startswith(demo.DELETE_DATE)
 
 
 def test_every_result_carries_the_contract_fields_and_exact_citations(demo_ws: Workspace) -> None:
@@ -61,13 +61,13 @@ def test_every_result_carries_the_contract_fields_and_exact_citations(demo_ws: W
     assert ans.results
     for r in ans.results:
         for key in ("kind", "timestamp", "record_time", "entities", "content", "source", "confidence", "commit"):
-            assert key in r
-        shown = views.show(demo_ws, r["source"])
+            assert key in r.to_json()
+        shown = views.show(demo_ws, r.source)
         text = " ".join(line.strip() for line in shown["lines"])
-        first_words = r["content"].split()[:3]
-        assert all(w in text for w in first_words), (r["source"], shown["lines"], r["content"])
-    opinions = [r for r in ans.results if r["kind"] == "opinion"]
-    assert opinions and all(isinstance(r["confidence"], float) for r in opinions)
+        first_words = r.content.split()[:3]
+        assert all(w in text for w in first_words), (r.source, shown["lines"], r.content)
+    opinions = [r for r in ans.results if r.kind == "opinion"]
+    assert opinions and all(isinstance(r.confidence, float) for r in opinions)
 
 
 def test_revision_forms_and_bad_when(demo_ws: Workspace) -> None:
@@ -90,14 +90,14 @@ def test_revision_forms_and_bad_when(demo_ws: Workspace) -> None:
 def test_filters_kind_entity_during_since_until(demo_ws: Workspace) -> None:
     with Session(demo_ws) as s:
         world = s.search("", Options(k=100, kinds=("world",)))
-        assert world.results and {r["kind"] for r in world.results} == {"world"}
+        assert world.results and {r.kind for r in world.results} == {"world"}
         castle = s.search("", Options(k=100, entity="the castle"))
-        assert castle.results and all("the-castle" in r["entities"] for r in castle.results)
+        assert castle.results and all("the-castle" in r.entities for r in castle.results)
         trip = s.search("", Options(k=100, during="2025-11-29"))
         assert any("Marrakech" in c for c in contents(trip))  # Nov 27–Dec 1 overlaps Nov 29
-        assert all(r["event_start"] <= "2025-11-29" <= r["event_end"] for r in trip.results)
+        assert all(r.event_start <= "2025-11-29" <= r.event_end for r in trip.results)
         window = s.search("", Options(k=500, since="2025-12-02", until="2025-12-03"))
-        days = {r["record_time"][:10] for r in window.results}
+        days = {r.record_time[:10] for r in window.results}
         assert days and days <= {"2025-12-02", "2025-12-03"}
         with pytest.raises(GitmemError):
             s.search("", Options(kinds=("bogus",)))
@@ -106,7 +106,7 @@ def test_filters_kind_entity_during_since_until(demo_ws: Workspace) -> None:
 def test_natural_language_and_raw_queries(demo_ws: Workspace) -> None:
     with Session(demo_ws) as s:
         ans = s.search("what did we decide about the Castle?", Options(k=5))
-        assert ans.results and any("the-castle" in r["entities"] for r in ans.results)
+        assert ans.results and any("the-castle" in r.entities for r in ans.results)
         # FTS5 operators in a question are just words
         assert s.search('AND OR NOT "NEAR( -col: *', Options(k=5)) is not None
         assert s.search("relay", Options(k=5, raw=True)).results
@@ -115,12 +115,12 @@ def test_natural_language_and_raw_queries(demo_ws: Workspace) -> None:
 
 
 def test_budget_packs_into_tokens(demo_ws: Workspace) -> None:
-    from gitmem.recall.result import estimate_tokens, render_line
+    from gitmem.recall.result import estimate_tokens
 
     with Session(demo_ws) as s:
         for budget in (60, 200, 1000):
             ans = s.search("Peter relay Castle", Options(budget=budget))
-            assert sum(estimate_tokens(render_line(r)) for r in ans.results) <= budget
+            assert sum(estimate_tokens(r.line()) for r in ans.results) <= budget
         assert len(s.search("Peter relay Castle", Options(budget=1000)).results) > len(
             s.search("Peter relay Castle", Options(budget=60)).results)
 
@@ -128,11 +128,11 @@ def test_budget_packs_into_tokens(demo_ws: Workspace) -> None:
 def test_views_about_opinions_why_changes_core(demo_ws: Workspace) -> None:
     with Session(demo_ws) as s:
         about = views.about(s, "The Castle")
-        assert about["page"] and about["page"]["path"] == "bank/entities/The-Castle.md"
-        stamps = [r["timestamp"] for r in about["results"]]
+        assert about.page and about.page["path"] == "bank/entities/The-Castle.md"
+        stamps = [r.timestamp for r in about.results]
         assert stamps == sorted(stamps, reverse=True)
         early = views.about(s, "the_castle", as_of="2025-11-15")
-        assert early["page"] is None  # the page arrived with the merge on Dec 1
+        assert early.page is None  # the page arrived with the merge on Dec 1
         ops = views.opinions(s, entity="Peter", min_confidence=0.7)
         assert ops["opinions"] and all(o["confidence"] >= 0.7 for o in ops["opinions"])
         why = views.why(s, "Peter lives in Lisbon")
@@ -191,8 +191,8 @@ def test_as_of_never_leaks_across_edits_reverts_and_skewed_clocks(tmp_path: Path
         want = tree_chunks(repo.path, expect) if expect else set()
         with Session(ws) as s:
             got = s.search("", Options(k=1000, as_of=f"{day}T23:59:59+00:00")).results
-        assert {(r["path"], r["content"]) for r in got} == want, day
-        assert all(r["record_time"] is None or datetime.fromisoformat(r["record_time"]).timestamp() <= end
+        assert {(r.path, r.content) for r in got} == want, day
+        assert all(r.record_time is None or datetime.fromisoformat(r.record_time).timestamp() <= end
                    for r in got)
 
 
@@ -213,3 +213,41 @@ def test_cli_formats_and_errors(demo_ws: Workspace) -> None:
     assert usage.returncode == 2
     shown = run("show", j["results"][0]["source"])
     assert shown.returncode == 0 and shown.stdout.strip()
+
+
+def test_result_writes_each_json_field_by_its_rule_and_is_immutable() -> None:
+    from dataclasses import FrozenInstanceError, replace
+
+    from gitmem.recall.result import Ended, Replacement, Result
+
+    base = Result(id=7, kind="world", fact=True, content="@Peter: Moved to Lisbon.", entities=("peter",),
+                  confidence=None, timestamp="2025-11-20", event_start="2025-11-20", event_end="2025-11-20",
+                  record_time="2025-11-20T10:00:00+01:00", status="current", source="memory/2025-11-20.md#L6@abcdef0",
+                  path="memory/2025-11-20.md", lines=(6, 6), heading="2025-11-20 > Retain", commit="abcdef0", score=1.5)
+    plain = ["id", "kind", "fact", "content", "entities", "confidence", "timestamp", "event_start", "event_end",
+             "record_time", "status", "source", "path", "lines", "heading", "commit", "score"]
+    j = base.to_json()
+    assert list(j) == plain and j["entities"] == ["peter"] and j["lines"] == [6, 6]
+    ended = replace(base, status="superseded", valid_until=Ended("b" * 40, "2025-11-21T09:00:00+01:00"), successor=9)
+    assert list(ended.to_json()) == [*plain, "valid_until", "successor"]
+    assert ended.to_json()["valid_until"] == {"commit": "b" * 40, "time": "2025-11-21T09:00:00+01:00"}
+    marked = replace(base, marked=True, superseded_by=Replacement(9, "bank/world.md#L3@1234567", "moved"),
+                     copies=("bank/entities/Peter.md#L5@1234567",), excerpt=True)
+    assert list(marked.to_json()) == [*plain, "superseded_by", "copies", "past", "excerpt"]
+    assert marked.to_json()["superseded_by"] == {"id": 9, "source": "bank/world.md#L3@1234567", "reason": "moved"}
+    assert marked.to_json()["copies"] == ["bank/entities/Peter.md#L5@1234567"]
+    # The line leaves out what the citation says (the log's date) and says what currency decided.
+    assert marked.line() == ("[world] @Peter: Moved to Lisbon. (memory/2025-11-20.md#L6@abcdef0)"
+                             " [superseded by bank/world.md#L3@1234567] [also in bank/entities/Peter.md#L5@1234567]")
+    assert marked.tokens() == len(marked.line()) // 4 + 1
+    with pytest.raises(FrozenInstanceError):
+        base.content = "changed"  # type: ignore[misc]
+
+
+def test_recall_json_is_the_library_answer(demo_ws: Workspace) -> None:
+    with Session(demo_ws) as s:
+        ans = s.search("where does Peter live", Options(k=5, as_of="2025-12-01", include_history=True))
+    out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(demo_ws.root), "recall", "--json", "-k", "5",
+                          "--as-of", "2025-12-01", "--include-history", "where does Peter live"],
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out)["results"] == [r.to_json() for r in ans.results] and ans.results

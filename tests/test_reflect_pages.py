@@ -3,12 +3,12 @@ versus past facts, lint-rejected bullets, block removal (no git, no model)."""
 
 from __future__ import annotations
 
-from typing import Any
 
 import pytest
 
 from gitmem.parse import entity_key, page_aliases, parse_markdown, renames
 from gitmem.parse.entities import aliases_line
+from gitmem.recall.result import Result
 from gitmem.reflect import gate, pages
 from gitmem.reflect.pages import block_hash, current_and_past, entity_blocks, expired, merge_page, moves_supersede
 from gitmem.reflect.prompts import retain_prompt, summary_prompt
@@ -74,10 +74,11 @@ def test_renames_and_aliases_are_parsed() -> None:
 
 
 def fact(id: int, content: str, day: str, *, kind: str = "world", end: str | None = None, ents: tuple[str, ...] = ("peter",),
-         fact: bool = True, heading: str = "2025 > Retain") -> dict[str, Any]:
-    return {"id": id, "content": content, "kind": kind, "fact": fact, "entities": list(ents), "event_start": day,
-            "event_end": end or day, "record_time": f"{day}T22:00:00+00:00", "source": f"memory/{day}.md#L{id}@abcdef0",
-            "heading": heading, "path": f"memory/{day}.md", "lines": [id, id]}
+         fact: bool = True, heading: str = "2025 > Retain") -> Result:
+    return Result(id=id, content=content, kind=kind, fact=fact, entities=ents, confidence=None, timestamp=day,
+                  event_start=day, event_end=end or day, record_time=f"{day}T22:00:00+00:00", status="current",
+                  source=f"memory/{day}.md#L{id}@abcdef0", heading=heading, path=f"memory/{day}.md",
+                  lines=(id, id), commit="abcdef0", score=None)
 
 
 def test_expired_time_bounded_facts() -> None:
@@ -101,10 +102,10 @@ def test_current_and_past_supersession_and_duplicates() -> None:
              fact(7, "@Peter: lives in  berlin", "2025-11-06")]  # the same text as fact 1, later
     assert set(moves_supersede(facts)) == {1, 2, 7}
     current, past = current_and_past(facts, "2025-12-12")
-    assert [r["id"] for r in current] == [3, 4, 5]  # newest first; Andy did not move
-    assert [(p.fact["id"], p.why) for p in past] == [
+    assert [r.id for r in current] == [3, 4, 5]  # newest first; Andy did not move
+    assert [(p.fact.id, p.why) for p in past] == [
         (6, "ended 2025-12-01"), (2, "replaced by memory/2025-11-20.md#L3@abcdef0"), (7, "replaced by memory/2025-11-20.md#L3@abcdef0")]
-    assert all(r["id"] != 1 for r in current + [p.fact for p in past])  # listed once: the newer duplicate won
+    assert all(r.id != 1 for r in current + [p.fact for p in past])  # listed once: the newer duplicate won
     # the extension point: another rule (the index's supersession, issue 13) can replace the local one
     _, past2 = current_and_past(facts, "2025-11-30", supersede=lambda rows: {})
     assert past2 == []

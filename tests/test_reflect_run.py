@@ -185,7 +185,7 @@ def test_pages_opinions_state_and_history(repo: GitRepo) -> None:
 
     with Session(ws) as s:
         found = s.search("concise replies", Options(kinds=("opinion",), k=10)).results
-    assert any(r["path"] == "bank/opinions.md" and r["confidence"] == 0.7 for r in found)
+    assert any(r.path == "bank/opinions.md" and r.confidence == 0.7 for r in found)
 
     hist = opinion_history(ws)
     [op] = hist["opinions"]

@@ -183,3 +183,39 @@ def test_merge_page_leaves_blocks_it_did_not_write_and_broken_markers() -> None:
     res = pages.merge_page("bank/x.md", human, "X", [("facts", "gen"), ("timeline", "gen")], {})
     assert res.text == human
     assert {s["block"] for s in res.skipped} == {"facts", "timeline"}
+
+
+# --------------------------------------------------------------------------- typed records
+
+
+def test_changes_read_back_from_their_json_as_the_same_typed_values() -> None:
+    from gitmem.reflect.records import (EvidenceStep, OpinionChange, PageChange, RetainChange, listed,
+                                        read_changes)
+
+    made = [PageChange("bank/entities/Peter.md", "entity", "added", ["facts", "opinions"]),
+            RetainChange("memory/2025-11-02.md", ["- W @Peter: Moved."]),
+            OpinionChange("bank/opinions.md", "bf664c9a3e04", "@Peter: Prefers tea.", 0.8, 0.75, -0.05, False,
+                          [EvidenceStep("contradicts", "weak", -0.05, "memory/a.md#L1@1234567", "Drank coffee.",
+                                        "memory/a.md")])]
+    raw = [c.to_json() for c in made]
+    assert read_changes(raw) == made
+    assert [listed(c, "Retain bullets") for c in read_changes(raw)[:2]] == ["facts, opinions", "1 Retain bullets"]
+    # The state file is data anyone can edit: what cannot be read is left out, never a crash.
+    broken = ["x", {"opinion": "no numbers", "path": "bank/opinions.md"}, {"what": "entity"}, raw[0]]
+    assert read_changes(broken) == made[:1] and read_changes({"not": "a list"}) == []
+
+
+def test_opinion_state_record_and_json() -> None:
+    from gitmem.reflect.records import Opinion
+
+    o = Opinion(key="k1", id=3, statement="@Peter: Prefers tea.", entities=("peter",), stated=None, confidence=0.5,
+                delta=0.0, last_updated="2025-11-02", source="memory/a.md#L1@1234567", history=[], supports=[],
+                contradicts=[], bullet="- O(c=0.50) @Peter: Prefers tea.")
+    assert o.stated_text == "no confidence"
+    assert o.to_state() == {"statement": "@Peter: Prefers tea.", "entities": ["peter"], "stated": None,
+                            "confidence": 0.5, "last_updated": "2025-11-02", "source": "memory/a.md#L1@1234567",
+                            "history": [], "supports": [], "contradicts": [], "current": True}
+    assert o.to_json() == {"statement": "@Peter: Prefers tea.", "confidence": 0.5, "delta": 0.0,
+                           "source": "memory/a.md#L1@1234567"}
+    block = pages.opinions_block([o])
+    assert "- O(c=0.50) @Peter: Prefers tea." in block and "(stated no confidence; this reflection +0.00)" in block

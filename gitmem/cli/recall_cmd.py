@@ -30,7 +30,8 @@ def _note_if_never_initialised(ws: Any) -> None:
                    " (run `gitmem init` there for the memory layout, config and hooks)", err=True)
 
 
-def _print_answer(answer: dict[str, Any], fmt: str, as_json: bool) -> None:
+def _print_answer(answer: Any, fmt: str, as_json: bool) -> None:
+    """Print a recall or about answer (gitmem.recall.render.Rendered) in FMT."""
     from gitmem.recall.render import render
 
     fmt = "json" if as_json else fmt
@@ -69,7 +70,7 @@ def recall_command(ctx: click.Context, query: str, k: int | None, as_of: str | N
     with _session(ctx) as s:
         opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until, during=during,
                            kinds=kinds, entity=entity, include_history=include_history, raw=raw)
-        answer = s.search(query, opts).to_dict()
+        answer = s.search(query, opts)
     _print_answer(answer, fmt, as_json)
 
 
@@ -97,8 +98,8 @@ def about_command(ctx: click.Context, entity: str, as_of: str | None, k: int, fm
         return
     from gitmem.recall.render import render
 
-    page = data.get("page")
-    head = f"# {data['entity']}\n" + (f"{page['text']}\n(source: {page['source']})\n" if page else "(no entity page)\n")
+    page = data.page
+    head = f"# {data.entity}\n" + (f"{page['text']}\n(source: {page['source']})\n" if page else "(no entity page)\n")
     click.echo(clean(head + render(data, fmt)))
 
 

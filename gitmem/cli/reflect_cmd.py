@@ -49,17 +49,19 @@ def _progress(enabled: bool, terminal: bool) -> Iterator[Callable[[int, int, str
 def _change_lines(summary: dict[str, Any], *, evidence: bool) -> list[str]:
     """One line per proposed change, skipped block and rejected model output (reflect and review
     share it; review also lists each opinion's evidence)."""
+    from gitmem.reflect.records import OpinionChange, read_changes
+
     lines: list[str] = []
-    for c in summary.get("changes", []):
-        if "opinion" in c and not c["evidence"]:
-            lines.append(f"  opinion {c['opinion'][:70]}: c={c['after']:.2f} (as stated in memory)")
-        elif "opinion" in c:
-            lines.append(f"  opinion {c['opinion'][:70]}: {c['before']:.2f} -> {c['after']:.2f} ({c['delta']:+.2f}, "
-                         f"{len(c['evidence'])} evidence)")
+    for c in read_changes(summary.get("changes", [])):
+        if isinstance(c, OpinionChange) and not c.evidence:
+            lines.append(f"  opinion {c.opinion[:70]}: c={c.after:.2f} (as stated in memory)")
+        elif isinstance(c, OpinionChange):
+            lines.append(f"  opinion {c.opinion[:70]}: {c.before:.2f} -> {c.after:.2f} ({c.delta:+.2f}, "
+                         f"{len(c.evidence)} evidence)")
             if evidence:
-                lines += [f"    {e['relation']} ({e['strength']}, {e['delta']:+.2f}) {e['source']}" for e in c["evidence"]]
+                lines += [f"    {e.relation} ({e.strength}, {e.delta:+.2f}) {e.source}" for e in c.evidence]
         else:
-            lines.append(f"  {c['status']:<8} {c['path']}")
+            lines.append(f"  {c.status:<8} {c.path}")
     lines += [f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}" for sk in summary.get("skipped", [])]
     lines += [f"  rejected {j['item']}: {j['reason']}" for j in summary.get("rejected", [])]
     return lines
@@ -121,26 +123,27 @@ def reflect_command(ctx: click.Context, since: str | None, model_path: str | Non
 def _review_lead(s: dict[str, Any]) -> list[str]:
     """The summary a review opens with: each opinion move with its evidence text and citation,
     then one line per page change, then what was skipped or rejected."""
-    changes = [c for c in s.get("changes", []) if isinstance(c, dict)]
-    moves = [c for c in changes if "opinion" in c]
-    others = [c for c in changes if "opinion" not in c]
+    from gitmem.reflect.records import OpinionChange, PageChange, RetainChange, listed, read_changes
+
+    changes = read_changes(s.get("changes", []))
+    moves = [c for c in changes if isinstance(c, OpinionChange)]
+    others = [p for p in changes if isinstance(p, (PageChange, RetainChange))]
     lines: list[str] = []
     if moves:
         lines += ["", f"Opinions ({len(moves)})"]
     for c in moves:
-        if not c.get("evidence"):
-            lines.append(f"  c {c['after']:.2f} (as stated in memory)  {c['opinion']}")
+        if not c.evidence:
+            lines.append(f"  c {c.after:.2f} (as stated in memory)  {c.opinion}")
             continue
-        lines.append(f"  c {c['before']:.2f} → {c['after']:.2f}  {c['opinion']}")
-        for e in c["evidence"]:
-            text = " ".join(str(e.get("content", "")).split())
+        lines.append(f"  c {c.before:.2f} → {c.after:.2f}  {c.opinion}")
+        for e in c.evidence:
+            text = " ".join(e.content.split())
             text = text if len(text) <= 160 else text[:159] + "…"
-            lines.append(f"      {e['relation']} ({e['strength']}, {e['delta']:+.2f}): \"{text}\" {e['source']}")
+            lines.append(f"      {e.relation} ({e.strength}, {e.delta:+.2f}): \"{text}\" {e.source}")
     if others:
         lines += ["", f"Pages ({len(others)})"]
-    for c in others:
-        what = ", ".join(c.get("blocks") or []) or f"{len(c.get('bullets') or [])} Retain bullet(s) appended"
-        lines.append(f"  {c.get('status', ''):<8} {c['path']}: {what}")
+    for p in others:
+        lines.append(f"  {p.status:<8} {p.path}: {listed(p, 'Retain bullet(s) appended')}")
     skipped = [f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}" for sk in s.get("skipped", [])]
     rejected = [f"  rejected {j['item']}: {j['reason']}" for j in s.get("rejected", [])]
     if skipped or rejected:

@@ -3,36 +3,49 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from gitmem.recall.result import render_line
-from gitmem.recall.search import OVER_BUDGET
+from gitmem.recall.result import OVER_BUDGET, Result
 
 
-def render(answer: dict[str, Any], fmt: str) -> str:
-    results: list[dict[str, Any]] = answer.get("results", [])
+class Rendered(Protocol):
+    """What render needs of an answer (a recall `Answer`, an `about` answer)."""
+
+    @property
+    def results(self) -> list[Result]: ...
+
+    @property
+    def notes(self) -> list[str]: ...
+
+    @property
+    def as_of(self) -> dict[str, Any] | None: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def render(answer: Rendered, fmt: str) -> str:
+    results = answer.results
     if fmt == "json":
-        return json.dumps(answer, ensure_ascii=False, indent=2)
+        return json.dumps(answer.to_dict(), ensure_ascii=False, indent=2)
     if fmt == "jsonl":
-        return "\n".join(json.dumps(r, ensure_ascii=False) for r in results)
-    header = _header(answer)
+        return "\n".join(json.dumps(r.to_json(), ensure_ascii=False) for r in results)
+    header = _header(answer.as_of)
     if fmt == "md":
         lines = [f"<!-- {header} -->"] if header else []
-        lines += [f"- {render_line(r)}" for r in results]
+        lines += [f"- {r.line()}" for r in results]
         return "\n".join(lines)
-    lines = [f"note: {n}" for n in answer.get("notes", [])]
+    lines = [f"note: {n}" for n in answer.notes]
     if header:
         lines.append(header)
-    if not results and not any(n.startswith(OVER_BUDGET) for n in answer.get("notes", [])):
+    if not results and not any(n.startswith(OVER_BUDGET) for n in answer.notes):
         lines.append("no matching memory")
     for i, r in enumerate(results, 1):
-        status = "" if r["status"] == "current" else f" [{r['status']}]"
-        lines.append(f"{i:>2}. {render_line(r)}{status}")
+        status = "" if r.status == "current" else f" [{r.status}]"
+        lines.append(f"{i:>2}. {r.line()}{status}")
     return "\n".join(lines)
 
 
-def _header(answer: dict[str, Any]) -> str:
-    as_of = answer.get("as_of")
+def _header(as_of: dict[str, Any] | None) -> str:
     if not as_of:
         return ""
     if not as_of.get("commit"):

@@ -1,5 +1,5 @@
-"""Result records: a chunk row (and the commits it names) as the record recall returns, its
-one-line rendering, and packing results into a token budget."""
+"""Result records: a chunk row (and the commits it names) as the typed `Result` recall returns,
+its JSON object, its one-line rendering, excerpts, and packing results into a token budget."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import re
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, PATH
 from gitmem.layout import citation
 
 # No rendered result line costs less (see least_tokens).
 MIN_RESULT_TOKENS = 6
+OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
 # Under a token budget, a result whose text is longer than this many characters is returned as an
 # excerpt: the sentences around its best match (0: off). Its citation still names the whole chunk.
 SNIPPET_CHARS = 300
@@ -39,8 +41,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def least_tokens(row: sqlite3.Row | tuple[Any, ...]) -> int:
-    # A lower bound of estimate_tokens(render_line(result)): the line holds at least the content
-    # (or its excerpt), the path and " (#L1@1234567)" (the kind may be left out, see render_line).
+    # A lower bound of Result.tokens(): the line holds at least the content (or its excerpt), the
+    # path and " (#L1@1234567)" (the kind may be left out, see Result.line).
     n = len(row[CONTENT])
     if SNIPPET_CHARS:
         n = min(n, SNIPPET_CHARS)
@@ -99,8 +101,122 @@ def _window(sentence: str, hits: Callable[[str], int], room: int) -> str:
     return " ".join(out)[:room]
 
 
+class Ended(NamedTuple):
+    """When a version left memory: the commit that changed or removed it, and its time."""
+
+    commit: str
+    time: str | None
+
+
+class Replacement(NamedTuple):
+    """The newer statement that replaced a result (recall's currency step)."""
+
+    id: int
+    source: str | None
+    reason: str
+
+
+def _json(when: Callable[[Result], bool] | None = None, *, shown: bool = True) -> dict[str, Any]:
+    """A field's JSON rule: `when(result)` says whether the key is written (None: always);
+    `shown=False` keeps a field out of JSON altogether."""
+    return {"json_when": when, "json": shown}
+
+
+def _ended(r: Result) -> bool:
+    return r.valid_until is not None
+
+
+def _marked(r: Result) -> bool:
+    return r.marked
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One recall result: a chunk version as it stood between two commits (docs/json-contract.md,
+    gitmem/schemas/result.json). Immutable; `to_json` writes the fields in declaration order,
+    so a new field is added here, once (with its JSON rule when it is not always present)."""
+
+    id: int | None
+    kind: str
+    fact: bool
+    content: str
+    entities: tuple[str, ...]
+    confidence: float | None
+    timestamp: str | None
+    event_start: str | None
+    event_end: str | None
+    record_time: str | None
+    status: str
+    source: str
+    path: str
+    lines: tuple[int, int]
+    heading: str | None
+    commit: str | None
+    score: float | None
+    # Present when this version later left memory.
+    valid_until: Ended | None = field(default=None, metadata=_json(_ended))
+    successor: int | None = field(default=None, metadata=_json(_ended))
+    # What recall's currency step decided (gitmem/recall/currency.py): written on search answers only.
+    superseded_by: Replacement | None = field(default=None, metadata=_json(_marked))
+    copies: tuple[str, ...] = field(default=(), metadata=_json(_marked))
+    past: bool = field(default=False, metadata=_json(_marked))
+    excerpt: bool = field(default=False, metadata=_json(lambda r: r.excerpt))
+    marked: bool = field(default=False, metadata=_json(shown=False))
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the `result` schema."""
+        out: dict[str, Any] = {}
+        for f in _FIELDS:
+            when = f.metadata.get("json_when")
+            if f.metadata.get("json", True) and (when is None or when(self)):
+                out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+    def line(self) -> str:
+        """The compact one-result form shared by the text and Markdown renderers and budget packing.
+
+        Every token of it is paid for inside an agent's budget, so it says only what the citation
+        does not: the kind unless it is a plain note, the date unless the cited file is that day's
+        log (measured on LoCoMo: 0.782 -> 0.789 at 1000 tokens, more results fit)."""
+        bits = [] if self.kind == "note" else [self.kind]
+        if self.confidence is not None:
+            bits.append(f"c={self.confidence:.2f}")
+        stamp = self.timestamp
+        if stamp and stamp not in self.source.split("#", 1)[0]:
+            bits.append(stamp)
+        head = f"[{' '.join(bits)}] " if bits else ""
+        return f"{head}{self.content} ({self.source}){self.marks()}"
+
+    def marks(self) -> str:
+        """What recall's currency step says of the result, as line text."""
+        marks = ""
+        if self.past:
+            marks += f" [past: until {self.event_end}]"
+        if self.superseded_by is not None:
+            marks += f" [superseded by {self.superseded_by.source}]"
+        if self.copies:
+            marks += f" [also in {', '.join(self.copies)}]"
+        return marks
+
+    def tokens(self) -> int:
+        """What the result costs inside a token budget: its rendered line."""
+        return estimate_tokens(self.line())
+
+
+_FIELDS = fields(Result)
+
+
+def _plain(value: Any) -> Any:
+    """A field value as JSON data: records as objects, tuples as arrays."""
+    if isinstance(value, tuple):
+        if hasattr(value, "_asdict"):
+            return {k: _plain(v) for k, v in value._asdict().items()}
+        return [_plain(v) for v in value]
+    return value
+
+
 def to_result(r: sqlite3.Row | dict[str, Any], commits: dict[int, sqlite3.Row], score: float | None,
-              uncommitted: bool = False, at: int | None = None) -> dict[str, Any]:
+              uncommitted: bool = False, at: int | None = None) -> Result:
     """One result record. `at` is the as-of position: status is relative to it (a version that
     was current then is "current" in that answer, with `valid_until` saying when it later changed)."""
     keys = r.keys()
@@ -111,66 +227,35 @@ def to_result(r: sqlite3.Row | dict[str, Any], commits: dict[int, sqlite3.Row], 
     ended = to is not None and (at is None or r["valid_to"] <= at)
     status = "uncommitted" if uncommitted else ("current" if not ended else
                                                 ("superseded" if r["successor"] else "removed"))
-    res: dict[str, Any] = {
-        "id": None if uncommitted else r["id"],
-        "kind": r["kind"],
-        "fact": bool(r["fact"]),
-        "content": r["content"],
-        "entities": r["entities"].split() if r["entities"] else [],
-        "confidence": r["confidence"],
-        "timestamp": r["event_start"] or (record_time[:10] if record_time else None),
-        "event_start": r["event_start"],
-        "event_end": r["event_end"],
-        "record_time": record_time,
-        "status": status,
-        "source": citation(r["path"], r["start_line"], r["end_line"], oid),
-        "path": r["path"],
-        "lines": [r["start_line"], r["end_line"]],
-        "heading": r["heading"],
-        "commit": oid,
-        "score": round(score, 4) if score is not None else None,
-    }
-    if to is not None:
-        res["valid_until"] = {"commit": to["oid"], "time": iso(to["commit_time"], to["commit_tz"])}
-        res["successor"] = r["successor"]
-    return res
+    return Result(
+        id=None if uncommitted else r["id"],
+        kind=r["kind"],
+        fact=bool(r["fact"]),
+        content=r["content"],
+        entities=tuple(r["entities"].split()) if r["entities"] else (),
+        confidence=r["confidence"],
+        timestamp=r["event_start"] or (record_time[:10] if record_time else None),
+        event_start=r["event_start"],
+        event_end=r["event_end"],
+        record_time=record_time,
+        status=status,
+        source=citation(r["path"], r["start_line"], r["end_line"], oid),
+        path=r["path"],
+        lines=(r["start_line"], r["end_line"]),
+        heading=r["heading"],
+        commit=oid,
+        score=round(score, 4) if score is not None else None,
+        valid_until=Ended(to["oid"], iso(to["commit_time"], to["commit_tz"])) if to is not None else None,
+        successor=r["successor"] if to is not None else None,
+    )
 
 
-def render_line(r: dict[str, Any]) -> str:
-    """The compact one-result form shared by the text and Markdown renderers and budget packing.
-
-    Every token of it is paid for inside an agent's budget, so it says only what the citation
-    does not: the kind unless it is a plain note, the date unless the cited file is that day's log
-    (measured on LoCoMo: 0.782 -> 0.789 at 1000 tokens, more results fit)."""
-    bits = [] if r["kind"] == "note" else [r["kind"]]
-    if r.get("confidence") is not None:
-        bits.append(f"c={r['confidence']:.2f}")
-    stamp = r.get("timestamp")
-    if stamp and stamp not in r["source"].split("#", 1)[0]:
-        bits.append(stamp)
-    head = f"[{' '.join(bits)}] " if bits else ""
-    return f"{head}{r['content']} ({r['source']}){currency_marks(r)}"
-
-
-def currency_marks(r: dict[str, Any]) -> str:
-    """What recall's currency step says of a result (gitmem/recall/currency.py), as line text."""
-    marks = ""
-    if r.get("past"):
-        marks += f" [past: until {r['event_end']}]"
-    link = r.get("superseded_by")
-    if link:
-        marks += f" [superseded by {link['source']}]"
-    if r.get("copies"):
-        marks += f" [also in {', '.join(r['copies'])}]"
-    return marks
-
-
-def pack(results: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+def pack(results: list[Result], budget: int) -> list[Result]:
     """Keep the best results, in rank order, whose rendered lines fit in `budget` tokens."""
-    out: list[dict[str, Any]] = []
+    out: list[Result] = []
     used = 0
     for r in results:
-        cost = estimate_tokens(render_line(r))
+        cost = r.tokens()
         if used + cost > budget:
             continue
         out.append(r)

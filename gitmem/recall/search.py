@@ -2,7 +2,7 @@
 
 A question goes: `Options` (what the user typed) -> `store.Filter` (positions resolved, typed) ->
 bm25 candidates from the index store -> `rank.rerank` (pure) -> result records
-(`result.to_result`), the top k or what fits a token budget. Nothing here spells SQL: the index
+(`result.Result`), the top k or what fits a token budget. Nothing here spells SQL: the index
 store owns the schema. Nothing here writes history either: the only writes are the catch-up
 indexing and the working-tree overlay.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any, Self
 
@@ -25,20 +25,11 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
-from gitmem.recall.result import (
-    MIN_RESULT_TOKENS,
-    estimate_tokens,
-    excerpt,
-    iso,
-    least_tokens,
-    render_line,
-    to_result,
-)
+from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
-OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
 MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
@@ -62,14 +53,15 @@ class Options:
 @dataclass
 class Answer:
     query: str
-    results: list[dict[str, Any]]
+    results: list[Result]
     index: dict[str, Any]
     as_of: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the `recall` schema."""
         return {"query": self.query, "as_of": self.as_of, "index": self.index, "notes": self.notes,
-                "results": self.results}
+                "results": [r.to_json() for r in self.results]}
 
 
 def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = None, **kw: Any) -> Options:
@@ -183,13 +175,13 @@ class Session:
 
     # -- rows to results --------------------------------------------------------------------
     def results(self, rows: list[sqlite3.Row], scores: dict[int, float] | None = None,
-                uncommitted: bool = False, at: int | None = None) -> list[dict[str, Any]]:
+                uncommitted: bool = False, at: int | None = None) -> list[Result]:
         commits = {} if uncommitted else store.commits_at(
             self.conn, {r["valid_from"] for r in rows} | {r["valid_to"] for r in rows if r["valid_to"]}
         )
         return [to_result(r, commits, scores.get(r["id"]) if scores else None, uncommitted, at) for r in rows]
 
-    def results_by_id(self, ids: list[int]) -> list[dict[str, Any]]:
+    def results_by_id(self, ids: list[int]) -> list[Result]:
         """Result records of the chunks `ids`, in that order."""
         return self.results(store.rows_by_id(self.conn, ids))
 
@@ -322,15 +314,15 @@ class Session:
         return []
 
     def _emit(self, ranked: list[Candidate], opts: Options, at: int | None, q: Query,
-              cur: Currency | None = None) -> list[dict[str, Any]]:
-        """Result dicts for the returned candidates only: the top k, or what `pack` keeps of the
+              cur: Currency | None = None) -> list[Result]:
+        """Results for the returned candidates only: the top k, or what `pack` keeps of the
         ranking for a token budget (the same choice as packing every candidate, without building a
-        dict for those whose text alone cannot fit what is left of the budget). Under a budget a
+        result for those whose text alone cannot fit what is left of the budget). Under a budget a
         long text is cut to an excerpt around its best match (see `shorten`)."""
         if not opts.budget:
-            return self._dicts(ranked[: opts.k], at, cur)
+            return self._records(ranked[: opts.k], at, cur)
         stems = query_stems(q)
-        out: list[dict[str, Any]] = []
+        out: list[Result] = []
         left = opts.budget
         i = 0
         while i < len(ranked) and left >= MIN_RESULT_TOKENS:
@@ -340,15 +332,15 @@ class Session:
                 i += 1
                 if least_tokens(c.row) <= left:
                     batch.append(c)
-            for r in self._dicts(batch, at, cur):
-                shorten(r, stems)
-                cost = estimate_tokens(render_line(r))
+            for r in self._records(batch, at, cur):
+                r = shorten(r, stems)
+                cost = r.tokens()
                 if cost <= left:
                     out.append(r)
                     left -= cost
         return out
 
-    def _dicts(self, cands: list[Candidate], at: int | None, cur: Currency | None = None) -> list[dict[str, Any]]:
+    def _records(self, cands: list[Candidate], at: int | None, cur: Currency | None = None) -> list[Result]:
         narrow = [c.row[ID] for c in cands if not isinstance(c.row, sqlite3.Row)]
         whole = store.tuples_by_id(self.conn, COLS_ALL, narrow) if narrow else {}
         rows = [c.row if isinstance(c.row, sqlite3.Row) else dict(zip(NAMES_ALL, whole[c.row[ID]])) for c in cands]
@@ -357,24 +349,25 @@ class Session:
             self.conn, {r["valid_from"] for r in committed} | {r["valid_to"] for r in committed if r["valid_to"]})
         out = [to_result(r, {} if c.uncommitted else commits, c.score, c.uncommitted, at)
                for r, c in zip(rows, cands)]
-        if cur is not None:
-            self._annotate(out, cur)
-        return out
+        return self._annotate(out, cur) if cur is not None else out
 
-    def _annotate(self, results: list[dict[str, Any]], cur: Currency) -> None:
+    def _annotate(self, results: list[Result], cur: Currency) -> list[Result]:
         """Say what currency decided on each result: what replaced it, where else it is copied,
-        whether its time window is over (fields of the result schema, rendered by render_line)."""
-        ids = [r["id"] for r in results if r["id"] is not None]
+        whether its time window is over (fields of the result schema, rendered by Result.line)."""
+        ids = [r.id for r in results if r.id is not None]
         cite_ids = sorted({cur.superseded[i].new for i in ids if i in cur.superseded}
                           | {k for i in ids for k in cur.copies.get(i, ())})
-        cites = {r["id"]: r["source"] for r in self.results_by_id(cite_ids)} if cite_ids else {}
+        cites = {r.id: r.source for r in self.results_by_id(cite_ids)} if cite_ids else {}
+        out: list[Result] = []
         for r in results:
-            i = r["id"]
+            i = r.id
             link = cur.superseded.get(i) if i is not None else None
-            r["superseded_by"] = ({"id": link.new, "source": cites.get(link.new), "reason": link.reason}
-                                  if link is not None else None)
-            r["copies"] = [cites[k] for k in cur.copies.get(i, ()) if k in cites] if i is not None else []
-            r["past"] = i is not None and i in cur.past
+            out.append(replace(
+                r, marked=True,
+                superseded_by=Replacement(link.new, cites.get(link.new), link.reason) if link is not None else None,
+                copies=tuple(cites[k] for k in cur.copies.get(i, ()) if k in cites) if i is not None else (),
+                past=i is not None and i in cur.past))
+        return out
 
     def during_window(self, text: str) -> tuple[str, str]:
         """Event-time window from "2025-11", "Nov 2025", "2025-11-27", "2025-11-01..2025-11-30"."""
@@ -406,16 +399,17 @@ class Session:
         return start, end
 
 
-def shorten(r: dict[str, Any], stems: set[str]) -> None:
-    """Cut a long result's content to an excerpt around its best match (result.SNIPPET_CHARS),
-    marked `excerpt: true`; its citation still names the whole chunk, which holds the excerpt."""
+def shorten(r: Result, stems: set[str]) -> Result:
+    """A long result with its content cut to an excerpt around its best match
+    (result.SNIPPET_CHARS), marked `excerpt: true`; its citation still names the whole chunk,
+    which holds the excerpt."""
     limit = _result.SNIPPET_CHARS
     if not limit:
-        return
-    cut = excerpt(r["content"], lambda low: covered(low, stems), limit)
-    if cut is not None and cut != r["content"]:
-        r["content"] = cut
-        r["excerpt"] = True
+        return r
+    cut = excerpt(r.content, lambda low: covered(low, stems), limit)
+    if cut is not None and cut != r.content:
+        return replace(r, content=cut, excerpt=True)
+    return r
 
 
 def question_window(text: str, ref: int | None) -> tuple[date, date] | None:

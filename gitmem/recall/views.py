@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.index import store
 from gitmem.parse import decode, entity_key, split_lines, strip_comments
-from gitmem.recall.result import estimate_tokens, pack, render_line
+from gitmem.recall.result import Result, estimate_tokens, pack
 from gitmem.recall.search import Options, Session
 from gitmem.safefile import NotRegular, read_capped, safe_rel
 from gitmem.timeline import git
@@ -66,7 +67,24 @@ def _worktree_file(ws: Workspace, path: str) -> str:
     return decode(data)[0]
 
 
-def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> dict[str, Any]:
+@dataclass
+class About:
+    """What memory says about an entity: its page and the facts that mention it, newest first."""
+
+    entity: str
+    page: dict[str, Any] | None
+    as_of: dict[str, Any] | None
+    index: dict[str, Any]
+    notes: list[str]
+    results: list[Result]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the `about` schema."""
+        return {"entity": self.entity, "page": self.page, "as_of": self.as_of, "index": self.index,
+                "notes": self.notes, "results": [r.to_json() for r in self.results]}
+
+
+def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> About:
     key = entity_key(entity)
     if not key:
         raise GitmemError(f"{entity!r} is not an entity name", "try a name like Peter or The-Castle")
@@ -83,14 +101,14 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
                         "source": layout.citation(row["path"], 1, max(len(split_lines(text.rstrip())), 1), commit)}
             break
     answer = s.search("", Options(k=max(k * 4, 100), as_of=as_of, entity=key))
-    facts = [r for r in answer.results if layout.entity_page_stem(r["path"]) is None]
+    facts = [r for r in answer.results if layout.entity_page_stem(r.path) is None]
     if page is None and not facts:
         when = f" as of {as_of}" if as_of else ""
         raise GitmemError(f"nothing in memory mentions {entity}{when}",
                           f"check the spelling, or search the text with `gitmem recall {entity!r}`")
-    facts.sort(key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
-    return {"entity": key, "page": page, "as_of": as_of_info, "index": s.index_info(),
-            "notes": answer.notes, "results": facts[:k]}
+    facts.sort(key=lambda r: (r.timestamp or "", r.id or 1 << 62), reverse=True)
+    return About(entity=key, page=page, as_of=as_of_info, index=s.index_info(), notes=answer.notes,
+                 results=facts[:k])
 
 
 def _chain(s: Session, chunk_id: int) -> list[int]:
@@ -134,15 +152,14 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
     and the confidence steps reflection recorded in bank/.reflect.json (read by `history`)."""
     answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",)))
     merged: dict[str, dict[str, Any]] = {}
-    for r in sorted(answer.results, key=lambda r: (r["path"] == layout.OPINIONS_PAGE, r["id"] or 0)):
-        key = _norm(r["content"])
-        evidence = {"relation": "stated", "content": r["content"], "source": r["source"],
-                    "confidence": r["confidence"]}
+    for r in sorted(answer.results, key=lambda r: (r.path == layout.OPINIONS_PAGE, r.id or 0)):
+        key = _norm(r.content)
+        evidence = {"relation": "stated", "content": r.content, "source": r.source, "confidence": r.confidence}
         prior = merged.get(key)
         item: dict[str, Any] = {
-            "id": r["id"], "statement": r["content"], "confidence": r["confidence"], "entities": r["entities"],
-            "last_updated": r["record_time"], "timestamp": r["timestamp"], "source": r["source"],
-            "status": r["status"], "evidence": (prior["evidence"] if prior else []) + [evidence],
+            "id": r.id, "statement": r.content, "confidence": r.confidence, "entities": list(r.entities),
+            "last_updated": r.record_time, "timestamp": r.timestamp, "source": r.source,
+            "status": r.status, "evidence": (prior["evidence"] if prior else []) + [evidence],
         }
         merged[key] = item  # later (bank, newer) versions replace earlier ones, keeping their evidence
     out = [o for o in merged.values()
@@ -157,8 +174,8 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
             answer.notes.append(f"reflection history unavailable: {exc.message}")
         for o in out:
             versions = s.results_by_id(_chain(s, o["id"])) if o["id"] is not None else []
-            o["history"] = [{"confidence": v["confidence"], "record_time": v["record_time"],
-                             "content": v["content"], "source": v["source"]} for v in versions]
+            o["history"] = [{"confidence": v.confidence, "record_time": v.record_time,
+                             "content": v.content, "source": v.source} for v in versions]
             o["reflections"] = reflected.get(_norm(o["statement"]), [])
     out.sort(key=lambda o: -(o["confidence"] or 0))
     return {"opinions": out, "as_of": answer.as_of, "index": s.index_info(), "notes": answer.notes}
@@ -173,18 +190,19 @@ def why(s: Session, target: str) -> dict[str, Any]:
             raise GitmemError(f"no chunk with id {chunk_id}", "take an id from `gitmem recall --json` results")
     else:
         hits = s.search(target, Options(k=1, include_history=True)).results
-        hits = [h for h in hits if h["id"] is not None]
-        if not hits:
+        ids_found = [h.id for h in hits if h.id is not None]
+        if not ids_found:
             raise GitmemError(f"nothing in memory's history matches {target!r}", "try fewer or other words")
-        chunk_id = hits[0]["id"]
+        chunk_id = ids_found[0]
     ids = _chain(s, chunk_id)
-    versions = s.results_by_id(ids)
+    records = s.results_by_id(ids)
     # Each version's result already names its commit; add who made it and why.
-    by_oid = store.commits_by_oid(s.conn, [v["commit"] for v in versions])
-    for v in versions:
-        c = by_oid.get(v["commit"])
-        v["author"] = c["author"] if c else None
-        v["message"] = c["message"].splitlines()[0] if c and c["message"] else None
+    by_oid = store.commits_by_oid(s.conn, [r.commit for r in records if r.commit])
+    versions: list[dict[str, Any]] = []
+    for r in records:
+        c = by_oid.get(r.commit) if r.commit else None
+        versions.append({**r.to_json(), "author": c["author"] if c else None,
+                         "message": c["message"].splitlines()[0] if c and c["message"] else None})
     return {"target": target, "match": chunk_id, "versions": versions, "superseded_by": _replaced_by(s, ids[-1]),
             "index": s.index_info(), "notes": notes}
 
@@ -200,7 +218,7 @@ def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
         seen.add(link.new)
         cur = link.new
     records = s.results_by_id([i for i, _ in chain])
-    return [{"reason": reason, "result": r} for r, (_, reason) in zip(records, chain)]
+    return [{"reason": reason, "result": r.to_json()} for r, (_, reason) in zip(records, chain)]
 
 
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
@@ -212,25 +230,25 @@ def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entit
     p1 = s.position(until)[0] if until else store.last_position(s.conn)
     added_ids = store.ids_added(s.conn, p0, p1)
     gone_ids = store.ids_ended(s.conn, p0, p1)
-    rows = {r["id"]: r for r in s.results_by_id(sorted(set(added_ids) | set(gone_ids)))}
+    rows = {r.id: r for r in s.results_by_id(sorted(set(added_ids) | set(gone_ids)))}
     predecessor = store.predecessors(s.conn, added_ids)
     out: list[dict[str, Any]] = []
     replaced: set[int] = set()
     for i in added_ids:
-        r = dict(rows[i])
+        r = rows[i].to_json()
         prev = predecessor.get(i)
         if prev is not None and prev in rows:
             r["change"] = "changed"
-            r["previous"] = {"content": rows[prev]["content"], "source": rows[prev]["source"],
-                             "confidence": rows[prev]["confidence"]}
+            r["previous"] = {"content": rows[prev].content, "source": rows[prev].source,
+                             "confidence": rows[prev].confidence}
             replaced.add(prev)
         else:
             r["change"] = "added"
         out.append(r)
     for i in gone_ids:
-        if i in replaced or rows[i]["status"] == "superseded" and rows[i].get("successor") in rows:
+        if i in replaced or rows[i].status == "superseded" and rows[i].successor in rows:
             continue
-        r = dict(rows[i])
+        r = rows[i].to_json()
         r["change"] = "removed"
         out.append(r)
     data: dict[str, Any] = {"since": since, "until": until, "from_position": p0, "to_position": p1,
@@ -263,12 +281,12 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
     if used > budget:
         memory_md, used = _trim_core(memory_md, budget)
     answer = s.search("", Options(k=200, as_of=as_of, kinds=("world", "experience", "opinion", "observation")))
-    facts = sorted(answer.results, key=lambda r: (r["timestamp"] or "", r["id"] or 1 << 62), reverse=True)
+    facts = sorted(answer.results, key=lambda r: (r.timestamp or "", r.id or 1 << 62), reverse=True)
     facts = pack(facts, max(budget - used, 0))
     md = "# Core memory (memory.md)\n\n" + (memory_md or "(empty)")
     if facts:
-        md += "\n\n# Recent facts\n\n" + "\n".join(f"- {render_line(r)}" for r in facts)
-    return {"memory_md": memory_md, "facts": facts, "markdown": md, "budget": budget,
+        md += "\n\n# Recent facts\n\n" + "\n".join(f"- {r.line()}" for r in facts)
+    return {"memory_md": memory_md, "facts": [r.to_json() for r in facts], "markdown": md, "budget": budget,
             "tokens": estimate_tokens(md), "as_of": as_of_info, "index": s.index_info(),
             "notes": answer.notes + answer_notes}
 

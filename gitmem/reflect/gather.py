@@ -14,10 +14,10 @@ Everything is read as of the base commit (never the uncommitted working tree).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from gitmem.errors import GitmemError
 from gitmem.index import store
+from gitmem.recall.result import Result
 from gitmem.recall.search import Options, Session
 
 MAX_ENTITY_FACTS = 60
@@ -31,7 +31,7 @@ class Window:
     end: int  # ... and <= end (positions on the first-parent chain)
     through: str  # oid at `end`
     through_time: int
-    facts: list[dict[str, Any]] = field(default_factory=list)
+    facts: list[Result] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)  # every file with a chunk added in the window
     capped: bool = False
     notes: list[str] = field(default_factory=list)
@@ -69,27 +69,27 @@ def window(s: Session, start: int, max_facts: int) -> Window:
                   facts=s.results(rows), paths=paths, capped=capped)
 
 
-def entity_facts(s: Session, key: str) -> list[dict[str, Any]]:
+def entity_facts(s: Session, key: str) -> list[Result]:
     """Current facts and notes (outside bank/) that mention entity `key`, newest first, capped."""
     return s.results(store.memory_mentioning(s.conn, key, MAX_ENTITY_FACTS))
 
 
-def current_facts(s: Session, kind: str) -> list[dict[str, Any]]:
+def current_facts(s: Session, kind: str) -> list[Result]:
     return s.results(store.current_facts(s.conn, kind))
 
 
-def candidates(s: Session, opinion: dict[str, Any], pool: list[dict[str, Any]], base: str) -> list[dict[str, Any]]:
+def candidates(s: Session, opinion: Result, pool: list[Result], base: str) -> list[Result]:
     """Facts in `pool` worth judging against `opinion`: sharing an entity first (newest first),
     then FTS5 neighbours of the statement among the pool; at most MAX_PAIRS_PER_OPINION."""
-    by_id = {r["id"]: r for r in pool if r["fact"] and r["kind"] != "opinion" and r["id"] != opinion["id"]}
-    ents = set(opinion["entities"])
-    shared = [r for r in by_id.values() if ents.intersection(r["entities"])]
-    shared.sort(key=lambda r: (-(r["id"] or 0)))
+    by_id = {r.id: r for r in pool if r.fact and r.kind != "opinion" and r.id != opinion.id}
+    ents = set(opinion.entities)
+    shared = [r for r in by_id.values() if ents.intersection(r.entities)]
+    shared.sort(key=lambda r: (-(r.id or 0)))
     chosen = shared[:MAX_PAIRS_PER_OPINION]
     if len(chosen) < MAX_PAIRS_PER_OPINION and by_id:
-        ans = s.search(opinion["content"], Options(k=20, as_of=base, kinds=("world", "experience", "observation")))
+        ans = s.search(opinion.content, Options(k=20, as_of=base, kinds=("world", "experience", "observation")))
         for r in ans.results:
-            hit = by_id.get(r["id"])
+            hit = by_id.get(r.id)
             if hit is not None and hit not in chosen:
                 chosen.append(hit)
             if len(chosen) >= MAX_PAIRS_PER_OPINION:
@@ -97,7 +97,7 @@ def candidates(s: Session, opinion: dict[str, Any], pool: list[dict[str, Any]], 
     return chosen
 
 
-def current_opinions(s: Session) -> list[dict[str, Any]]:
+def current_opinions(s: Session) -> list[Result]:
     return s.results(store.current_opinions(s.conn))
 
 

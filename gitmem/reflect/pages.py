@@ -9,7 +9,7 @@
 - a block is replaced only when its current text hashes to what reflection wrote last time
   (recorded in bank/.reflect.json). Otherwise a person edited it (or wrote it) and it is left
   alone, and the proposal says so. A block a person deleted is not re-added either.
-Rendering helpers turn fact records (recall result dicts) into lines with citations.
+Rendering helpers turn fact records (recall `Result`s) into lines with citations.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from gitmem.parse import aliases_line, is_retain_heading
+from gitmem.recall.result import Result
+from gitmem.reflect.records import Opinion
 from gitmem.reflect.safety import clean_inline
 
 _MARK = re.compile(r"^<!-- gitmem:(begin|end) ([a-z0-9-]{1,40}) -->$")
@@ -168,18 +170,18 @@ def merge_page(path: str, old: str | None, title: str, blocks: list[tuple[str, s
 # --------------------------------------------------------------------------- rendering
 
 
-def fact_line(r: dict[str, Any], *, with_kind: bool = True, limit: int = 300) -> str:
+def fact_line(r: Result, *, with_kind: bool = True, limit: int = 300) -> str:
     """`- W: text (path#Lx-Ly@sha7)` for one fact record."""
-    kind = KIND_LETTER.get(r["kind"], "N")
-    body = clean_inline(r["content"], limit)
-    return f"- {kind}: {body} ({r['source']})" if with_kind else f"- {body} ({r['source']})"
+    kind = KIND_LETTER.get(r.kind, "N")
+    body = clean_inline(r.content, limit)
+    return f"- {kind}: {body} ({r.source})" if with_kind else f"- {body} ({r.source})"
 
 
-def dated(r: dict[str, Any]) -> str:
-    start, stop = r.get("event_start"), r.get("event_end")
+def dated(r: Result) -> str:
+    start, stop = r.event_start, r.event_end
     if start and stop and stop != start:
         return f"{start} – {stop}"
-    return start or (r.get("record_time") or "")[:10] or "undated"
+    return start or (r.record_time or "")[:10] or "undated"
 
 
 # --------------------------------------------------------------------------- what is current
@@ -191,82 +193,82 @@ _MOVE = re.compile(r"\b(?i:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\
                    r"[^.;]*?\bto\s+(?P<new>[A-Z][\w-]*)")
 
 
-def _when(r: dict[str, Any]) -> tuple[str, str]:
+def _when(r: Result) -> tuple[str, str]:
     """Sort key in time: the event date (else the commit date), then the commit time."""
-    rec = r.get("record_time") or ""
-    return (r.get("event_start") or rec[:10], rec)
+    rec = r.record_time or ""
+    return (r.event_start or rec[:10], rec)
 
 
-def expired(r: dict[str, Any], today: str) -> bool:
+def expired(r: Result, today: str) -> bool:
     """A time-bounded fact whose window ended before `today` (ISO date): a stated range
     ("Nov 27–Dec 1, 2025") or a present-tense state ("currently", "for now") dated before today."""
-    end = r.get("event_end") or r.get("event_start")
+    end = r.event_end or r.event_start
     if not end or end >= today:
         return False
-    ranged = bool(r.get("event_start")) and r.get("event_start") != r.get("event_end")
-    return ranged or bool(_PRESENT.search(r["content"]))
+    ranged = bool(r.event_start) and r.event_start != r.event_end
+    return ranged or bool(_PRESENT.search(r.content))
 
 
-def moves_supersede(facts: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+def moves_supersede(facts: list[Result]) -> dict[int | None, Result]:
     """{id of a replaced fact: the fact that replaced it}, by one conservative rule local to pages:
     a later fact "moved/shipped from X to Y" about an entity replaces that entity's earlier facts
     that name X but not Y. Issue 13 moves supersession into the index; until then this is the
     default `Supersede` and the extension point is the `supersede` argument of `current_and_past`."""
-    out: dict[Any, dict[str, Any]] = {}
+    out: dict[int | None, Result] = {}
     for mover in facts:
-        m = _MOVE.search(mover["content"])
+        m = _MOVE.search(mover.content)
         if not m:
             continue
         old = re.compile(rf"\b{re.escape(m.group('old'))}\b", re.I)
         new = re.compile(rf"\b{re.escape(m.group('new'))}\b", re.I)
-        ents = set(mover["entities"])
+        ents = set(mover.entities)
         for r in facts:
-            if r is mover or r["id"] in out or not ents.intersection(r["entities"]) or _when(r) >= _when(mover):
+            if r is mover or r.id in out or not ents.intersection(r.entities) or _when(r) >= _when(mover):
                 continue
-            if old.search(r["content"]) and not new.search(r["content"]):
-                out[r["id"]] = mover
+            if old.search(r.content) and not new.search(r.content):
+                out[r.id] = mover
     return out
 
 
-Supersede = Callable[[list[dict[str, Any]]], dict[Any, dict[str, Any]]]
+Supersede = Callable[[list[Result]], dict[int | None, Result]]
 
 
 class Past(NamedTuple):
-    fact: dict[str, Any]
+    fact: Result
     why: str  # "ended 2025-12-01" or "replaced by <citation>"
 
 
-def current_and_past(facts: list[dict[str, Any]], today: str,
-                     supersede: Supersede = moves_supersede) -> tuple[list[dict[str, Any]], list[Past]]:
+def current_and_past(facts: list[Result], today: str,
+                     supersede: Supersede = moves_supersede) -> tuple[list[Result], list[Past]]:
     """Facts split into current ones and past ones (expired or replaced), each newest first, each
     listed once (the same text twice keeps the newer)."""
-    unique: dict[str, dict[str, Any]] = {}
+    unique: dict[str, Result] = {}
     for r in sorted(facts, key=_when):
-        unique[" ".join(r["content"].lower().split()).rstrip(".")] = r  # the newer one wins
+        unique[" ".join(r.content.lower().split()).rstrip(".")] = r  # the newer one wins
     rows = sorted(unique.values(), key=_when, reverse=True)
     replaced = supersede(rows)
-    current: list[dict[str, Any]] = []
+    current: list[Result] = []
     past: list[Past] = []
     for r in rows:
-        if r["id"] in replaced:
-            past.append(Past(r, f"replaced by {replaced[r['id']]['source']}"))
+        if r.id in replaced:
+            past.append(Past(r, f"replaced by {replaced[r.id].source}"))
         elif expired(r, today):
-            past.append(Past(r, f"ended {r.get('event_end') or r.get('event_start')}"))
+            past.append(Past(r, f"ended {r.event_end or r.event_start}"))
         else:
             current.append(r)
     return current, past
 
 
-def curatable(r: dict[str, Any]) -> bool:
+def curatable(r: Result) -> bool:
     """False for a bullet in a Retain section that is not a valid Retain fact: `gitmem lint`
     rejects it, so reflection never copies it onto a page."""
-    return bool(r["fact"]) or not any(is_retain_heading(h) for h in (r.get("heading") or "").split(" > "))
+    return r.fact or not any(is_retain_heading(h) for h in (r.heading or "").split(" > "))
 
 
 _GROUPS = (("world", "World"), ("experience", "What I did"), ("observation", "Observations"), ("note", "Notes"))
 
 
-def entity_blocks(summary: str | None, facts: list[dict[str, Any]], opinions: list[dict[str, Any]], today: str,
+def entity_blocks(summary: str | None, facts: list[Result], opinions: list[Opinion], today: str,
                   aliases: list[str] | None = None, supersede: Supersede = moves_supersede) -> list[tuple[str, str | None]]:
     """The generated blocks of an entity page: summary, aliases, facts (current ones grouped by
     kind, newest first, then the past ones marked), opinions. Every fact appears exactly once.
@@ -281,37 +283,37 @@ def entity_blocks(summary: str | None, facts: list[dict[str, Any]], opinions: li
     if current or past:
         out = ["## Facts"]
         for kind, title in _GROUPS:
-            group = [r for r in current if (r["kind"] if r["kind"] in KIND_LETTER else "note") == kind]
+            group = [r for r in current if (r.kind if r.kind in KIND_LETTER else "note") == kind]
             if group:
-                out += ["", f"### {title}", *(f"- {dated(r)}: {clean_inline(r['content'], 300)} ({r['source']})" for r in group)]
+                out += ["", f"### {title}", *(f"- {dated(r)}: {clean_inline(r.content, 300)} ({r.source})" for r in group)]
         if past:
-            out += ["", "### Past", *(f"- {dated(p.fact)}: {clean_inline(p.fact['content'], 300)} ({p.fact['source']}; {p.why})"
+            out += ["", "### Past", *(f"- {dated(p.fact)}: {clean_inline(p.fact.content, 300)} ({p.fact.source}; {p.why})"
                                      for p in past)]
         blocks.append(("facts", "\n".join(out)))
     blocks.append(("timeline", None))
     if opinions:
         blocks.append(("opinions", "## Opinions\n" + "\n".join(
-            f"- c={o['confidence']:.2f}: {clean_inline(o['statement'], 240)} (see bank/opinions.md)" for o in opinions)))
+            f"- c={o.confidence:.2f}: {clean_inline(o.statement, 240)} (see bank/opinions.md)" for o in opinions)))
     return blocks
 
 
-def list_block(facts: list[dict[str, Any]]) -> str:
+def list_block(facts: list[Result]) -> str:
     return "\n".join(fact_line(r, with_kind=False) for r in facts) or "_(no current facts)_"
 
 
-def opinions_block(opinions: list[dict[str, Any]]) -> str:
+def opinions_block(opinions: list[Opinion]) -> str:
     """The bank/opinions.md block: one valid Retain bullet per opinion (so the index reads them as
     opinions with confidence), then the evidence in a separate section (never nested bullets)."""
-    retain = [o["bullet"] for o in opinions if o.get("bullet")]
+    retain = [o.bullet for o in opinions if o.bullet]
     out = ["## Retain", *retain, "", "## Evidence"]
     for n, o in enumerate(opinions, 1):
-        out += ["", f"### {n}. {clean_inline(o['statement'], 120)}",
-                f"- confidence: {o['confidence']:.2f} (stated {o['stated_text']}; this reflection {o['delta']:+.2f})",
-                f"- last_updated: {o['last_updated']}",
-                f"- stated in: {o['source']}"]
-        for rel in ("supports", "contradicts"):
-            for ev in o[rel]:
+        out += ["", f"### {n}. {clean_inline(o.statement, 120)}",
+                f"- confidence: {o.confidence:.2f} (stated {o.stated_text}; this reflection {o.delta:+.2f})",
+                f"- last_updated: {o.last_updated}",
+                f"- stated in: {o.source}"]
+        for rel, evidence in (("supports", o.supports), ("contradicts", o.contradicts)):
+            for ev in evidence:
                 out.append(f"- {rel} ({ev['strength']}, {ev['delta']:+.2f}): {clean_inline(ev['content'], 200)} ({ev['source']})")
-        if not o["supports"] and not o["contradicts"]:
+        if not o.supports and not o.contradicts:
             out.append("- no evidence judged yet")
     return "\n".join(out)

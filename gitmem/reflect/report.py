@@ -11,6 +11,8 @@ from datetime import date
 from html import escape
 from typing import Any
 
+from gitmem.reflect.records import OpinionChange, PageChange, RetainChange, listed, read_changes
+
 LINE_COLOUR = "#d9480f"  # the chart's line: the browser test looks for pixels of this colour
 CHART_W, CHART_H, PAD = 480, 140, 28
 
@@ -81,25 +83,24 @@ def _diff_html(diff: str) -> str:
 def render(shown: dict[str, Any], opinions: dict[str, dict[str, Any]]) -> str:
     """The page for `review.show(...)`'s result and the proposal's state-file opinions."""
     s = shown.get("summary") or {}
-    changes = [c for c in s.get("changes", []) if isinstance(c, dict)]
-    moves = [c for c in changes if "opinion" in c]
-    others = [c for c in changes if "opinion" not in c]
+    changes = read_changes(s.get("changes", []))
+    moves = [c for c in changes if isinstance(c, OpinionChange)]
+    others = [p for p in changes if isinstance(p, (PageChange, RetainChange))]
     title = f"gitmem review: proposal {shown['commit'][:7]}"
     body = [f"<h1>{escape(title)}</h1>",
             f'<p class="note">branch {escape(shown["branch"])}, base {shown["base"][:7]}, {escape(str(s.get("facts", "?")))} facts,'
             f' model: {escape(str(s.get("model") or "none"))}{" — stale: your branch moved since" if shown.get("stale") else ""}</p>',
             "<h2>Opinions</h2>" if moves else ""]
     for c in moves:
-        op = opinions.get(str(c.get("key", ""))) or {}
-        move = (f"c {c['before']:.2f} → {c['after']:.2f}" if c.get("evidence") else f"c {c['after']:.2f} (as stated in memory)")
-        body.append(f'<div class="op"><div><span class="move">{escape(move)}</span> {escape(str(c["opinion"]))}</div>')
-        for e in c.get("evidence", []):
-            rel = str(e.get("relation", ""))
-            body.append(f'<div class="ev"><span class="{escape(rel)}">{escape(rel)} ({escape(str(e.get("strength", "")))},'
-                        f' {float(e.get("delta", 0)):+.2f})</span>: “{escape(str(e.get("content", "")))}”'
-                        f' <cite>{escape(str(e.get("source", "")))}</cite></div>')
+        op = opinions.get(c.key) or {}
+        move = (f"c {c.before:.2f} → {c.after:.2f}" if c.evidence else f"c {c.after:.2f} (as stated in memory)")
+        body.append(f'<div class="op"><div><span class="move">{escape(move)}</span> {escape(c.opinion)}</div>')
+        for e in c.evidence:
+            body.append(f'<div class="ev"><span class="{escape(e.relation)}">{escape(e.relation)} ({escape(e.strength)},'
+                        f' {e.delta:+.2f})</span>: “{escape(e.content)}”'
+                        f' <cite>{escape(e.source)}</cite></div>')
         body.append(chart(op.get("history", [])) + "</div>")
-    moved = {str(c.get("key", "")) for c in moves}
+    moved = {c.key for c in moves}
     steady = sorted((op for key, op in opinions.items() if key not in moved and op.get("current") and op.get("history")),
                     key=lambda op: str(op.get("statement", "")))
     if steady:
@@ -111,9 +112,8 @@ def render(shown: dict[str, Any], opinions: dict[str, dict[str, Any]]) -> str:
                         f'{chart(op.get("history", []))}</div>')
     if others:
         body.append("<h2>Pages</h2><ul>")
-        for c in others:
-            what = ", ".join(c.get("blocks") or []) or f"{len(c.get('bullets') or [])} Retain bullets"
-            body.append(f"<li>{escape(str(c.get('status', '')))} <code>{escape(str(c['path']))}</code>: {escape(what)}</li>")
+        for p in others:
+            body.append(f"<li>{escape(p.status)} <code>{escape(p.path)}</code>: {escape(listed(p, 'Retain bullets'))}</li>")
         body.append("</ul>")
     for label, key, fmt in (("Skipped", "skipped", lambda x: f"{x['path']} [{x['block']}]: {x['reason']}"),
                             ("Rejected model output", "rejected", lambda x: f"{x['item']}: {x['reason']}")):

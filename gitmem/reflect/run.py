@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gitmem.config import load_config
 from gitmem.errors import GitmemError
@@ -30,12 +30,14 @@ from gitmem.parse import entity_key, mentions, page_aliases, parse_retain_bullet
 from gitmem.parse.model import RetainFact
 from gitmem.reflect import confidence, discarded, gate, gather, judge, pages
 from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
+from gitmem.reflect.records import Change, EvidenceStep, Opinion, OpinionChange, PageChange, RetainChange
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
 from gitmem.reflect.state import State, read_state
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
+    from gitmem.recall.result import Result
     from gitmem.recall.search import Session
     from gitmem.reflect.model import Model
 
@@ -65,66 +67,13 @@ def _ev_dict(ev: confidence.Evidence, at: str) -> dict[str, Any]:
             "strength": ev.strength, "delta": ev.delta, "at": at}
 
 
-def _display_names(facts: list[dict[str, Any]]) -> dict[str, str]:
+def _display_names(facts: list[Result]) -> dict[str, str]:
     """entity key -> the most used spelling of its @mentions (ties: alphabetical)."""
     seen: dict[str, Counter[str]] = {}
     for r in facts:
-        for raw in mentions(r["content"]):
+        for raw in mentions(r.content):
             seen.setdefault(entity_key(raw), Counter())[raw] += 1
     return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in seen.items()}
-
-
-class PageChange(NamedTuple):
-    """Reflection (re)wrote blocks of a bank page."""
-
-    path: str
-    what: str  # "entity", "opinions", "world", "experience", "memory proposals"
-    status: str  # "added" or "updated"
-    blocks: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "what": self.what, "status": self.status, "blocks": self.blocks}
-
-
-class RetainChange(NamedTuple):
-    """Reflection appended a Retain section to a daily log."""
-
-    path: str
-    bullets: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "what": "retain", "status": "updated", "bullets": self.bullets}
-
-
-class EvidenceStep(NamedTuple):
-    relation: str
-    strength: str
-    delta: float
-    source: str
-    content: str  # the evidence text, so a review reads without `gitmem show`
-    path: str
-
-
-
-
-class OpinionChange(NamedTuple):
-    """An opinion's confidence moved (or was stated) in bank/opinions.md."""
-
-    path: str
-    key: str  # the opinion's key in the state file
-    opinion: str
-    before: float
-    after: float
-    delta: float
-    clamped: bool
-    evidence: list[EvidenceStep]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "key": self.key, "opinion": self.opinion, "before": self.before, "after": self.after,
-                "delta": self.delta, "clamped": self.clamped, "evidence": [e._asdict() for e in self.evidence]}
-
-
-Change = PageChange | RetainChange | OpinionChange
 
 
 class _Run:
@@ -212,7 +161,7 @@ class _Run:
             if not win.facts and not (logs and self.opts.model):
                 return {**result, "status": "nothing-new", "notes": self.notes,
                         "message": "no new facts since the last reflection"}
-            self.window = discarded.window_key(result["since"], [(r["path"], r["id"]) for r in win.facts], logs)
+            self.window = discarded.window_key(result["since"], [(r.path, r.id) for r in win.facts if r.id is not None], logs)
             if self.window in self.discarded.windows:  # checked before the model loads: cheap for cron
                 return {**result, "status": "nothing-new", "notes": self.notes,
                         "message": "nothing new since the proposal you discarded (`gitmem review --discard`); "
@@ -238,7 +187,7 @@ class _Run:
                  pending: str | None, result: dict[str, Any]) -> dict[str, Any]:
         at = _iso_date(win.through_time)
         names = _display_names(win.facts)
-        keys = sorted({k for r in win.facts for k in r["entities"]})
+        keys = sorted({k for r in win.facts for k in r.entities})
         ops = gather.current_opinions(s)
         if self.model and ops:
             # A model that judges the wrong way too often (or was never checked) may not move beliefs.
@@ -271,19 +220,19 @@ class _Run:
                 continue
             facts = gather.entity_facts(s, key)
             for alias in sorted(k for k, v in canon.items() if v == key):
-                facts += [r for r in gather.entity_facts(s, alias) if r["id"] not in {f["id"] for f in facts}]
+                facts += [r for r in gather.entity_facts(s, alias) if r.id not in {f.id for f in facts}]
                 if alias in existing:
                     self.notes.append(f"{existing[alias]} is now an alias of {path} (the log says so); "
                                       "reflection no longer updates it: merge or delete it by hand")
             current, _ = pages.current_and_past([r for r in facts if pages.curatable(r)], at)
             summary = self._summary(name, current) if self.model and current else None
             also = {key, *(k for k, v in canon.items() if v == key)}
-            about = [o for o in opinions if also.intersection(o["entities"])]
+            about = [o for o in opinions if also.intersection(o.entities)]
             self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about, at, aliases_of.get(key)),
                              state, blocks, "entity")
 
         for kind, path, title in (("world", layout.WORLD_PAGE, "World"), ("experience", layout.EXPERIENCE_PAGE, "Experience")):
-            if any(r["kind"] == kind for r in win.facts):
+            if any(r.kind == kind for r in win.facts):
                 current, _ = pages.current_and_past(gather.current_facts(s, kind), at)
                 self._write_page(builder, path, title, [(kind, pages.list_block(current))], state, blocks, kind)
         self.tick("world and experience")
@@ -317,8 +266,7 @@ class _Run:
         commit = builder.commit(message)
         stat = git.out(self.root, "diff", "--stat", result["base"], commit)
         result.update({"commit": commit, "diffstat": stat, "changes": changes, "skipped": self.skipped,
-                       "rejected": self.rejected, "opinions": [{k: o[k] for k in ("statement", "confidence", "delta", "source")}
-                                                               for o in opinions],
+                       "rejected": self.rejected, "opinions": [o.to_json() for o in opinions],
                        "model": run_summary["model"], "notes": self.notes, "message": message})
         if self.opts.dry_run:
             result["status"] = "dry-run"
@@ -329,8 +277,8 @@ class _Run:
         return result
 
     # ------------------------------------------------------------------------------------
-    def _pairs(self, s: Session, ops: list[dict[str, Any]], win: gather.Window) -> dict[int, list[dict[str, Any]]]:
-        out: dict[int, list[dict[str, Any]]] = {}
+    def _pairs(self, s: Session, ops: list[Result], win: gather.Window) -> dict[int | None, list[Result]]:
+        out: dict[int | None, list[Result]] = {}
         budget = gather.MAX_PAIRS
         passed = considered = 0
         for op in ops:
@@ -338,78 +286,75 @@ class _Run:
                 self.notes.append(f"more than {gather.MAX_PAIRS} (fact, opinion) pairs: the rest wait for the next run")
                 break
             # The relevance gate runs before any model call: only facts about the opinion's subject.
-            evidence = [f for f in win.facts if f["fact"] and f["kind"] != "opinion"]
-            pool = [f for f in evidence if judge.relevant(f["content"], op["content"]).passed]
+            evidence = [f for f in win.facts if f.fact and f.kind != "opinion"]
+            pool = [f for f in evidence if judge.relevant(f.content, op.content).passed]
             considered += len(evidence)
             passed += len(pool)
             cands = gather.candidates(s, op, pool, win.through)[:budget]
             if cands:
-                out[op["id"]] = cands
+                out[op.id] = cands
                 budget -= len(cands)
         self.notes.append(f"relevance gate: {passed} of {considered} (fact, opinion) pairs concern the opinion's subject")
         return out
 
-    def _opinions(self, ops: list[dict[str, Any]], pairs: dict[int, list[dict[str, Any]]], state: State,
-                  at: str) -> list[dict[str, Any]]:
-        out = []
+    def _opinions(self, ops: list[Result], pairs: dict[int | None, list[Result]], state: State,
+                  at: str) -> list[Opinion]:
+        out: list[Opinion] = []
         for op in ops:
-            key = _okey(op["content"])
+            key = _okey(op.content)
             prev = state.opinions.get(key) or {}
-            stated = op["confidence"]
+            stated = op.confidence
             restated = not prev or prev.get("stated") != stated
             before = confidence.start(stated) if restated else float(prev.get("confidence", confidence.DEFAULT))
             evidence: list[confidence.Evidence] = []
-            for fact in pairs.get(op["id"], []):
+            for fact in pairs.get(op.id, []):
                 self.tick("judging evidence")
                 cal = self.trust.calibration if self.trust else None
-                assert cal is not None  # pairs exist only when the model is trusted
-                verdict = self.ask(f"judge {fact['source']} vs {op['source']}",
-                                   partial(judge.judge, self._model(), cal, fact["content"], op["content"]))  # type: ignore[arg-type]
+                if cal is None:  # _pairs finds pairs only when the model is trusted (and so calibrated)
+                    raise GitmemError("reflection judged evidence without a calibrated model",
+                                      "this is a gitmem bug; please report it")
+                verdict = self.ask(f"judge {fact.source} vs {op.source}",
+                                   partial(judge.judge, self._model(), cal, fact.content, op.content))  # type: ignore[arg-type]
                 if verdict is None or verdict.relation == "unrelated":
                     continue
-                evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact["path"], fact["commit"],
-                                                    fact["content"], fact["source"]))
+                evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact.path, fact.commit,
+                                                    fact.content, fact.source))
             seen = {confidence.evidence_key(e.get("path", ""), e.get("content", ""))
                     for rel in ("supports", "contradicts") for e in prev.get(rel, []) if isinstance(e, dict)}
             seen |= self.discarded.evidence.get(key, set())  # turned down in a review: never counted again
             upd = confidence.update(before, evidence, seen)
             history = list(prev.get("history", []))
             if restated:
-                history.append({"at": at, "commit": op["commit"], "confidence": upd.before, "delta": 0.0,
+                history.append({"at": at, "commit": op.commit, "confidence": upd.before, "delta": 0.0,
                                 "reason": "stated" if not prev else "restated in memory"})
             if upd.counted:
-                history.append({"at": at, "commit": op["commit"], "confidence": upd.after, "delta": upd.delta,
+                history.append({"at": at, "commit": op.commit, "confidence": upd.after, "delta": upd.delta,
                                 "reason": f"{len(upd.counted)} new evidence" + (" (clamped)" if upd.clamped else "")})
             supports = list(prev.get("supports", [])) + [_ev_dict(e, at) for e in upd.counted if e.relation == "supports"]
             contradicts = list(prev.get("contradicts", [])) + [_ev_dict(e, at) for e in upd.counted if e.relation == "contradicts"]
             changed = restated or bool(upd.counted)
-            body = clean_inline(op["content"], 300)
+            body = clean_inline(op.content, 300)
             bullet = f"- O(c={upd.after:.2f}) {body}"
             if not isinstance(parse_retain_bullet(bullet), RetainFact):
-                self.reject(f"opinion {op['source']}", "its statement does not make a valid Retain bullet")
+                self.reject(f"opinion {op.source}", "its statement does not make a valid Retain bullet")
                 bullet = ""
-            item = {"key": key, "id": op["id"], "statement": op["content"], "entities": op["entities"], "stated": stated,
-                    "stated_text": "no confidence" if stated is None else f"c={stated:.2f}",
-                    "confidence": upd.after,
-                    "delta": round(upd.after - float(prev.get("confidence", upd.before)), 2),
-                    "last_updated": at if changed else prev.get("last_updated", at), "source": op["source"],
-                    "history": history, "supports": supports, "contradicts": contradicts, "bullet": bullet}
-            out.append(item)
+            out.append(Opinion(
+                key=key, id=op.id, statement=op.content, entities=op.entities, stated=stated, confidence=upd.after,
+                delta=round(upd.after - float(prev.get("confidence", upd.before)), 2),
+                last_updated=at if changed else prev.get("last_updated", at), source=op.source,
+                history=history, supports=supports, contradicts=contradicts, bullet=bullet))
             if upd.counted or restated:
                 self.changes.append(OpinionChange(
-                    layout.OPINIONS_PAGE, key, clean_inline(op["content"], 120), upd.before, upd.after, upd.delta, upd.clamped,
+                    layout.OPINIONS_PAGE, key, clean_inline(op.content, 120), upd.before, upd.after, upd.delta, upd.clamped,
                     [EvidenceStep(e.relation, e.strength, e.delta, e.source, e.content, e.path)
                      for e in upd.counted]))
         return out
 
-    def _state_opinions(self, state: State, opinions: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    def _state_opinions(self, state: State, opinions: list[Opinion]) -> dict[str, dict[str, Any]]:
         # Opinions no longer in memory keep their record, so their history stays viewable.
         out = {k: dict(v, current=False) for k, v in state.opinions.items()}
         for o in opinions:
-            out[o["key"]] = {"statement": o["statement"], "entities": o["entities"], "stated": o["stated"],
-                             "confidence": o["confidence"], "last_updated": o["last_updated"], "source": o["source"],
-                             "history": o["history"], "supports": o["supports"], "contradicts": o["contradicts"],
-                             "current": True}
+            out[o.key] = o.to_state()
         return dict(sorted(out.items()))
 
     def _entity_pages(self, builder: Builder) -> dict[str, str]:
@@ -428,11 +373,11 @@ class _Run:
                 out.setdefault(entity_key(name[:-3]), f"{ENTITIES_DIR}/{name}")
         return out
 
-    def _summary(self, name: str, facts: list[dict[str, Any]]) -> str | None:
+    def _summary(self, name: str, facts: list[Result]) -> str | None:
         """The model's summary of the current facts about an entity, if it passes the gate."""
         from gitmem.reflect.prompts import summarize_entity, summary_prompt
 
-        contents = [f["content"] for f in facts]
+        contents = [f.content for f in facts]
         # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
         summary: str | None = self.ask(f"summary of {name}", partial(summarize_entity, self._model(), name, contents))
         if summary is None:
@@ -522,15 +467,15 @@ class _Run:
             return
         self.changes.append(RetainChange(path, bullets))
 
-    def _memory_proposals(self, builder: Builder, opinions: list[dict[str, Any]], state: State,
+    def _memory_proposals(self, builder: Builder, opinions: list[Opinion], state: State,
                           hashes: dict[str, str]) -> None:
         core = (builder.base_text(layout.CORE_FILE) or "").lower()
-        strong = [o for o in opinions if o["confidence"] >= PROPOSE_MEMORY_AT and o["bullet"]
-                  and " ".join(o["statement"].lower().split()) not in " ".join(core.split())]
+        strong = [o for o in opinions if o.confidence >= PROPOSE_MEMORY_AT and o.bullet
+                  and " ".join(o.statement.lower().split()) not in " ".join(core.split())]
         if not strong:
             return
         body = ("Proposed additions to memory.md (reflection never edits memory.md: copy what you agree with).\n\n"
-                + "\n".join(f"{o['bullet']} ({o['source']})" for o in strong))
+                + "\n".join(f"{o.bullet} ({o.source})" for o in strong))
         self._write_page(builder, layout.CORE_PROPOSALS_PAGE, "Proposals for memory.md", [("memory", body)],
                          state, hashes, "memory proposals")
 
