@@ -121,6 +121,8 @@ def reflect_command(ctx: click.Context, since: str | None, model_path: str | Non
 def _review_lead(s: dict[str, Any]) -> list[str]:
     """The summary a review opens with: each opinion move with its evidence text and citation,
     then one line per page change, then what was skipped or rejected."""
+    from gitmem.recall.render import confidence_move
+
     changes = [c for c in s.get("changes", []) if isinstance(c, dict)]
     moves = [c for c in changes if "opinion" in c]
     others = [c for c in changes if "opinion" not in c]
@@ -131,7 +133,7 @@ def _review_lead(s: dict[str, Any]) -> list[str]:
         if not c.get("evidence"):
             lines.append(f"  c {c['after']:.2f} (as stated in memory)  {c['opinion']}")
             continue
-        lines.append(f"  c {c['before']:.2f} → {c['after']:.2f}  {c['opinion']}")
+        lines.append(f"  {confidence_move(c['before'], c['after'])}  {c['opinion']}")
         for e in c["evidence"]:
             text = " ".join(str(e.get("content", "")).split())
             text = text if len(text) <= 160 else text[:159] + "…"

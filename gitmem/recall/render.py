@@ -9,6 +9,14 @@ from gitmem.recall.result import render_line
 from gitmem.recall.search import OVER_BUDGET
 
 
+def confidence_move(before: float | None, after: float | None) -> str:
+    """A confidence change as people read it: "c 0.70 → 0.20" (an unstated side shows "?")."""
+    def c(v: float | None) -> str:
+        return "?" if v is None else f"{v:.2f}"
+
+    return f"c {c(before)} → {c(after)}"
+
+
 def render(answer: dict[str, Any], fmt: str) -> str:
     results: list[dict[str, Any]] = answer.get("results", [])
     if fmt == "json":

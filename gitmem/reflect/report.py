@@ -11,6 +11,8 @@ from datetime import date
 from html import escape
 from typing import Any
 
+from gitmem.recall.render import confidence_move
+
 LINE_COLOUR = "#d9480f"  # the chart's line: the browser test looks for pixels of this colour
 CHART_W, CHART_H, PAD = 480, 140, 28
 
@@ -91,7 +93,7 @@ def render(shown: dict[str, Any], opinions: dict[str, dict[str, Any]]) -> str:
             "<h2>Opinions</h2>" if moves else ""]
     for c in moves:
         op = opinions.get(str(c.get("key", ""))) or {}
-        move = (f"c {c['before']:.2f} → {c['after']:.2f}" if c.get("evidence") else f"c {c['after']:.2f} (as stated in memory)")
+        move = (confidence_move(c["before"], c["after"]) if c.get("evidence") else f"c {c['after']:.2f} (as stated in memory)")
         body.append(f'<div class="op"><div><span class="move">{escape(move)}</span> {escape(str(c["opinion"]))}</div>')
         for e in c.get("evidence", []):
             rel = str(e.get("relation", ""))
