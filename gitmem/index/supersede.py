@@ -83,7 +83,8 @@ _THIRD_PARTY = re.compile(
     r"husband|partner|family|friends?)\b)",
     re.I,
 )
-_CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}\)")
+# A citation closing a line, possibly with a note after it: "(memory/x.md#L7@1a2b3c4; replaced by ...)".
+_CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}(?:;[^()]*)?\)")
 
 
 class Statement(NamedTuple):
@@ -203,9 +204,14 @@ _DECOR = re.compile(r"\([^()]*\.md#L[^()]*\)|^\s*\d{4}-\d{2}-\d{2}(?:\s*[–-]\s
                     r"^\s*[WBSO](?:\(c=[\d.]+\))?\s*(?=[@:])")
 
 
-def fact_words(content: str) -> str:
-    """A statement's words, lowercased, without its citation, date, kind letter and @ signs."""
-    return " ".join(_WORD.findall(_DECOR.sub(" ", content).replace("@", " ").lower()))
+def fact_words(content: str, *, numbers: bool = False) -> str:
+    """A statement's words, lowercased, without its citation, date, kind letter and @ signs;
+    with `numbers`, its numbers too ("Has 2 cats" is not "Has 3 cats")."""
+    text = _DECOR.sub(" ", content).replace("@", " ").lower()
+    return " ".join((_TOKEN if numbers else _WORD).findall(text))
+
+
+_TOKEN = re.compile(r"\w+", re.U)
 
 
 def same_fact(copy: str, original: str) -> bool:
@@ -214,6 +220,15 @@ def same_fact(copy: str, original: str) -> bool:
     a, b = fact_words(copy), fact_words(original)
     short, long_ = sorted((a, b), key=len)
     return len(short) >= 12 and short in long_
+
+
+def restates(copy: str, original: str) -> bool:
+    """Whether an uncited bank/ line is `original` restated: bank/opinions.md's "O(c=0.70) @Peter:
+    Prefers ..." (reflection copies the statement verbatim) or an entity page's "c=0.70: @Peter:
+    Prefers ... (see bank/opinions.md)". The original's words must be all of the copy's but a few
+    (a confidence, a pointer): a bank line that says more than the log line is not its copy."""
+    a, b = fact_words(copy), fact_words(original)
+    return len(b) >= 12 and b in a and len(a.replace(b, " ", 1).split()) <= 6
 
 
 def cited_source(content: str) -> tuple[str, int] | None:

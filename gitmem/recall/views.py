@@ -130,7 +130,7 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
     With `history`, each opinion carries its trajectory: every version of every place it was
     written (the log line's edits, the bank line's), in time order, and the confidence steps
     reflection recorded in bank/.reflect.json (read by `history`)."""
-    answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",)))
+    answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",), collapse=False))
     merged: dict[str, dict[str, Any]] = {}
     places: dict[str, list[int]] = {}
     for r in sorted(answer.results, key=lambda r: r["id"] or 0):
