@@ -196,3 +196,39 @@ def test_restated_opinion_with_newer_confidence_replaces_the_old_one(tmp_path: P
     old = next(r for r in hist if "skimmed" in str(r["content"]))
     assert "restated" in str(old["superseded_by"]["reason"])  # type: ignore[index]
     assert any("German" in str(r["content"]) for r in res)  # another subject: not replaced
+
+
+def test_newer_statement_about_the_same_entity_wins_a_close_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.index.store import CONTENT, ENTITIES, EVENT_START, ID, PATH
+    from gitmem.recall import currency
+    from gitmem.recall.rank import Candidate
+
+    def cand(i: int, score: float, ents: str, day: str, text: str) -> Candidate:
+        row: list[object] = [None] * 12
+        row[ID], row[PATH], row[ENTITIES], row[EVENT_START], row[CONTENT] = i, f"memory/{day}.md", ents, day, text
+        return Candidate(tuple(row), score)
+
+    def order(cands: list[Candidate]) -> list[int]:
+        return [c.row[ID] for c in currency.newer_first(cands, {"fika", "café"})]
+
+    old = cand(1, 1.00, "ola", "2025-01-10", "@Ola: Is a barista at the Fika café.")
+    new = cand(2, 0.95, "ola", "2025-03-10", "@Ola: Trained as a pastry chef; bakes at the Fika café.")
+    far = cand(3, 0.50, "ola", "2025-04-10", "@Ola: Likes the Fika café's cinnamon buns.")
+    tim = cand(4, 0.98, "ola tim", "2025-03-10", "@Ola: Her brother @Tim is a barista at the Fika café too.")
+    other = cand(5, 0.97, "bo", "2025-05-10", "@Bo: Drinks coffee at the Fika café.")
+    undated = cand(6, 0.99, "ola", "", "@Ola is a regular at the Fika café.")
+    monkeypatch.setattr(currency, "RECENCY_MARGIN", 0.1)
+    assert order([old, new]) == [2, 1]  # within 10%: the newer one goes first
+    assert order([old, far]) == [1, 3]  # not a close call
+    assert order([old, tim, new]) == [2, 1, 4]  # the brother's line is about someone else
+    assert order([old, other]) == [1, 5]  # another entity
+    assert order([undated, old]) == [6, 1]  # no event time: never passed, never moves
+    assert order([new, old]) == [2, 1]  # an older one never moves up
+    # Lines naming no one move only with the untyped variant, on the same question words.
+    a = cand(7, 1.0, "", "2025-01-10", "I go to the Fika café on Mondays.")
+    b = cand(8, 0.95, "", "2025-03-10", "Now I go to the Fika café on Fridays.")
+    assert order([a, b]) == [7, 8]
+    monkeypatch.setattr(currency, "UNTYPED_RECENCY", True)
+    assert order([a, b]) == [8, 7]
+    monkeypatch.setattr(currency, "RECENCY_MARGIN", 0.0)
+    assert order([old, new]) == [1, 2]  # off

@@ -152,6 +152,12 @@ def is_event(content: str) -> bool:
     return _EVENT.match(content) is not None
 
 
+def about_someone_else(content: str) -> bool:
+    """Whether a statement filed under an entity is about a relative or friend of it ("Her
+    sister @Ana lives in Porto"): not a value of the entity's own attributes."""
+    return _THIRD_PARTY.match(content) is not None
+
+
 def has_cue(content: str) -> bool:
     """Cheap first test for a new chunk: without a change cue it replaces nothing."""
     return _CUE.search(content) is not None
@@ -172,7 +178,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
         return None
     if new.kind != "opinion" and is_event(old.content):
         return None
-    if _THIRD_PARTY.match(new.content) or _THIRD_PARTY.match(old.content) or _ADDITIVE.search(new.content):
+    if about_someone_else(new.content) or about_someone_else(old.content) or _ADDITIVE.search(new.content):
         return None
     strong = _strong_cue(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)

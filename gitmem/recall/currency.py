@@ -19,15 +19,23 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, EVENT_END, EVENT_START, ID, PATH, Link
-from gitmem.index.supersede import fact_words
+from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, PATH, Link
+from gitmem.index.supersede import about_someone_else, fact_words
 from gitmem.layout import OPINIONS_PAGE, in_bank
-from gitmem.recall.rank import Candidate
+from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
+# Recency among close calls (`newer_first`): a candidate within RECENCY_MARGIN of the score of
+# an older one about the same entity goes ahead of it. 0 turns it off. UNTYPED_RECENCY extends it
+# to lines naming no entity that match the same RECENCY_SHARED question words (chat logs have no
+# @mentions). Measured in bench/RESULTS.md ("Recall: recency").
+RECENCY_MARGIN = 0.1
+UNTYPED_RECENCY = False
+RECENCY_SHARED = 2
+RECENCY_TOP = 30
 
 
 class Currency(NamedTuple):
@@ -128,6 +136,39 @@ def one_per_fact(cands: list[Candidate], need: int) -> tuple[list[Candidate], di
         else:
             copies.setdefault(kept.row[ID], []).append(c.row[ID])
     return out, copies
+
+
+def newer_first(cands: list[Candidate], stems: set[str], replaced: frozenset[int] = frozenset()) -> list[Candidate]:
+    """Newer event time wins close calls between candidates that answer the same question about
+    the same entity: walking the head of the ranking, a candidate goes ahead of the first older
+    one above it that shares an entity with it (or, with UNTYPED_RECENCY, names none and matches
+    the same question words) and scores within RECENCY_MARGIN of it. A statement without an event
+    time, or about someone else than the entity it is filed under ("Her sister @Ana lives in
+    Porto"), never moves ahead; a `replaced` statement shown on purpose (all that matched) is
+    never passed by its heirs."""
+    if RECENCY_MARGIN <= 0 or len(cands) < 2:
+        return cands
+    head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
+    out: list[Candidate] = []
+    keys: list[tuple[str, frozenset[str], frozenset[str]]] = []
+    for c in head:
+        ev = "" if c.uncommitted else (c.row[EVENT_START] or "")
+        ents = frozenset((c.row[ENTITIES] or "").split()) if not c.uncommitted else frozenset()
+        words = frozenset() if ents or not UNTYPED_RECENCY else frozenset(
+            st for st in stems if covered((c.row[CONTENT] or "").lower(), {st}))
+        at = len(out)
+        if ev and c.score is not None and not about_someone_else(c.row[CONTENT] or ""):
+            for j, d in enumerate(out):
+                dev, dents, dwords = keys[j]
+                if not dev or d.score is None or dev[:10] >= ev[:10] or c.score < d.score * (1 - RECENCY_MARGIN) \
+                        or (not d.uncommitted and d.row[ID] in replaced):
+                    continue
+                if ents & dents or (not ents and not dents and len(words & dwords) >= RECENCY_SHARED):
+                    at = j
+                    break
+        out.insert(at, c)
+        keys.insert(at, (ev, ents, words))
+    return out + tail
 
 
 def heirs(links: dict[int, Link], ids: set[int]) -> list[int]:

@@ -22,7 +22,7 @@ from gitmem.index.store import COLS_ALL, COLS_RANK, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
 from gitmem.recall import result as _result
-from gitmem.recall.currency import Currency, collapse, heirs, one_per_fact, settle
+from gitmem.recall.currency import Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import (
@@ -241,6 +241,8 @@ class Session:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
         ranked, cur = self._currency(ranked, where, at, opts)
+        if not q.raw and q.terms and not opts.include_history:
+            ranked = newer_first(ranked, query_stems(q), frozenset(cur.superseded))
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
