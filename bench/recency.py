@@ -4,8 +4,8 @@ same indexes (gitmem/recall/currency.py `newer_first`).
     .venv/bin/python bench/recency.py SUITE [SUITE ...] [--variants off,e0.2,u0.2] [-- ARGS]
 
 SUITE is a bench module with a `main(argv)` (current_truth, knowledge_update, recall). A variant
-is `off` (no recency step), `eM` (entity recency, margin M) or `uM` (entity and untyped recency,
-margin M). ARGS go to every suite (never `--write`: the tables are printed and copied into
+is `off` (no recency step), `eM` (entity recency, margin M), `uM` (entity and untyped recency,
+both margin M) or `eAuB` (entity margin A, untyped margin B). ARGS go to every suite (never `--write`: the tables are printed and copied into
 bench/RESULTS.md by hand with this command). Choose a margin on the tune halves, report the others.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -26,24 +27,32 @@ import gm  # noqa: E402,F401  (puts the checkout's gitmem on sys.path)
 from gitmem.recall import currency  # noqa: E402
 
 
+def margins(name: str) -> tuple[float, float]:
+    """(entity margin, untyped margin) of a variant: off, eA, uM (= eMuM) or eAuB."""
+    if name == "off":
+        return 0.0, 0.0
+    m = re.fullmatch(r"(?:e([\d.]+))?(?:u([\d.]+))?", name)
+    if m is None or not name:
+        raise SystemExit(f"bad variant {name!r}: off, e0.1, u0.2 or e0.1u0.2")
+    e, u = m.group(1), m.group(2)
+    return float(e if e is not None else u), float(u or 0.0)
+
+
 @contextlib.contextmanager
 def variant(name: str) -> Iterator[None]:
-    saved = currency.RECENCY_MARGIN, currency.UNTYPED_RECENCY
-    if name == "off":
-        currency.RECENCY_MARGIN, currency.UNTYPED_RECENCY = 0.0, False
-    else:
-        currency.RECENCY_MARGIN, currency.UNTYPED_RECENCY = float(name[1:]), name[0] == "u"
+    saved = currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN
+    currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN = margins(name)
     try:
         yield
     finally:
-        currency.RECENCY_MARGIN, currency.UNTYPED_RECENCY = saved
+        currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN = saved
 
 
 def main(argv: list[str]) -> int:
     own, rest = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suites", nargs="+")
-    ap.add_argument("--variants", default="off,e0.1,e0.2,e0.3,u0.1,u0.2")
+    ap.add_argument("--variants", default="off,e0.1,e0.2,e0.3,u0.1,u0.2,e0.1u0.2")
     args = ap.parse_args(own)
     rest = [a for a in rest if a != "--write"]
     for name in args.suites:

@@ -224,11 +224,13 @@ def test_newer_statement_about_the_same_entity_wins_a_close_call(monkeypatch: py
     assert order([old, other]) == [1, 5]  # another entity
     assert order([undated, old]) == [6, 1]  # no event time: never passed, never moves
     assert order([new, old]) == [2, 1]  # an older one never moves up
-    # Lines naming no one move only with the untyped variant, on the same question words.
+    # Lines naming no one move only with an untyped margin, on the same question words.
+    monkeypatch.setattr(currency, "UNTYPED_MARGIN", 0.0)
     a = cand(7, 1.0, "", "2025-01-10", "I go to the Fika café on Mondays.")
     b = cand(8, 0.95, "", "2025-03-10", "Now I go to the Fika café on Fridays.")
     assert order([a, b]) == [7, 8]
-    monkeypatch.setattr(currency, "UNTYPED_RECENCY", True)
+    monkeypatch.setattr(currency, "UNTYPED_MARGIN", 0.1)
     assert order([a, b]) == [8, 7]
+    assert order([old, a, b]) == [1, 8, 7]  # an entity's statement and an untyped line: never one question
     monkeypatch.setattr(currency, "RECENCY_MARGIN", 0.0)
     assert order([old, new]) == [1, 2]  # off

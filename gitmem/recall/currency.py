@@ -29,11 +29,11 @@ _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporari
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
 # Recency among close calls (`newer_first`): a candidate within RECENCY_MARGIN of the score of
-# an older one about the same entity goes ahead of it. 0 turns it off. UNTYPED_RECENCY extends it
-# to lines naming no entity that match the same RECENCY_SHARED question words (chat logs have no
-# @mentions). Measured in bench/RESULTS.md ("Recall: recency").
+# an older one about the same entity goes ahead of it; UNTYPED_MARGIN does the same for lines
+# naming no entity that match the same RECENCY_SHARED question words (chat logs have no
+# @mentions). 0 turns either off. Measured in bench/RESULTS.md ("Recall: recency").
 RECENCY_MARGIN = 0.1
-UNTYPED_RECENCY = False
+UNTYPED_MARGIN = 0.0
 RECENCY_SHARED = 2
 RECENCY_TOP = 30
 
@@ -141,12 +141,12 @@ def one_per_fact(cands: list[Candidate], need: int) -> tuple[list[Candidate], di
 def newer_first(cands: list[Candidate], stems: set[str], replaced: frozenset[int] = frozenset()) -> list[Candidate]:
     """Newer event time wins close calls between candidates that answer the same question about
     the same entity: walking the head of the ranking, a candidate goes ahead of the first older
-    one above it that shares an entity with it (or, with UNTYPED_RECENCY, names none and matches
-    the same question words) and scores within RECENCY_MARGIN of it. A statement without an event
+    one above it that shares an entity with it and scores within RECENCY_MARGIN of it (or, both
+    naming none, matches the same question words and scores within UNTYPED_MARGIN of it). A statement without an event
     time, or about someone else than the entity it is filed under ("Her sister @Ana lives in
     Porto"), never moves ahead; a `replaced` statement shown on purpose (all that matched) is
     never passed by its heirs."""
-    if RECENCY_MARGIN <= 0 or len(cands) < 2:
+    if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
     out: list[Candidate] = []
@@ -154,16 +154,21 @@ def newer_first(cands: list[Candidate], stems: set[str], replaced: frozenset[int
     for c in head:
         ev = "" if c.uncommitted else (c.row[EVENT_START] or "")
         ents = frozenset((c.row[ENTITIES] or "").split()) if not c.uncommitted else frozenset()
-        words = frozenset() if ents or not UNTYPED_RECENCY else frozenset(
+        words = frozenset() if ents or UNTYPED_MARGIN <= 0 else frozenset(
             st for st in stems if covered((c.row[CONTENT] or "").lower(), {st}))
         at = len(out)
         if ev and c.score is not None and not about_someone_else(c.row[CONTENT] or ""):
             for j, d in enumerate(out):
                 dev, dents, dwords = keys[j]
-                if not dev or d.score is None or dev[:10] >= ev[:10] or c.score < d.score * (1 - RECENCY_MARGIN) \
-                        or (not d.uncommitted and d.row[ID] in replaced):
+                if not dev or d.score is None or dev[:10] >= ev[:10] or (not d.uncommitted and d.row[ID] in replaced):
                     continue
-                if ents & dents or (not ents and not dents and len(words & dwords) >= RECENCY_SHARED):
+                if ents & dents:
+                    margin = RECENCY_MARGIN
+                elif not ents and not dents and len(words & dwords) >= RECENCY_SHARED:
+                    margin = UNTYPED_MARGIN
+                else:
+                    continue
+                if margin > 0 and c.score >= d.score * (1 - margin):
                     at = j
                     break
         out.insert(at, c)
