@@ -1,6 +1,12 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
-    .venv/bin/python bench/current_truth.py [--write]
+    .venv/bin/python bench/current_truth.py [--half tune|heldout|both] [--write]
+
+Two halves: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
+written looking at it) and the held-out half (bench/current_truth_heldout.json, 26 questions and
+49 must-not-supersede facts: written before the rule was run on it, frozen in commit 9b14dd1;
+its kinds keep-attribute / keep-similar / keep-event hold only the pairs). Each half is its own
+workspace; both are reported side by side.
 
 Scenarios (bench/current_truth.json, loaded by `load()`; tests can build the same histories with
 `build()`): moves (across logs, and an in-place memory.md edit as a control), job changes, a
@@ -47,6 +53,8 @@ from benchlib import OUT, Built, Floor, fast_import, publish  # noqa: E402
 from gm import Asker, Result, entity_key, index  # noqa: E402
 
 DATA = HERE / "current_truth.json"
+HELDOUT = HERE / "current_truth_heldout.json"
+HALVES = {"tune": DATA, "heldout": HELDOUT}
 K = 10
 
 
@@ -195,6 +203,7 @@ class Report:
     floor: list[Outcome] = field(default_factory=list)
     keep_total: int = 0
     keep_false: list[str] = field(default_factory=list)
+    keep_kinds: dict[str, list[bool]] = field(default_factory=dict)  # kind -> falsely superseded?
 
 
 def judge(q: Question, scenario: Scenario, results: list[Result]) -> Outcome:
@@ -242,7 +251,9 @@ def evaluate(scenarios: list[Scenario], root: Path) -> Report:
                 rep.keep_total += 1
                 res = asker.ask(kp.text, as_of=kp.as_of, k=K)
                 hit = next((r for r in res if kp.text.lower() in r.content.lower()), None)
-                if hit is None or marked_superseded(hit):
+                wrong = hit is None or marked_superseded(hit)
+                rep.keep_kinds.setdefault(s.kind, []).append(wrong)
+                if wrong:
                     rep.keep_false.append(f"{s.name}: {kp.text}")
     return rep
 
@@ -265,23 +276,30 @@ def table(rep: Report) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--write", action="store_true", help="update the Current truth section of bench/RESULTS.md")
-    ap.add_argument("--verbose", action="store_true", help="print each gitmem miss")
-    args = ap.parse_args(argv)
-    scenarios = load()
-    root = build(scenarios, OUT / "current-truth")
-    rep = evaluate(scenarios, root)
-    n_keep = rep.keep_total
-    out = [table(rep), "",
-           (f"False supersession (gitmem): {len(rep.keep_false)}/{n_keep} kept facts marked superseded or not "
-            f"returned{': ' + '; '.join(rep.keep_false) if rep.keep_false else ''}. "
-            f"{len(scenarios)} scenarios, {len(rep.gitmem)} questions, as of each question's date, k={K}.")]
+def report(half: str, scenarios: list[Scenario], rep: Report) -> list[str]:
+    keep = ", ".join(f"{k} {share(v)}" for k, v in sorted(rep.keep_kinds.items()))
+    out = [f"### {half} half ({HALVES[half].name}: {len(scenarios)} scenarios, {len(rep.gitmem)} questions)", "",
+           table(rep), "",
+           (f"False supersession (gitmem): {len(rep.keep_false)}/{rep.keep_total} kept facts marked superseded or "
+            f"not returned{': ' + '; '.join(rep.keep_false) if rep.keep_false else ''}. By kind: {keep}. "
+            f"As of each question's date, k={K}.")]
     misses = [o for o in rep.gitmem if not o.top1_current]
     if misses:
         out += ["", "gitmem's top entity fact where it is not the current one:", ""]
         out += [f"- {o.scenario}: {o.question.q!r} (as of {o.question.as_of}) -> {o.top!r}" for o in misses]
+    return out + [""]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="update the Current truth section of bench/RESULTS.md")
+    ap.add_argument("--half", choices=[*HALVES, "both"], default="both", help="which half to run (default both)")
+    args = ap.parse_args(argv)
+    out: list[str] = []
+    for half in HALVES if args.half == "both" else [args.half]:
+        scenarios = load(HALVES[half])
+        root = build(scenarios, OUT / ("current-truth" if half == "tune" else f"current-truth-{half}"))
+        out += report(half, scenarios, evaluate(scenarios, root))
     publish(out, "Recall: current truth", ".venv/bin/python bench/current_truth.py --write", args.write)
     return 0
 

@@ -53,6 +53,24 @@ FORGET_TEXT = "admin password hint"
 TRIP = "Nov 27–Dec 1, 2025"  # Marrakech, for Andy's birthday
 MERGE_DATE = "2025-12-01"
 
+# What the demo is for: questions an assistant would ask its memory (question, --as-of or None
+# for now). The README's and .ci/demo's questions, and one per story the demo tells.
+QUESTIONS: tuple[tuple[str, str | None], ...] = (
+    ("where does Peter live", None),
+    ("where does Peter live", ASK_BEFORE_MOVE),
+    ("where does Peter live", ASK_AFTER_MOVE),
+    ("what does Peter prefer?", None),
+    ("how long should replies to Peter be", None),
+    ("Peter", None),
+    ("where is Peter right now", None),
+    ("what is the WhatsApp bridge project called", None),
+    ("relay webhook fan-out", None),
+    ("warelay", ASK_BEFORE_RENAME),
+    ("The Castle", None),
+    ("Andy birthday Marrakech", None),
+    ("what happened this week", None),
+)
+
 FACTS = {
     "move_date": MOVE_DATE, "city_before": CITY_BEFORE, "city_after": CITY_AFTER,
     "ask_before_move": ASK_BEFORE_MOVE, "ask_after_move": ASK_AFTER_MOVE,

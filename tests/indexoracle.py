@@ -36,9 +36,10 @@ def tree_chunks(repo: Path, oid: str, max_bytes: int = 5_000_000) -> set[tuple[s
 def recalled(ws: Workspace, as_of: str | None, **kw: object) -> set[tuple[str, str]]:
     with Session(ws) as s:
         # What the index holds, not what recall ranks: the currency step (recall/currency.py) would
-        # collapse bank copies into their originals and leave replaced statements out.
+        # collapse bank copies into their originals (collapse=False: every place is listed) and
+        # leave replaced statements out.
         s._has_links = False
-        ans = s.search("", Options(k=100000, as_of=as_of, **kw))  # type: ignore[arg-type]
+        ans = s.search("", Options(k=100000, as_of=as_of, collapse=False, **kw))  # type: ignore[arg-type]
     return {(r.path, r.content) for r in ans.results}
 
 

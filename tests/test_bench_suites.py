@@ -49,10 +49,13 @@ def ct_root(scenarios: list[ct.Scenario], tmp_path_factory: pytest.TempPathFacto
 
 def test_every_scenario_marker_names_one_fact_that_exists_when_asked(scenarios: list[ct.Scenario],
                                                                      ct_root: Path) -> None:
+    check_markers(scenarios, ct_root)
+
+
+def check_markers(scenarios: list[ct.Scenario], root: Path) -> None:
     # The suite is only as good as its data: each question's current substring must be in memory
     # at the question's date, each stale one must have been written by then (it may have been
     # edited away since: the in-place control), and no line may hold both.
-    root = ct_root
     for s in scenarios:
         for q in s.questions:
             rev = rev_before(root, q.as_of)
@@ -91,6 +94,21 @@ def test_current_truth_scores_todays_recall_and_tells_current_from_stale(scenari
     # Before the move, the old home is the current truth (as-of is exact).
     assert by["move-across-logs", "2025-02-01"].top1_current
     assert rep.keep_total == sum(len(s.keep) for s in scenarios) and not rep.keep_false
+
+
+def test_heldout_half_is_sound_and_no_kept_fact_is_superseded(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # The held-out half (written before the rule ran on it): its markers hold, and the precision
+    # the supersession rule reached on it stays: none of its 49 must-not-supersede facts is marked
+    # superseded or hidden.
+    held = ct.load(ct.HELDOUT)
+    with pytest.MonkeyPatch.context() as mp:
+        seal_git_env(mp, tmp_path_factory.mktemp("held-home"))
+        root = ct.build(held, tmp_path_factory.mktemp("held") / "ws")
+    check_markers(held, root)
+    rep = ct.evaluate(held, root)
+    assert (len(rep.gitmem), rep.keep_total) == (26, 49)
+    assert rep.keep_false == []
+    assert sum(len(s.keep) for s in held if s.kind.startswith("keep-")) >= 40
 
 
 def test_judge_counts_a_stale_top_fact_as_a_miss() -> None:

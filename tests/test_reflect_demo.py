@@ -155,3 +155,55 @@ def test_demo_with_bundled_model(tmp_path_factory: pytest.TempPathFactory) -> No
 
     root = merged_demo(tmp_path_factory, "demo-llm", load)
     summaries_pass_the_gate_and_opinions_keep_direction(root)
+
+
+# A result's fact, as a reader compares two answers: no citation or pointer, list marker,
+# timeline date, kind letter, stated confidence or @ signs; lowercased words.
+_DECORATION = re.compile(r"\((?:[^()]*\.md#L[^()]*|see bank/[^()]*)\)|^\s*-\s+|^\s*\d{4}-\d{2}-\d{2}(?:\s*–\s*\d{4}-\d{2}-\d{2})?:"
+                         r"|^\s*[WBSO](?:\(c=[\d.]+\))?\s*(?=[@:])|^\s*c=[\d.]+:")
+
+
+def fact_text(content: str) -> str:
+    text = content
+    for _ in range(3):  # a timeline line is "date: kind ..." — peel each layer
+        text = _DECORATION.sub(" ", text).strip()
+    return " ".join(re.findall(r"\w+", text.replace("@", " ").lower()))
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo reflected with a calibrated fake model: summaries on the entity pages (the fake
+    writes a page's first fact as its summary: a copy in prose) and a moved opinion."""
+    from test_reflect_run import FakeModel
+
+    return merged_demo(tmp_path_factory, "demo-judged", lambda: FakeModel())
+
+
+@pytest.mark.parametrize("workspace", ["plain", "judged"])
+def test_no_demo_question_returns_a_fact_twice_or_a_marker(workspace: str, request: pytest.FixtureRequest) -> None:
+    from gitmem.recall.search import Options, Session
+
+    root: Path = request.getfixturevalue(workspace)
+    with Session(Workspace.find(root)) as s:
+        for question, as_of in demo.QUESTIONS:
+            for opts in (Options(k=10, as_of=as_of), Options(budget=400, as_of=as_of)):
+                results = s.search(question, opts).results
+                assert results, question
+                texts = [fact_text(str(r.content)) for r in results]
+                for i, a in enumerate(texts):
+                    assert "gitmem:" not in str(results[i].content) and "<!--" not in str(results[i].content)
+                    for b in texts[i + 1:]:
+                        short, long_ = sorted((a, b), key=len)
+                        assert not (len(short) >= 20 and short in long_), (question, as_of, a, b)
+
+
+def test_demo_answers_cite_the_log_and_list_the_bank_copies(plain: Path) -> None:
+    from gitmem.recall.search import Options, Session
+
+    with Session(Workspace.find(plain)) as s:
+        [top] = s.search("what does Peter prefer?", Options(k=1)).results
+    # The opinion stated in a log, curated into bank/opinions.md and listed on the entity page is
+    # one answer: the curated line (reflection's confidence), listing the other two.
+    assert top["source"].startswith("bank/opinions.md#") and "(<1500 chars)" in top["content"]
+    also = " ".join(str(c) for c in top.get("copies") or [])
+    assert "memory/2025-11-14.md#L6@" in also and "bank/entities/Peter.md#" in also, top

@@ -159,6 +159,7 @@ def why_command(ctx: click.Context, target: str, as_json: bool) -> None:
       gitmem why "Peter lives in"
       gitmem why 42 --json
     """
+    from gitmem.recall.render import confidence_move
     from gitmem.recall.views import why
 
     with _session(ctx) as s:
@@ -166,11 +167,15 @@ def why_command(ctx: click.Context, target: str, as_json: bool) -> None:
 
     def text(d: dict[str, Any]) -> str:
         lines = [f"note: {n}" for n in d["notes"]]
+        prev: dict[str, Any] | None = None
         for v in d["versions"]:
             mark = "->" if v["id"] == d["match"] else "  "
             lines.append(f"{mark} {v['record_time'] or '-'}  {v['commit'][:7] if v['commit'] else '-'}  "
                          f"{v['author'] or ''}: {v['message'] or ''}")
+            if prev is not None and prev["confidence"] != v["confidence"]:
+                lines.append(f"     {confidence_move(prev['confidence'], v['confidence'])}")
             lines.append(f"     {v['content']} ({v['source']})")
+            prev = v
             if v.get("valid_until"):
                 lines.append(f"     until {v['valid_until']['time']} ({v['valid_until']['commit'][:7]})")
         for link in d.get("superseded_by", []):
@@ -196,6 +201,7 @@ def changes_command(ctx: click.Context, since: str, until: str | None, by_entity
       gitmem changes --since 7d
       gitmem changes --since 2025-11-01 --until 2025-11-30 --by-entity --json
     """
+    from gitmem.recall.render import confidence_move
     from gitmem.recall.views import changes
 
     with _session(ctx) as s:
@@ -209,9 +215,13 @@ def changes_command(ctx: click.Context, since: str, until: str | None, by_entity
             if name:
                 lines.append(f"@{name}:")
             for c in items:
-                lines.append(f"  {c['change']:>7}  {c['content']} ({c['source']})")
-                if c.get("previous"):
-                    lines.append(f"           was: {c['previous']['content']}")
+                prev = c.get("previous")
+                # An edit of the confidence alone reads "c 0.70 → 0.20", not two lines of the same text.
+                moved = (f"{confidence_move(prev['confidence'], c['confidence'])}  "
+                         if prev and prev["confidence"] != c["confidence"] else "")
+                lines.append(f"  {c['change']:>7}  {moved}{c['content']} ({c['source']})")
+                if prev and prev["content"] != c["content"]:
+                    lines.append(f"           was: {prev['content']}")
         if not d["changes"]:
             lines.append("  nothing changed")
         return "\n".join(lines)

@@ -123,6 +123,7 @@ def reflect_command(ctx: click.Context, since: str | None, model_path: str | Non
 def _review_lead(s: dict[str, Any]) -> list[str]:
     """The summary a review opens with: each opinion move with its evidence text and citation,
     then one line per page change, then what was skipped or rejected."""
+    from gitmem.recall.render import confidence_move
     from gitmem.reflect.records import OpinionChange, PageChange, RetainChange, listed, read_changes
 
     changes = read_changes(s.get("changes", []))
@@ -135,7 +136,7 @@ def _review_lead(s: dict[str, Any]) -> list[str]:
         if not c.evidence:
             lines.append(f"  c {c.after:.2f} (as stated in memory)  {c.opinion}")
             continue
-        lines.append(f"  c {c.before:.2f} → {c.after:.2f}  {c.opinion}")
+        lines.append(f"  {confidence_move(c.before, c.after)}  {c.opinion}")
         for e in c.evidence:
             text = " ".join(e.content.split())
             text = text if len(text) <= 160 else text[:159] + "…"

@@ -20,7 +20,7 @@ from gitmem.config import load_config
 from gitmem.index import store
 from gitmem.layout import BANK_DIR, in_bank
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
-from gitmem.index.supersede import Statement, cited_source, has_cue, same_fact, supersedes
+from gitmem.index.supersede import Statement, cited_source, has_cue, restates, same_fact, supersedes
 from gitmem.parse import Block, ParsedFile, parse_markdown
 from gitmem.timeline import git
 from gitmem.timeline.history import (
@@ -327,6 +327,13 @@ class _Writer:
                         " AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)", (src[0], rid, pos, pos)).fetchall()
                     rows.sort(key=lambda r: not (r[1] <= src[1] <= r[2]))
                     hit = next((r[0] for r in rows if same_fact(content, r[3])), None)
+                    if hit is not None:
+                        copies.append((rid, hit))
+                elif entities:
+                    # An uncited restatement (bank/opinions.md, an entity page's opinion list) is a
+                    # copy of the newest statement outside bank/ it restates.
+                    hit = next((o[0] for o in self._older(tuple(entities.split()), kind, rid, pos)
+                                if not in_bank(o[1]) and restates(content, o[5])), None)
                     if hit is not None:
                         copies.append((rid, hit))
                 continue

@@ -55,16 +55,36 @@ _STOP = frozenset(
 # Opinion verbs: what an opinion says about its subject, not the subject itself.
 _OPINION_WORDS = frozenset("prefe like likes love loves hate hates think enjoy drink eat eats favou favor".split())
 # Attribute families: two statements that both use a word of one family are about the same thing.
+# Whole words (a few inflections each), not 5-letter stems: "workshop" is not "works", and owning
+# "a flat in Rome" says nothing about where one lives.
 _FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
-    "lives live livin <relocation> reloc flat apart",
-    "works work worki job joine emplo hired teach caree role posit",
-    "datin seein marri partn girlf boyfr broke engag divor",
-    "veget vegan eats meat chees diet",
-    "drive car",
-    "phone numbe email addre",
-    "plann sched postp delay resch",
+    "lives live living lived <relocation> relocated relocating",
+    "works work working worked job joined employed employee hired teaches teach teaching career careers role position",
+    "dating dates seeing married marriage partner girlfriend boyfriend broke engaged divorced",
+    "vegetarian vegan eats eat meat cheese diet",
+    "drives drive driving car",
+    "phone number email address",
+    "planned scheduled postponed delayed rescheduled",
 ))
-_CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}\)")
+# Weak cues: "now" and "new" also open statements that add to what was said ("The farm now has
+# solar panels", "Now walks the dog before work"); they count only next to the attribute itself
+# (within two words: "now lives in", "a new phone number", "four in the city now").
+_WEAK = frozenset(("now", "new"))
+# A statement that says the earlier state continues or is joined by another ("still commutes",
+# "works there too", "sings in the church choir as well") replaces nothing.
+_ADDITIVE = re.compile(r"(?:still|too|as well|also)", re.I)
+# Someone else's state: "Her brother lives in Seoul", "@Zoe's parents moved", "His sister @Xia
+# now works ..." are about a relative, not the entity the statement is filed under.
+_THIRD_PARTY = re.compile(
+    r"^\s*(?:@[\w-]+:\s*)?(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?"
+    r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
+    r"partner|boyfriend|girlfriend|friend|friends|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family)s?\b"
+    r"|@[\w-]+'s\s+(?:\w+\s+)?(?:brother|sister|mother|father|parents?|son|daughter|kids?|children|wife|"
+    r"husband|partner|family|friends?)\b)",
+    re.I,
+)
+# A citation closing a line, possibly with a note after it: "(memory/x.md#L7@1a2b3c4; replaced by ...)".
+_CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}(?:;[^()]*)?\)")
 
 
 class Statement(NamedTuple):
@@ -97,14 +117,45 @@ def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
     return out
 
 
+def _words(text: str) -> set[str]:
+    """Whole lowercased words (and the relocation marker), for the attribute families."""
+    out = {w.strip("'-") for w in _WORD.findall(text.lower())}
+    return out | {"<relocation>"} if _RELOCATION.search(text) else out
+
+
+def _strong_cue(content: str) -> re.Match[str] | None:
+    return next((m for m in _CUE.finditer(content) if m.group(0).lower() not in _WEAK), None)
+
+
+def _near_weak_cue(content: str, words: set[str]) -> bool:
+    """Whether one of `words` (whole words or 5-letter stems) stands within two words of "now"/"new"."""
+    toks = [w.strip("'-").lower() for w in _WORD.findall(content)]
+    for i, t in enumerate(toks):
+        if t in _WEAK:
+            near = toks[max(0, i - 2):i] + toks[i + 1:i + 3]
+            if any(w in words or w[:5] in words for w in near):
+                return True
+    return False
+
+
+# Common irregular past tenses that open a report of something done ("Bought a house", "Met @Sam").
+_IRREGULAR = ("(?:bought|met|ran|broke|lost|sold|won|took|got|went|began|came|saw|wrote|made|gave|found|"
+              "flew|drove|built|spent|paid|sent|told|did|swam|rode|ate|drank|sang|caught|taught|threw|"
+              "fell|forgot|hit|put|read|quit|left|kept|held|brought|thought)")
 # What a statement says first, past its subject ("@Alice:", "I"): a past-tense verb there makes it
 # an event ("Fixed the photo archive"), which stays true whatever happens next.
-_EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?[a-z]+ed\b", re.I)
+_EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGULAR + r")\b", re.I)
 
 
 def is_event(content: str) -> bool:
     """Whether a statement reports something done (an event, never superseded), not a state."""
     return _EVENT.match(content) is not None
+
+
+def about_someone_else(content: str) -> bool:
+    """Whether a statement filed under an entity is about a relative or friend of it ("Her
+    sister @Ana lives in Porto"): not a value of the entity's own attributes."""
+    return _THIRD_PARTY.match(content) is not None
 
 
 def has_cue(content: str) -> bool:
@@ -127,23 +178,30 @@ def supersedes(new: Statement, old: Statement) -> str | None:
         return None
     if new.kind != "opinion" and is_event(old.content):
         return None
-    cue = _CUE.search(new.content)
+    if about_someone_else(new.content) or about_someone_else(old.content) or _ADDITIVE.search(new.content):
+        return None
+    strong = _strong_cue(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)
     # Another entity both name counts as a shared word ("Works at @Initech" / "Left @Initech").
     shared = (a & b) | {"@" + e for e in old.entities[1:] if e in new.entities}
     if new.kind == "opinion":
         subject = shared - _OPINION_WORDS
-        if cue is not None and subject:
-            return f"cue {cue.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}"
+        # "Now prefers trains over planes" adds a preference; "no longer", "switched", "changed
+        # her mind" reverse one: an opinion is replaced on a strong cue only.
+        if strong is not None and subject:
+            return f"cue {strong.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}"
         # The same opinion restated (a newer confidence, a sharper wording) needs no cue.
         return f"restated, same subject {'/'.join(sorted(subject))}" if len(subject) >= 3 else None
-    if cue is None:
-        return None
+    wa, wb = _words(new.content), _words(old.content)
     for fam in () if selfish else _FAMILIES:
-        if a & fam and b & fam:
-            return f"cue {cue.group(0).lower()!r}, same attribute {'/'.join(sorted((a | b) & fam))}"
+        if wa & fam and wb & fam:
+            cue = strong.group(0).lower() if strong else ("now/new" if _near_weak_cue(new.content, wa & fam) else None)
+            if cue is not None:
+                return f"cue {cue!r}, same attribute {'/'.join(sorted((wa | wb) & fam))}"
     if len(shared) >= (3 if selfish else 2):
-        return f"cue {cue.group(0).lower()!r}, shared words {'/'.join(sorted(shared))}"
+        cue = strong.group(0).lower() if strong else ("now/new" if _near_weak_cue(new.content, shared) else None)
+        if cue is not None:
+            return f"cue {cue!r}, shared words {'/'.join(sorted(shared))}"
     return None
 
 
@@ -152,9 +210,14 @@ _DECOR = re.compile(r"\([^()]*\.md#L[^()]*\)|^\s*\d{4}-\d{2}-\d{2}(?:\s*[–-]\s
                     r"^\s*[WBSO](?:\(c=[\d.]+\))?\s*(?=[@:])")
 
 
-def fact_words(content: str) -> str:
-    """A statement's words, lowercased, without its citation, date, kind letter and @ signs."""
-    return " ".join(_WORD.findall(_DECOR.sub(" ", content).replace("@", " ").lower()))
+def fact_words(content: str, *, numbers: bool = False) -> str:
+    """A statement's words, lowercased, without its citation, date, kind letter and @ signs;
+    with `numbers`, its numbers too ("Has 2 cats" is not "Has 3 cats")."""
+    text = _DECOR.sub(" ", content).replace("@", " ").lower()
+    return " ".join((_TOKEN if numbers else _WORD).findall(text))
+
+
+_TOKEN = re.compile(r"\w+", re.U)
 
 
 def same_fact(copy: str, original: str) -> bool:
@@ -163,6 +226,15 @@ def same_fact(copy: str, original: str) -> bool:
     a, b = fact_words(copy), fact_words(original)
     short, long_ = sorted((a, b), key=len)
     return len(short) >= 12 and short in long_
+
+
+def restates(copy: str, original: str) -> bool:
+    """Whether an uncited bank/ line is `original` restated: bank/opinions.md's "O(c=0.70) @Peter:
+    Prefers ..." (reflection copies the statement verbatim) or an entity page's "c=0.70: @Peter:
+    Prefers ... (see bank/opinions.md)". The original's words must be all of the copy's but a few
+    (a confidence, a pointer): a bank line that says more than the log line is not its copy."""
+    a, b = fact_words(copy), fact_words(original)
+    return len(b) >= 12 and b in a and len(a.replace(b, " ", 1).split()) <= 6
 
 
 def cited_source(content: str) -> tuple[str, int] | None:

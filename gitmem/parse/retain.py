@@ -34,6 +34,14 @@ class Problem(NamedTuple):
     message: str
 
 
+def opinion_key(statement: str) -> str:
+    """An opinion's identity: its statement (subject @mention included), lowercased, whitespace
+    collapsed; the confidence is not part of it. A log bullet, the user's later confidence edits
+    of it and its curated copy in bank/opinions.md (reflection copies the statement verbatim) are
+    one opinion: reflection keys its state by this, `gitmem opinions` merges and follows by it."""
+    return " ".join(statement.lower().split())
+
+
 def is_retain_heading(text: str) -> bool:
     """True for a "Retain" heading, tolerant of case, emphasis and a trailing colon."""
     return text.strip().strip("*_:` \t").lower() == RETAIN_HEADING

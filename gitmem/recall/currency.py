@@ -19,13 +19,23 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, EVENT_END, EVENT_START, ID, Link
-from gitmem.recall.rank import Candidate
+from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, PATH, Link
+from gitmem.index.supersede import about_someone_else, fact_words
+from gitmem.layout import OPINIONS_PAGE, in_bank
+from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
+# Recency among close calls (`newer_first`): a candidate within RECENCY_MARGIN of the score of
+# an older one about the same entity goes ahead of it; UNTYPED_MARGIN does the same for lines
+# naming no entity that match the same RECENCY_SHARED question words (chat logs have no
+# @mentions). 0 turns either off. Measured in bench/RESULTS.md ("Recall: recency").
+RECENCY_MARGIN = 0.1
+UNTYPED_MARGIN = 0.0
+RECENCY_SHARED = 2
+RECENCY_TOP = 30
 
 
 class Currency(NamedTuple):
@@ -46,15 +56,26 @@ def bounded(row: Any, day: str) -> str | None:
     return "past" if end < day else "active"
 
 
+def _curated_opinion(c: Candidate) -> bool:
+    """An opinion bullet of bank/opinions.md (its evidence lines cite their facts; it cites none)."""
+    return c.row[PATH] == OPINIONS_PAGE and ".md#L" not in (c.row[CONTENT] or "")
+
+
 def collapse(cands: list[Candidate], originals: dict[int, int],
-             fetched: dict[int, Any]) -> tuple[list[Candidate], dict[int, list[int]]]:
+             fetched: dict[int, Any]) -> tuple[list[Candidate], dict[int, list[int]], dict[int, int]]:
     """Each bank/ copy becomes its original (taken from the pool, else from `fetched`: the
     originals in memory that the pool lacked), at the better of the two ranks; a copy whose
-    original is not in memory stays itself."""
+    original is not in memory stays itself. An opinion curated into bank/opinions.md after its
+    statement is the other way round: the curated line (reflection's confidence) stands for the
+    log line. Returns the candidates, the copies (kept id -> copy ids) and the curated lines that
+    stand for an original (curated id -> original id: it is replaced when its original is)."""
     pool = {c.row[ID]: c for c in cands if not c.uncommitted}
+    curated = {c: o for c, o in originals.items() if c > o and c in pool and _curated_opinion(pool[c])}
+    originals = {c: o for c, o in originals.items() if c not in curated}
+    originals.update({o: c for c, o in curated.items() if o in pool})
     out: list[Candidate] = []
     placed: set[int] = set()
-    copies: dict[int, list[int]] = {}
+    copies: dict[int, list[int]] = {c: [o] for c, o in curated.items() if o not in pool}
     for c in cands:
         if c.uncommitted:
             out.append(c)
@@ -74,7 +95,85 @@ def collapse(cands: list[Candidate], originals: dict[int, int],
             continue
         placed.add(i)
         out.append(c)
+    return out, copies, curated
+
+
+def one_per_fact(cands: list[Candidate], need: int) -> tuple[list[Candidate], dict[int, list[int]]]:
+    """The settled ranking with each fact once, looked at until `need` candidates are kept: a
+    bank/ line saying the same words as a better-ranked candidate (one no citation ties to its
+    source, or the same generated line on two pages) is its copy; when the later one is the
+    memory file's line, it takes the bank line's place. Two memory lines with the same words
+    stay two: the same sentence in two daily logs can be two events. Returns the candidates and
+    the copies found (kept id -> copy ids)."""
+    out: list[Candidate] = []
+    first: dict[str, int] = {}  # words -> index in out
+    copies: dict[int, list[int]] = {}
+    for n, c in enumerate(cands):
+        if len(out) >= need:
+            out += cands[n:]
+            break
+        words = fact_words(c.row[CONTENT] or "", numbers=True) if not c.uncommitted else ""
+        at = first.get(words) if len(words) >= 12 else None
+        if at is None:
+            first.setdefault(words, len(out))
+            out.append(c)
+            continue
+        kept = out[at]
+        mine, theirs = in_bank(c.row[PATH]), in_bank(kept.row[PATH])
+        if not (mine or theirs):
+            out.append(c)
+            continue
+        # Which one answers: the memory file's line (its citation and event time are the fact's
+        # own), except for an opinion curated in bank/opinions.md, where the newer version does
+        # (reflection's confidence, or the user's edit of the log line after it).
+        if _curated_opinion(c) or _curated_opinion(kept):
+            takes_over = c.row[ID] > kept.row[ID]
+        else:
+            takes_over = not mine
+        if takes_over:
+            out[at] = c
+            copies[c.row[ID]] = copies.pop(kept.row[ID], []) + [kept.row[ID]]
+        else:
+            copies.setdefault(kept.row[ID], []).append(c.row[ID])
     return out, copies
+
+
+def newer_first(cands: list[Candidate], stems: set[str], replaced: frozenset[int] = frozenset()) -> list[Candidate]:
+    """Newer event time wins close calls between candidates that answer the same question about
+    the same entity: walking the head of the ranking, a candidate goes ahead of the first older
+    one above it that shares an entity with it and scores within RECENCY_MARGIN of it (or, both
+    naming none, matches the same question words and scores within UNTYPED_MARGIN of it). A statement without an event
+    time, or about someone else than the entity it is filed under ("Her sister @Ana lives in
+    Porto"), never moves ahead; a `replaced` statement shown on purpose (all that matched) is
+    never passed by its heirs."""
+    if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 or len(cands) < 2:
+        return cands
+    head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
+    out: list[Candidate] = []
+    keys: list[tuple[str, frozenset[str], frozenset[str]]] = []
+    for c in head:
+        ev = "" if c.uncommitted else (c.row[EVENT_START] or "")
+        ents = frozenset((c.row[ENTITIES] or "").split()) if not c.uncommitted else frozenset()
+        words = frozenset() if ents or UNTYPED_MARGIN <= 0 else frozenset(
+            st for st in stems if covered((c.row[CONTENT] or "").lower(), {st}))
+        at = len(out)
+        if ev and c.score is not None and not about_someone_else(c.row[CONTENT] or ""):
+            for j, d in enumerate(out):
+                dev, dents, dwords = keys[j]
+                if not dev or d.score is None or dev[:10] >= ev[:10] or (not d.uncommitted and d.row[ID] in replaced):
+                    continue
+                if ents & dents:
+                    margin = RECENCY_MARGIN
+                elif not ents and not dents and len(words & dwords) >= RECENCY_SHARED:
+                    margin = UNTYPED_MARGIN
+                else:
+                    continue
+                if margin > 0 and c.score >= d.score * (1 - margin):
+                    at = j
+                    break
+        out.insert(at, c)
+        keys.insert(at, (ev, ents, words))
+    return out + tail
 
 
 def heirs(links: dict[int, Link], ids: set[int]) -> list[int]:

@@ -8,6 +8,14 @@ from typing import Any, Protocol
 from gitmem.recall.result import OVER_BUDGET, Result
 
 
+def confidence_move(before: float | None, after: float | None) -> str:
+    """A confidence change as people read it: "c 0.70 → 0.20" (an unstated side shows "?")."""
+    def c(v: float | None) -> str:
+        return "?" if v is None else f"{v:.2f}"
+
+    return f"c {c(before)} → {c(after)}"
+
+
 class Rendered(Protocol):
     """What render needs of an answer (a recall `Answer`, an `about` answer)."""
 

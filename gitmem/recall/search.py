@@ -22,7 +22,7 @@ from gitmem.index.store import COLS_ALL, COLS_RANK, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
 from gitmem.recall import result as _result
-from gitmem.recall.currency import Currency, collapse, heirs, settle
+from gitmem.recall.currency import Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
@@ -48,6 +48,9 @@ class Options:
     include_history: bool = False
     raw: bool = False
     budget: int = 0
+    # One answer per fact: a bank/ copy collapses into its source (currency.py). Off for the
+    # views that list every place a statement is written (`opinions --history`).
+    collapse: bool = True
 
 
 @dataclass
@@ -230,6 +233,8 @@ class Session:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
         ranked, cur = self._currency(ranked, where, at, opts)
+        if not q.raw and q.terms and not opts.include_history:
+            ranked = newer_first(ranked, query_stems(q), frozenset(cur.superseded))
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
@@ -278,13 +283,16 @@ class Session:
             n = max(opts.k * 4, 64, opts.budget // 8)
             head = ranked[:n]
             ids = [c.row[ID] for c in head if not c.uncommitted]
-            originals = store.originals_of(self.conn, ids)
+            originals = store.originals_of(self.conn, ids) if opts.collapse else {}
+            curated: dict[int, int] = {}
             if originals:
                 missing = list(set(originals.values()).difference(ids))
                 found = store.tuples_by_id(self.conn, COLS_RANK, missing, where) if missing else {}
-                head, copies = collapse(head, originals, found)
+                head, copies, curated = collapse(head, originals, found)
             ids = [c.row[ID] for c in head if not c.uncommitted]
-            links = store.superseded_by(self.conn, ids, at)
+            links = store.superseded_by(self.conn, ids + list(curated.values()), at)
+            # A curated opinion is replaced when the statement it curates is.
+            links.update({i: links[o] for i, o in curated.items() if o in links})
             missing = heirs(links, set(ids))
             if missing:
                 fetched = store.tuples_by_id(self.conn, COLS_RANK, missing, where)
@@ -293,7 +301,11 @@ class Session:
                 copies[o] = sorted(set(copies.get(o, [])) | set(more))
             ranked = head + ranked[n:]
         ranked, past = settle(ranked, links, fetched, day, opts.include_history)
-        return ranked, Currency(links, copies, past)
+        # Enough for k results or a budget's worth of short lines, with room for what this drops.
+        ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
+        for o, more in same.items():
+            copies[o] = sorted(set(copies.pop(o, [])) | set(more) | {i for m in more for i in copies.pop(m, [])})
+        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past)
 
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
         """Say plainly when WHEN is outside the indexed history (before its first commit, or

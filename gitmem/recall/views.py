@@ -11,7 +11,7 @@ from typing import Any
 from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.index import store
-from gitmem.parse import decode, entity_key, split_lines, strip_comments
+from gitmem.parse import decode, entity_key, opinion_key, split_lines, strip_comments
 from gitmem.recall.result import Result, estimate_tokens, pack
 from gitmem.recall.search import Options, Session
 from gitmem.safefile import NotRegular, read_capped, safe_rel
@@ -135,10 +135,6 @@ def _chain(s: Session, chunk_id: int) -> list[int]:
     return list(reversed(back)) + [chunk_id] + fwd
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 # Reflection's record of confidence steps (reflect.state.opinion_history): handed in by the caller,
 # because recall sits below reflect and must not import it.
 ReflectedHistory = Callable[[Workspace, str], dict[str, Any]]
@@ -146,22 +142,28 @@ ReflectedHistory = Callable[[Workspace, str], dict[str, Any]]
 
 def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0.0,
              as_of: str | None = None, history: ReflectedHistory | None = None) -> dict[str, Any]:
-    """Opinions in memory. The same statement stated in a log and curated in bank/opinions.md is
-    one opinion: the bank version (reflected confidence) wins, the log versions are its evidence.
-    With `history`, each opinion carries its trajectory: its edited versions (supersession chain)
-    and the confidence steps reflection recorded in bank/.reflect.json (read by `history`)."""
-    answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",)))
+    """Opinions in memory. An opinion is its statement (`gitmem.parse.opinion_key`): stated in a
+    log and curated in bank/opinions.md it is one opinion, whose newest version (the user's edit
+    after a curation, or the curation after it) gives its confidence; the others are its evidence.
+    With `history`, each opinion carries its trajectory: every version of every place it was
+    written (the log line's edits, the bank line's), in time order, and the confidence steps
+    reflection recorded in bank/.reflect.json (read by `history`)."""
+    answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",), collapse=False))
     merged: dict[str, dict[str, Any]] = {}
-    for r in sorted(answer.results, key=lambda r: (r.path == layout.OPINIONS_PAGE, r.id or 0)):
-        key = _norm(r.content)
-        evidence = {"relation": "stated", "content": r.content, "source": r.source, "confidence": r.confidence}
+    places: dict[str, list[int]] = {}
+    for r in sorted(answer.results, key=lambda r: r.id or 0):
+        key = opinion_key(r.content)
+        evidence = {"relation": "stated", "content": r.content, "source": r.source,
+                    "confidence": r.confidence}
         prior = merged.get(key)
         item: dict[str, Any] = {
             "id": r.id, "statement": r.content, "confidence": r.confidence, "entities": list(r.entities),
             "last_updated": r.record_time, "timestamp": r.timestamp, "source": r.source,
             "status": r.status, "evidence": (prior["evidence"] if prior else []) + [evidence],
         }
-        merged[key] = item  # later (bank, newer) versions replace earlier ones, keeping their evidence
+        merged[key] = item  # newer versions (ids grow with history) replace older ones, keeping their evidence
+        if r.id is not None:
+            places.setdefault(key, []).append(r.id)
     out = [o for o in merged.values()
            if (o["confidence"] if o["confidence"] is not None else 0.5) >= min_confidence]
     if history is not None:
@@ -169,14 +171,18 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
         try:
             rev = (answer.as_of or {}).get("commit") or s.tip or "HEAD"
             for op in history(s.ws, rev)["opinions"]:
-                reflected[_norm(str(op["statement"]))] = op.get("history", [])
+                reflected[opinion_key(str(op["statement"]))] = op.get("history", [])
         except GitmemError as exc:
             answer.notes.append(f"reflection history unavailable: {exc.message}")
         for o in out:
-            versions = s.results_by_id(_chain(s, o["id"])) if o["id"] is not None else []
+            key = opinion_key(o["statement"])
+            ids = sorted({i for place in places.get(key, []) for i in _chain(s, place)})
+            # In timeline order (ids grow along the indexed first-parent chain), not by commit dates:
+            # a merged reflection carries the merge day, a later log edit may carry an older date.
+            versions = sorted(s.results_by_id(ids), key=lambda v: v.id or 0)
             o["history"] = [{"confidence": v.confidence, "record_time": v.record_time,
                              "content": v.content, "source": v.source} for v in versions]
-            o["reflections"] = reflected.get(_norm(o["statement"]), [])
+            o["reflections"] = reflected.get(key, [])
     out.sort(key=lambda o: -(o["confidence"] or 0))
     return {"opinions": out, "as_of": answer.as_of, "index": s.index_info(), "notes": answer.notes}
 

@@ -11,6 +11,7 @@ from datetime import date
 from html import escape
 from typing import Any
 
+from gitmem.recall.render import confidence_move
 from gitmem.reflect.records import OpinionChange, PageChange, RetainChange, listed, read_changes
 
 LINE_COLOUR = "#d9480f"  # the chart's line: the browser test looks for pixels of this colour
@@ -93,7 +94,7 @@ def render(shown: dict[str, Any], opinions: dict[str, dict[str, Any]]) -> str:
             "<h2>Opinions</h2>" if moves else ""]
     for c in moves:
         op = opinions.get(c.key) or {}
-        move = (f"c {c.before:.2f} → {c.after:.2f}" if c.evidence else f"c {c.after:.2f} (as stated in memory)")
+        move = (confidence_move(c.before, c.after) if c.evidence else f"c {c.after:.2f} (as stated in memory)")
         body.append(f'<div class="op"><div><span class="move">{escape(move)}</span> {escape(c.opinion)}</div>')
         for e in c.evidence:
             body.append(f'<div class="ev"><span class="{escape(e.relation)}">{escape(e.relation)} ({escape(e.strength)},'

@@ -26,7 +26,7 @@ from gitmem.config import load_config
 from gitmem.errors import GitmemError
 from gitmem import layout
 from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
-from gitmem.parse import entity_key, mentions, page_aliases, parse_retain_bullet, renames, sections
+from gitmem.parse import entity_key, mentions, opinion_key, page_aliases, parse_retain_bullet, renames, sections
 from gitmem.parse.model import RetainFact
 from gitmem.reflect import confidence, discarded, gate, gather, judge, pages
 from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
@@ -59,7 +59,7 @@ def _iso_date(ts: int) -> str:
 
 
 def _okey(content: str) -> str:
-    return hashlib.sha1(" ".join(content.lower().split()).encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha1(opinion_key(content).encode("utf-8")).hexdigest()[:12]
 
 
 def _ev_dict(ev: confidence.Evidence, at: str) -> dict[str, Any]:

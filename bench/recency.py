@@ -1,0 +1,70 @@
+"""Issue 13, recency among close calls: each suite run once per variant, in one process over the
+same indexes (gitmem/recall/currency.py `newer_first`).
+
+    .venv/bin/python bench/recency.py SUITE [SUITE ...] [--variants off,e0.2,u0.2] [-- ARGS]
+
+SUITE is a bench module with a `main(argv)` (current_truth, knowledge_update, recall). A variant
+is `off` (no recency step), `eM` (entity recency, margin M), `uM` (entity and untyped recency,
+both margin M) or `eAuB` (entity margin A, untyped margin B). ARGS go to every suite (never `--write`: the tables are printed and copied into
+bench/RESULTS.md by hand with this command). Choose a margin on the tune halves, report the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import gm  # noqa: E402,F401  (puts the checkout's gitmem on sys.path)
+from gitmem.recall import currency  # noqa: E402
+
+
+def margins(name: str) -> tuple[float, float]:
+    """(entity margin, untyped margin) of a variant: off, eA, uM (= eMuM) or eAuB."""
+    if name == "off":
+        return 0.0, 0.0
+    m = re.fullmatch(r"(?:e([\d.]+))?(?:u([\d.]+))?", name)
+    if m is None or not name:
+        raise SystemExit(f"bad variant {name!r}: off, e0.1, u0.2 or e0.1u0.2")
+    e, u = m.group(1), m.group(2)
+    return float(e if e is not None else u), float(u or 0.0)
+
+
+@contextlib.contextmanager
+def variant(name: str) -> Iterator[None]:
+    saved = currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN
+    currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN = margins(name)
+    try:
+        yield
+    finally:
+        currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN = saved
+
+
+def main(argv: list[str]) -> int:
+    own, rest = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("suites", nargs="+")
+    ap.add_argument("--variants", default="off,e0.1,e0.2,e0.3,u0.1,u0.2,e0.1u0.2")
+    args = ap.parse_args(own)
+    rest = [a for a in rest if a != "--write"]
+    for name in args.suites:
+        mod = importlib.import_module(name)
+        for v in args.variants.split(","):
+            t0 = time.perf_counter()
+            print(f"\n===== {name}: recency {v} =====", flush=True)
+            with variant(v):
+                mod.main(rest)
+            print(f"({time.perf_counter() - t0:.0f}s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
