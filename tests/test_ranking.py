@@ -258,3 +258,15 @@ def test_an_alias_line_outside_a_retain_section_expands_nothing(repo: GitRepo) -
         "# 2025-11-05\n\n## Notes\n\n- alias: @Robert = Bob\n")})
     got = [c for c in ask(repo, "Where does Bob live?", k=5) if "Lives in" in c]
     assert got[-1] == "@Robert: Lives in Porto, in a small flat near the river, since the spring of 2021."
+
+
+def test_a_turn_spoken_by_the_person_asked_about_comes_first(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Melanie's turn repeats the question's words more often; the question is about Caroline, and
+    # her own turn says what she started.
+    repo.commit("s1", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n- Melanie: Caroline, a class! Which class did you start, Caroline?\n\n\n\n\n\n"
+        "- Caroline: I started a pottery class on Thursdays.\n")})
+    question = "What class did Caroline start?"
+    assert ask(repo, question, k=2)[0] == "Caroline: I started a pottery class on Thursdays."
+    monkeypatch.setattr("gitmem.recall.rank.SPEAKER_BOOST", 1.0)
+    assert ask(repo, question, k=2)[0] == "Melanie: Caroline, a class! Which class did you start, Caroline?"
