@@ -270,3 +270,14 @@ def test_a_turn_spoken_by_the_person_asked_about_comes_first(repo: GitRepo, monk
     assert ask(repo, question, k=2)[0] == "Caroline: I started a pottery class on Thursdays."
     monkeypatch.setattr("gitmem.recall.rank.SPEAKER_BOOST", 1.0)
     assert ask(repo, question, k=2)[0] == "Melanie: Caroline, a class! Which class did you start, Caroline?"
+
+
+def test_a_name_finds_memory_that_uses_a_nickname_from_the_entity_page(repo: GitRepo) -> None:
+    repo.commit("page", date="2025-11-01", files={"bank/entities/Melanie.md": (
+        "---\naliases: [Mimi, Mel]\n---\n\n# Melanie\n\n- Friend from the climbing gym.\n")})
+    repo.commit("day", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n" + "".join(f"- Note {i} about the garden.\n\n\n\n\n" for i in range(12)) +
+        "- Jon started a pottery class.\n\n\n\n\n"
+        "- Mimi started a pottery class at the community centre downtown, on Thursday evenings.\n")})
+    got = [c for c in ask(repo, "Which class did Melanie start?", k=5) if "pottery" in c]
+    assert got[0] == "Mimi started a pottery class at the community centre downtown, on Thursday evenings."
