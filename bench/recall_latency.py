@@ -104,17 +104,20 @@ def in_process(ws: Workspace, repeat: int, profile: bool) -> tuple[dict[str, dic
             for q in QUESTIONS:  # warm-up: page cache and SQLite's own caches
                 s.search(q, Options(k=10, as_of=when))
             times: list[float] = []
+            cpu: list[float] = []
             prof = cProfile.Profile() if profile else None
             for _ in range(repeat):
                 for q in QUESTIONS:
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     if prof:
                         prof.enable()
                     s.search(q, Options(k=10, as_of=when))
                     if prof:
                         prof.disable()
                     times.append((time.perf_counter() - t0) * 1000)
-            out[name] = {"p50": pct(times, 0.5), "p95": pct(times, 0.95), "max": max(times), "n": len(times)}
+                    cpu.append((time.process_time() - c0) * 1000)
+            out[name] = {"p50": pct(times, 0.5), "p95": pct(times, 0.95), "max": max(times), "n": len(times),
+                         "cpu50": pct(cpu, 0.5), "cpu95": pct(cpu, 0.95)}
             if prof:
                 buf = io.StringIO()
                 pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(14)
@@ -171,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--cli-runs", type=int, default=15)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--cpu", action="store_true", help="also report the in-process CPU time per question")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--gitmem", help="also time this gitmem executable end to end (e.g. a wheel install's)")
     args = ap.parse_args(argv)
@@ -184,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             "as-of p50 / p95 / max (ms) | CLI median / p95 (ms) | CLI `--help` (ms) |" + extra,
             "|---|---|---|---|---|---|---|---|" + ("---|" if args.gitmem else "")]
     profiles = ""
+    cpu_rows: list[str] = []
     for label in args.sizes.split(","):
         ws, info = build(label)
         res, prof = in_process(ws, args.repeat, args.profile)
@@ -197,8 +202,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{past['max']:.1f} | {c['median']:.0f} / {c['p95']:.0f} | {c['help']:.0f} |"
             + (f" {w['median']:.0f} / {w['p95']:.0f} |" if w else ""))
         print(rows[-1], f"(index catch-up {info['index_s']:.1f}s)", file=sys.stderr)
+        if args.cpu:
+            cpu_rows.append(f"| {label} | {now['cpu50']:.1f} / {now['cpu95']:.1f} | {past['cpu50']:.1f} / {past['cpu95']:.1f} |")
         if prof:
             profiles += f"\n### {label}\n{prof}"
+    if args.cpu:
+        rows += ["", "In-process CPU time of this process (time.process_time; steadier than wall time on a shared"
+                 " machine, but without the time SQLite waits for pages):", "",
+                 "| history | now: CPU p50 / p95 (ms) | as-of: CPU p50 / p95 (ms) |", "|---|---|---|", *cpu_rows]
     table = "\n".join(rows)
     print(table)
     if profiles:

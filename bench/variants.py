@@ -1,6 +1,6 @@
 """Ranking variants side by side: LoCoMo halves and the LongMemEval haystack halves, one run.
 
-    .venv/bin/python bench/variants.py [--limit N] [--only NAME,...] [--write]
+    .venv/bin/python bench/variants.py [--limit N] [--only NAME,...] [--locomo-2000] [--write]
 
 Each variant is a set of overrides of the ranking constants (gitmem/recall/rank.py and
 gitmem/recall/result.py), applied in-process around the same questions on the same indexes, with
@@ -40,7 +40,7 @@ LOCOMO_BUDGETS = (1000,)  # issue 16's LoCoMo target is at 1000 tokens (2000: --
 # The ranking before issue 16's changes: every new factor off. Variants below are relative to it
 # (each names all the factors it turns on), so they mean the same whatever the shipped defaults are.
 TODAY = {"result.SNIPPET_CHARS": 0, "rank.NEIGHBOUR_COST_POWER": 0.0, "rank.FILE_DECAY": 1.0,
-         "rank.TIME_BOOST": 1.0, "rank.SPEAKER_BOOST": 1.0}
+         "rank.TIME_BOOST": 1.0, "rank.SPEAKER_BOOST": 1.0, "rank.PRF_WEIGHT": 0.0}
 VARIANTS: dict[str, dict[str, Any]] = {
     "today": {},
     "snippet300": {"result.SNIPPET_CHARS": 300},
@@ -59,6 +59,25 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "snip200+ncost1": {"result.SNIPPET_CHARS": 200, "rank.NEIGHBOUR_COST_POWER": 1.0},
     "snip300+ncost1+time1.5": {"result.SNIPPET_CHARS": 300, "rank.NEIGHBOUR_COST_POWER": 1.0, "rank.TIME_BOOST": 1.5},
 }
+# The ranking main shipped after the first round of issue 16 (= snip300+ncost1+time1.5): the
+# baseline of the second round, whose variants are "main+<change>".
+MAIN = VARIANTS["snip300+ncost1+time1.5"]
+VARIANTS |= {
+    "main": MAIN,
+    "main+snip200": MAIN | {"result.SNIPPET_CHARS": 200},
+    "main+speaker1.3": MAIN | {"rank.SPEAKER_BOOST": 1.3},
+    "main+snip200+speaker1.3": MAIN | {"result.SNIPPET_CHARS": 200, "rank.SPEAKER_BOOST": 1.3},
+}
+VARIANTS |= {f"main+prf{w}": MAIN | {"rank.PRF_WEIGHT": w} for w in (0.1, 0.25, 0.5)}
+VARIANTS |= {f"main+prf{w}x{d}": MAIN | {"rank.PRF_WEIGHT": w, "rank.PRF_DOCS": d} for w in (0.25,) for d in (5, 20)}
+NEXT = MAIN | {"result.SNIPPET_CHARS": 200, "rank.SPEAKER_BOOST": 1.3}  # = main+snip200+speaker1.3
+VARIANTS |= {
+    "next": NEXT,
+    "next+speaker1.6": NEXT | {"rank.SPEAKER_BOOST": 1.6},
+    "next+prf0.25": NEXT | {"rank.PRF_WEIGHT": 0.25},
+    "next+prf0.5": NEXT | {"rank.PRF_WEIGHT": 0.5},
+}
+BASELINE = "main"  # always run: the variants are judged against it
 
 
 @contextlib.contextmanager
@@ -95,19 +114,20 @@ def run_locomo(names: list[str], t: Tally) -> None:
         for qa in sample["qa"]:
             ids = recall.evidence_ids(qa.get("evidence", []), built.lines)
             if ids and qa["category"] in (1, 2, 3, 4):
-                qs.append((qa["question"], [built.lines[x] for x in ids]))
+                qs.append((qa["question"], [built.lines[x] for x in ids], qa["category"]))
         for b in LOCOMO_BUDGETS:
-            for question, where in qs:
+            for question, where, cat in qs:
                 res = floor.ask(question, budget=b)
-                t.add(f"floor locomo {b}", [part], sum(covered(res, w) for w in where) / len(where))
+                t.add(f"floor locomo {b}", [part, (part, cat)], sum(covered(res, w) for w in where) / len(where))
         floor.close()
         with Asker(built.root) as asker:
             for name in names:
                 with applied(VARIANTS[name]):
                     for b in LOCOMO_BUDGETS:
-                        for question, where in qs:
+                        for question, where, cat in qs:
                             res = asker.ask(question, as_of=built.last, budget=b)
-                            t.add(f"{name} locomo {b}", [part], sum(covered(res, w) for w in where) / len(where))
+                            t.add(f"{name} locomo {b}", [part, (part, cat)],
+                                  sum(covered(res, w) for w in where) / len(where))
 
 
 def run_haystack(names: list[str], t: Tally, limit: int) -> None:
@@ -145,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.locomo_2000:
         LOCOMO_BUDGETS = BUDGETS
     names = [n for n in (args.only.split(",") if args.only else VARIANTS) if n]
-    if "today" not in names:
-        names.insert(0, "today")
+    if BASELINE not in names:
+        names.insert(0, BASELINE)
     t = Tally()
     t0 = time.perf_counter()
     if not args.skip_locomo:
@@ -167,6 +187,18 @@ def main(argv: list[str] | None = None) -> int:
             "| variant | " + " | ".join(types) + " |", "|" + "---|" * (len(types) + 1)]
     for name in ["floor", *names]:
         out.append(f"| {name} | " + " | ".join(fmt(t.get(f"{name} hay 2000", ("all", g))) for g in types) + " |")
+    out += ["", "Categories below their floor (LoCoMo per half and category 1-4; haystack per question type,"
+            " both halves), at every budget run:", ""]
+    for name in names:
+        below = []
+        for b in BUDGETS:
+            groups = [("locomo", (p, c)) for p in ("tune", "validate") for c in (1, 2, 3, 4)]
+            groups += [("hay", ("all", g)) for g in types]
+            for kind, g in groups:
+                mine, low = t.get(f"{name} {kind} {b}", g), t.get(f"floor {kind} {b}", g)
+                if mine == mine and low == low and mine < low - 1e-9:
+                    below.append(f"{kind} {g} @{b}: {mine:.3f} < {low:.3f}")
+        out.append(f"- {name}: " + ("; ".join(below) if below else "none"))
     out.append(f"\n{time.perf_counter() - t0:.0f}s.")
     publish(out, "Recall: ranking variants (issue 16)", ".venv/bin/python bench/variants.py --write", args.write)
     return 0

@@ -130,3 +130,33 @@ def test_parse_retain_bullet_for_the_retain_command() -> None:
     assert isinstance(multi, Diagnostic) and multi.code == "retain-multiline"
     assert isinstance(parse_retain_bullet(""), Diagnostic)
     assert parse_retain_bullet("- X y").code == "retain-unknown-kind"  # type: ignore[union-attr]
+
+
+def test_an_alias_bullet_is_a_valid_note_naming_its_entity() -> None:
+    from gitmem.parse import Alias, alias_of
+
+    doc = "# 2025-11-27\n\n## Retain\n- alias: @Robert = Bob, Bobby\n- Alias:@Mary-Ann= \"Annie\"\n"
+    blocks, diags = facts(doc)
+    assert diags == []
+    assert [(b.kind, b.fact, b.entities, b.content) for b in blocks] == [
+        ("note", False, ("robert",), "alias: @Robert = Bob, Bobby"),
+        ("note", False, ("mary-ann",), 'Alias:@Mary-Ann= "Annie"'),
+    ]
+    assert alias_of(blocks[0].content) == Alias("robert", ("Bob", "Bobby"))
+    assert alias_of(blocks[1].content) == Alias("mary-ann", ("Annie",))
+    assert alias_of("W @Robert: aliases are fun") is None
+
+
+@pytest.mark.parametrize("bullet", ["- alias: Robert = Bob", "- alias: @Robert", "- alias: @Robert = ",
+                                    "- alias: @Robert = Robert", "- alias: @Robert = Bob = Bobby"])
+def test_a_malformed_alias_bullet_gets_a_diagnostic(bullet: str) -> None:
+    blocks, diags = facts(f"# 2025-11-27\n\n## Retain\n{bullet}\n")
+    assert [(d.line, d.code) for d in diags] == [(4, "retain-bad-alias")]
+    assert "`- alias: @Robert = Bob, Bobby`" in diags[0].message
+    assert blocks[0].kind == "note"
+
+
+def test_the_retain_command_points_an_alias_to_the_log() -> None:
+    got = parse_retain_bullet("alias: @Robert = Bob")
+    assert isinstance(got, Diagnostic) and got.code == "retain-alias-not-fact"
+    assert "## Retain" in got.message

@@ -216,3 +216,68 @@ def test_a_short_match_is_not_displaced_by_a_long_neighbour(repo: GitRepo, monke
     # Without the cost-aware credit the long reply rides in second on its neighbour's score.
     monkeypatch.setattr("gitmem.recall.rank.NEIGHBOUR_COST_POWER", 0.0)
     assert ask(repo, question, k=3)[1] == reply
+
+
+def _homes() -> str:
+    # Robert's line is the longest "lives" line: without his name in the question, bm25 puts it last.
+    return ("# 2025-11-01\n\n## Retain\n"
+            "- W @Anna: Lives in Berlin.\n- W @Jon: Lives in Oslo.\n- W @Mia: Lives in Rome.\n"
+            "- W @Robert: Lives in Porto, in a small flat near the river, since the spring of 2021.\n")
+
+
+def test_an_alias_bullet_lets_a_nickname_find_what_memory_says_under_the_full_name(repo: GitRepo) -> None:
+    repo.commit("homes", date="2025-11-01", files={"memory/2025-11-01.md": _homes()})
+    repo.commit("alias", date="2025-11-05", files={"memory/2025-11-05.md": (
+        "# 2025-11-05\n\n## Retain\n- alias: @Robert = Bob, Bobby\n")})
+    robert = "@Robert: Lives in Porto, in a small flat near the river, since the spring of 2021."
+
+    def homes(question: str, **kw: object) -> list[str]:
+        return [c for c in ask(repo, question, k=5, **kw) if "Lives in" in c]
+
+    # The alias line itself is found too (it says who Bob is); among the homes, Robert's is first.
+    assert homes("Where does Bob live?")[0] == robert
+    # As of a day before the alias was written, memory did not know Bob is Robert: his home ranks last.
+    assert homes("Where does Bob live?", as_of="2025-11-03")[-1] == robert
+    # The other nickname of the same bullet works too, and the full name still does.
+    assert homes("Where does Bobby live?")[0] == robert
+    assert homes("Where does Robert live?")[0] == robert
+
+
+def test_an_alias_bullet_lets_the_full_name_find_what_memory_says_under_the_nickname(repo: GitRepo) -> None:
+    repo.commit("day", date="2025-11-01", files={"memory/2025-11-01.md": (
+        "# 2025-11-01\n\n" + "".join(f"- @Anna{i} cooks soup on Mondays, with bread from the market.\n"
+                                     for i in range(6))
+        + "- Bob cooks paella on Sundays.\n\n## Retain\n- alias: @Robert = Bob\n")})
+    got = ask(repo, "What does Robert cook?", k=2)
+    assert "Bob cooks paella on Sundays." in got
+
+
+def test_an_alias_line_outside_a_retain_section_expands_nothing(repo: GitRepo) -> None:
+    repo.commit("homes", date="2025-11-01", files={"memory/2025-11-01.md": _homes()})
+    repo.commit("note", date="2025-11-05", files={"memory/2025-11-05.md": (
+        "# 2025-11-05\n\n## Notes\n\n- alias: @Robert = Bob\n")})
+    got = [c for c in ask(repo, "Where does Bob live?", k=5) if "Lives in" in c]
+    assert got[-1] == "@Robert: Lives in Porto, in a small flat near the river, since the spring of 2021."
+
+
+def test_a_turn_spoken_by_the_person_asked_about_comes_first(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Melanie's turn repeats the question's words more often; the question is about Caroline, and
+    # her own turn says what she started.
+    repo.commit("s1", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n- Melanie: Caroline, a class! Which class did you start, Caroline?\n\n\n\n\n\n"
+        "- Caroline: I started a pottery class on Thursdays.\n")})
+    question = "What class did Caroline start?"
+    assert ask(repo, question, k=2)[0] == "Caroline: I started a pottery class on Thursdays."
+    monkeypatch.setattr("gitmem.recall.rank.SPEAKER_BOOST", 1.0)
+    assert ask(repo, question, k=2)[0] == "Melanie: Caroline, a class! Which class did you start, Caroline?"
+
+
+def test_a_name_finds_memory_that_uses_a_nickname_from_the_entity_page(repo: GitRepo) -> None:
+    repo.commit("page", date="2025-11-01", files={"bank/entities/Melanie.md": (
+        "---\naliases: [Mimi, Mel]\n---\n\n# Melanie\n\n- Friend from the climbing gym.\n")})
+    repo.commit("day", date="2025-11-03", files={"memory/2025-11-03.md": (
+        "# 2025-11-03\n\n" + "".join(f"- Note {i} about the garden.\n\n\n\n\n" for i in range(12)) +
+        "- Jon started a pottery class.\n\n\n\n\n"
+        "- Mimi started a pottery class at the community centre downtown, on Thursday evenings.\n")})
+    got = [c for c in ask(repo, "Which class did Melanie start?", k=5) if "pottery" in c]
+    assert got[0] == "Mimi started a pottery class at the community centre downtown, on Thursday evenings."

@@ -36,7 +36,7 @@ COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.en
 COLS_ALL = COLS + ", c.valid_from, c.valid_to, c.successor"
 NAMES_ALL = tuple(c.strip()[2:] for c in COLS_ALL.split(","))
 # Candidates are ranked as plain tuples (or Rows) in COLS order: cheaper than Rows by name.
-ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT = 0, 1, 2, 3, 5, 6, 7, 9, 10, 11
+ID, PATH, START, END, HEADING, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT = 0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11
 # The ranked candidates carry only what ranking reads, in the same positions (NULL elsewhere):
 # building ~700 full rows per question cost ~1 ms at 1M lines; the few returned are re-read whole.
 COLS_RANK = ", ".join(

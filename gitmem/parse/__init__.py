@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from gitmem.parse.dates import find_dates, parse_event_time
     from gitmem.parse.entities import aliases_line, entity_key, entity_slug, mention_keys, mentions, page_aliases, renames
     from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile, RetainFact
-    from gitmem.parse.retain import is_retain_heading, opinion_key, parse_retain_bullet
+    from gitmem.parse.retain import Alias, alias_of, is_retain_heading, opinion_key, parse_retain_bullet
     from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
 
 # Names are loaded on first use (PEP 562): the chunker's and the date parser's regexes cost
@@ -26,7 +26,8 @@ _HOME = {
     "renames": "entities", "page_aliases": "entities", "aliases_line": "entities",
     "KIND_LETTERS": "model", "NOTE": "model", "Block": "model", "Diagnostic": "model", "ParsedFile": "model",
     "RetainFact": "model",
-    "is_retain_heading": "retain", "opinion_key": "retain", "parse_retain_bullet": "retain",
+    "is_retain_heading": "retain", "opinion_key": "retain", "parse_retain_bullet": "retain", "Alias": "retain",
+    "alias_of": "retain",
     "decode": "text", "is_binary": "text", "split_lines": "text", "strip_comments": "text",
 }
 
@@ -43,6 +44,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Alias",
+    "alias_of",
     "KIND_LETTERS",
     "NOTE",
     "Outline",

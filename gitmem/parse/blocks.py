@@ -26,7 +26,7 @@ from gitmem.layout import log_date
 from gitmem.parse.dates import parse_event_time
 from gitmem.parse.entities import mention_keys
 from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
-from gitmem.parse.retain import LIST_MARKER, Problem, classify, is_retain_heading
+from gitmem.parse.retain import LIST_MARKER, Alias, Problem, classify, is_retain_heading
 from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
@@ -297,6 +297,8 @@ def _derive(
             result = classify(first)
             if isinstance(result, Problem):
                 problem = result
+            elif isinstance(result, Alias):
+                pass  # a valid alias bullet: a note whose content keeps "alias: @X = Y" (recall reads it)
             else:
                 kind, fact, confidence = KIND_LETTERS[result.letter], True, result.confidence
                 body = result.body + rest

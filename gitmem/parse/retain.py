@@ -1,11 +1,13 @@
-"""The Retain fact grammar: `- W @Peter: text`, `- B ...`, `- O(c=0.95) ...`, `- S ...`."""
+"""The Retain grammar: facts `- W @Peter: text`, `- B ...`, `- O(c=0.95) ...`, `- S ...`, and
+aliases `- alias: @Robert = Bob, Bobby` (other names of an entity: recall expands a question that
+uses one of them)."""
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-from gitmem.parse.entities import mention_keys
+from gitmem.parse.entities import entity_key, mention_keys
 from gitmem.parse.model import KIND_LETTERS, Diagnostic, RetainFact
 
 RETAIN_HEADING = "retain"
@@ -17,6 +19,10 @@ _KIND_TOKEN = re.compile(r"([A-Za-z])(?=[\s(:]|$)")
 _CONFIDENCE = re.compile(r"\s*c\s*=\s*(\d+(?:\.\d*)?|\.\d+)\s*")
 
 _KINDS_HELP = "W (world), B (experience), O (opinion) or S (observation)"
+# `alias: @Robert = Bob, Bobby`: the entity as an @mention, "=", its other names (comma-separated).
+_ALIAS_START = re.compile(r"alias\s*:", re.I)
+_ALIAS = re.compile(r"alias\s*:\s*@(?P<entity>[^\s=,@][^=,@]*?)\s*=\s*(?P<names>[^=]+?)\s*$", re.I)
+_ALIAS_HELP = "write an alias as `- alias: @Robert = Bob, Bobby` (the entity's @mention, then its other names)"
 
 
 class Prefix(NamedTuple):
@@ -42,17 +48,46 @@ def opinion_key(statement: str) -> str:
     return " ".join(statement.lower().split())
 
 
+class Alias(NamedTuple):
+    """A valid alias bullet: the entity (its key) and the other names it goes by, as written."""
+
+    entity: str
+    names: tuple[str, ...]
+
+
+def alias_of(text: str) -> Alias | Problem | None:
+    """An alias bullet's text after its list marker (or a chunk's collapsed content): an Alias,
+    a Problem when it starts with `alias:` but is malformed, None when it is no alias bullet."""
+    text = text.strip()
+    if not _ALIAS_START.match(text):
+        return None
+    m = _ALIAS.match(" ".join(text.split()))
+    if m is None:
+        return Problem("retain-bad-alias", _ALIAS_HELP)
+    key = entity_key(m.group("entity"))
+    names = tuple(dict.fromkeys(n for n in (p.strip().strip("\"'`*_").lstrip("@").strip()
+                                           for p in m.group("names").split(",")) if n))
+    names = tuple(n for n in names if entity_key(n) != key)
+    if not key or not names:
+        return Problem("retain-bad-alias", _ALIAS_HELP)
+    return Alias(key, names)
+
+
 def is_retain_heading(text: str) -> bool:
     """True for a "Retain" heading, tolerant of case, emphasis and a trailing colon."""
     return text.strip().strip("*_:` \t").lower() == RETAIN_HEADING
 
 
-def classify(rest: str) -> Prefix | Problem:
+def classify(rest: str) -> Prefix | Alias | Problem:
     """Parse the text after a list marker.
 
-    A Prefix for a valid fact, else a Problem; at most one Problem per bullet, the first found.
+    A Prefix for a valid fact, an Alias for a valid alias bullet, else a Problem; at most one
+    Problem per bullet, the first found.
     """
     rest = rest.lstrip(" \t")
+    alias = alias_of(rest)
+    if alias is not None:
+        return alias
     m = _KIND_TOKEN.match(rest)
     if m is None:
         return Problem("retain-missing-kind", f"Retain bullet has no kind: start it with {_KINDS_HELP}, e.g. `- W @Peter: ...`")
@@ -113,6 +148,10 @@ def parse_retain_bullet(line: str, *, path: str = "", lineno: int = 1) -> Retain
     result = classify(rest)
     if isinstance(result, Problem):
         return Diagnostic(path, lineno, result.code, result.message)
+    if isinstance(result, Alias):
+        return Diagnostic(path, lineno, "retain-alias-not-fact",
+                          "an alias is not a fact: write the line `- alias: @Robert = Bob` under the day's"
+                          " `## Retain` heading of memory/YYYY-MM-DD.md and commit it")
     return RetainFact(
         kind=KIND_LETTERS[result.letter],
         letter=result.letter,

@@ -15,22 +15,29 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
   (LongMemEval haystack at 2000 tokens, with excerpts: 0.897 -> 0.920 on the report half).
 - TIME_BOOST (issue 16): x1.5 for a chunk dated inside the window the question's time words name
   ("last week", "in May": parse/timewords.py), counted from the as-of point; never a filter.
-- FILE_DECAY and SPEAKER_BOOST: measured and left off (bench/RESULTS.md, "ranking variants").
+- SPEAKER_BOOST (issue 16, round 2): x1.3 for a turn spoken by someone the question names
+  ("Caroline: ..." for "What did Caroline paint?"). With 200-character excerpts, LoCoMo at 1000
+  tokens tune 0.813 -> 0.831, validation 0.797 -> 0.807 (2000: +0.004 / +0.008); the haystack's
+  turns are "user:" / "assistant:", so it cannot act there (unchanged to the third decimal).
+- FILE_DECAY and PRF_WEIGHT: measured and left off (bench/RESULTS.md, "ranking variants").
 - MIN_CANDIDATES / CANDIDATES_PER_K: the pool the rerank sees, max(4k, 600): neighbours only count
   inside the pool (150 / 300 / 600: 0.693 / 0.714 / 0.724 R@10).
 """
 
 from __future__ import annotations
 
+import math
+import re
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from datetime import date
 
-from gitmem.index.store import CONTENT, END, ENTITIES, EVENT_START, FACT, PATH, START
+from gitmem.index.store import CONTENT, END, ENTITIES, EVENT_START, FACT, ID, PATH, START
 from gitmem.layout import entity_page_stem, log_date
-from gitmem.recall.query import Query, parse_aliases
+from gitmem.parse.retain import Alias
+from gitmem.recall.query import STOPWORDS, Query, parse_aliases
 
 CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
@@ -45,10 +52,17 @@ NEIGHBOUR_COST_POWER = 1.0
 NEIGHBOUR_COST_SLACK = 200
 # Diversity: the n-th best candidate of one file is scaled by FILE_DECAY ** (n - 1) (1.0: off).
 FILE_DECAY = 1.0
-# A turn spoken by someone the question names by name ("Caroline: ...") is scaled by SPEAKER_BOOST.
-SPEAKER_BOOST = 1.0
+# A turn spoken by someone the question names by name ("Caroline: ...") is scaled by SPEAKER_BOOST
+# (1.0: off).
+SPEAKER_BOOST = 1.3
 # Time words in the question: chunks dated inside the window they name are scaled by TIME_BOOST.
 TIME_BOOST = 1.5
+# Pseudo-relevance feedback (RM3-like, inside the candidate pool; 0: off): the PRF_TERMS words most
+# typical of the PRF_DOCS best candidates (weighted by their scores, rare in the pool) lift every
+# candidate that holds them by up to x(1 + PRF_WEIGHT).
+PRF_WEIGHT = 0.0
+PRF_DOCS = 10
+PRF_TERMS = 10
 
 
 @dataclass(slots=True)
@@ -143,6 +157,54 @@ def _lift(match: sqlite3.Row | tuple[Any, ...], lifted: sqlite3.Row | tuple[Any,
     return 1.0 if ratio >= 1.0 else ratio ** NEIGHBOUR_COST_POWER
 
 
+_WORDS = re.compile(r"[^\W\d_]{4,}")
+
+
+def stem(word: str) -> str:
+    """The crude prefix stem `query_stems` takes of a question term."""
+    return word[: max(4, len(word) - 3)] if len(word) > 4 else word
+
+
+def feedback(ranked: list[Candidate], q: Query) -> list[Candidate]:
+    """Pseudo-relevance feedback inside the pool: the words of the best candidates that the
+    question lacks ("hobbies" -> the "painting" and "pottery" of the turns it found) lift the
+    other candidates that hold them, softly (see PRF_WEIGHT), re-sorted."""
+    if not PRF_WEIGHT or q.raw or len(ranked) < 2:
+        return ranked
+    top = [c for c in ranked[:PRF_DOCS] if c.score]
+    total = sum(c.score or 0.0 for c in top)
+    if not top or total <= 0:
+        return ranked
+    asked = query_stems(q)
+    weight: dict[str, float] = {}
+    for c in top:
+        words = [w for w in _WORDS.findall(c.row[CONTENT].lower()) if w not in STOPWORDS]
+        for w in words:
+            st = stem(w)
+            if st not in asked:
+                weight[st] = weight.get(st, 0.0) + (c.score or 0.0) / total / len(words)
+    if not weight:
+        return ranked
+    lows = [c.row[CONTENT].lower() for c in ranked]
+    blob = "\n".join(lows)
+    n = len(lows)
+    # A word in most of the pool says nothing about this question: weigh by its rarity there.
+    scored = sorted(((w * math.log((n + 1) / (blob.count(st) + 0.5)), st) for st, w in weight.items()),
+                    reverse=True)[: PRF_TERMS]
+    terms = {st: w for w, st in scored if w > 0}
+    if not terms:
+        return ranked
+    best = sum(terms.values())
+    for c, low in zip(ranked, lows):
+        if c.score is None:
+            continue
+        got = sum(w for st, w in terms.items() if covered(low, {st}))
+        if got:
+            c.score *= 1.0 + PRF_WEIGHT * got / best
+    ranked.sort(key=lambda c: -(c.score or 0.0))
+    return ranked
+
+
 def diversify(ranked: list[Candidate]) -> list[Candidate]:
     """Spread a ranking over files: the n-th best candidate of a file is scaled by
     FILE_DECAY ** (n - 1), then re-sorted (within a file the order is kept). Questions whose answer
@@ -205,17 +267,30 @@ def by_speaker(ranked: list[Candidate], names: set[str]) -> list[Candidate]:
     return ranked
 
 
-def aliased(cands: list[Candidate], q: Query) -> dict[str, list[str]]:
-    """Entities the question names by an alias: {entity page stem: its aliases}, from the
-    candidates that are an entity page's `aliases:` line listing one of the question's terms
-    (the bm25 pool already holds that line when the question says the alias)."""
+def aliased(cands: list[Candidate], q: Query, bullets: dict[int, Alias] | None = None) -> list[str]:
+    """The names to add to a question that calls someone by another name: the entity's own name
+    when the question uses an alias ("Mimi" -> "Melanie"), its aliases when the question uses its
+    name. From the candidates that are an entity page's `aliases:` line or an alias bullet of a
+    Retain section (`bullets`, by candidate id: see parse.retain.Alias); the bm25 pool already
+    holds that line when the question says either name, and only what was in memory as of the
+    question's point, so the expansion is as-of exact."""
     terms = set(q.terms)
-    out: dict[str, list[str]] = {}
+
+    def said(name: str) -> bool:
+        words = set(name.lower().replace("-", " ").split()) - STOPWORDS
+        return bool(words) and words <= terms
+
+    out: dict[str, None] = {}
     for c in cands:
         stem = entity_page_stem(c.row[PATH])
-        if stem is None or "alias" not in c.row[CONTENT].lower():
+        if stem is not None and "alias" in c.row[CONTENT].lower():
+            canon, names = stem, parse_aliases(c.row[CONTENT])
+        elif bullets and c.row[ID] in bullets:
+            canon, names = bullets[c.row[ID]].entity, list(bullets[c.row[ID]].names)
+        else:
             continue
-        names = parse_aliases(c.row[CONTENT])
-        if any(set(n.lower().split()) <= terms for n in names) and stem.lower() not in terms:
-            out[stem] = names
-    return out
+        if any(said(n) for n in names) and not said(canon):
+            out[canon.replace("-", " ")] = None
+        elif said(canon):
+            out.update(dict.fromkeys(n for n in names if not said(n)))
+    return list(out)

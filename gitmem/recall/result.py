@@ -18,7 +18,9 @@ MIN_RESULT_TOKENS = 6
 OVER_BUDGET = "over budget:"  # starts the note that says results exist but none fits (render.py reads it)
 # Under a token budget, a result whose text is longer than this many characters is returned as an
 # excerpt: the sentences around its best match (0: off). Its citation still names the whole chunk.
-SNIPPET_CHARS = 300
+# 300 -> 200 (issue 16, round 2): LoCoMo 1000 tokens +0.008 on both halves, haystack report half
+# 0.853 -> 0.890 / 0.918 -> 0.939 at 1000 / 2000 tokens (bench/RESULTS.md, "ranking variants").
+SNIPPET_CHARS = 200
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SPEAKER = re.compile(r"[^\s:]{1,24}: ")  # "user: ", "Caroline: " — kept in front of an excerpt
 ELLIPSIS = "…"

@@ -18,13 +18,14 @@ from typing import Any, Self
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import store
 from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
-from gitmem.index.store import COLS_ALL, COLS_RANK, ID, NAMES_ALL
+from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import entity_key
+from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
-from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
+from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
@@ -228,7 +229,7 @@ class Session:
             orows, oscores = store.overlay(self.conn, q.fts, owhere, limit)
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
         wanted = set(self.known_entities(list(q.entity_candidates)))
-        ranked = diversify(rerank(cands, q, wanted))
+        ranked = feedback(diversify(rerank(cands, q, wanted)), q)
         if not q.raw and q.terms:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
@@ -248,11 +249,28 @@ class Session:
         with their name added (and @mentions of them boosted): the memory may never use the alias."""
         if q.raw or not q.terms:
             return q, cands
-        found = aliased(cands, q)
+        found = aliased(cands, q, self._alias_bullets(cands))
         if not found:
             return q, cands
         q2 = build(" ".join([q.text, *found]))
         return q2, [Candidate(r, s) for r, s in self._candidates(q2, where, limit, bound)]
+
+    def _alias_bullets(self, cands: list[Candidate]) -> dict[int, Alias]:
+        """The candidates that are alias bullets (`- alias: @Robert = Bob`) of a Retain section, by
+        id. The content says "alias:"; only those few rows are looked up for their heading, since
+        the same line outside a Retain section is a note like any other."""
+        maybe: dict[int, Alias] = {}
+        for c in cands:
+            content = c.row[CONTENT]
+            if not c.uncommitted and content[:5].lower() == "alias":
+                a = alias_of(content)
+                if isinstance(a, Alias):
+                    maybe[c.row[ID]] = a
+        if not maybe:
+            return maybe
+        rows = store.tuples_by_id(self.conn, COLS_ALL, list(maybe))
+        return {i: a for i, a in maybe.items()
+                if i in rows and any(is_retain_heading(h) for h in (rows[i][HEADING] or "").split(" > "))}
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
                     bound: int | None) -> list[store.Scored]:
