@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitmemError
+from gitmem.parse import mentions
 from gitmem.reflect import judge as J
 from gitmem.reflect.prompts import RELATIONS, Relation
 
 if TYPE_CHECKING:
-    from gitmem.reflect.model import Scorer
+    from gitmem.reflect.model import Model, Scorer
 
 SPLITS = ("calibration", "report")
 # The calibration half may use at most this wrong-direction rate: below the bar, because the report
@@ -225,3 +226,47 @@ def as_json(r: CheckReport, path: str, stored: str | None) -> dict[str, object]:
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},
             "model_calls": r.model_calls, "tokens": r.tokens, "seconds": round(r.seconds, 2),
             "tokens_per_second": cal.tokens_per_second, "stored": stored}
+
+
+# --------------------------------------------------------------------------- summaries
+
+SUMMARY_ENTITIES = 6
+
+
+def summary_sets(cases: Sequence[Case], n: int = SUMMARY_ENTITIES) -> list[tuple[str, list[str]]]:
+    """(entity, its facts) for entity summaries: the report half's `n` entities with the most
+    distinct facts (ties by name), each fact once, in file order. Not the demo's entities."""
+    facts: dict[str, list[str]] = {}
+    for c in cases:
+        if c.split != "report":
+            continue
+        names = mentions(c.fact)
+        if names and c.fact not in facts.setdefault(names[0], []):
+            facts[names[0]].append(c.fact)
+    ranked = sorted(facts.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return [(name, fs) for name, fs in ranked[:n] if len(fs) >= 3]
+
+
+class SummaryCheck(NamedTuple):
+    tried: int
+    passed: int
+    rejected: list[str]  # "entity: reason" of each summary that failed
+
+    @property
+    def share(self) -> float:
+        return self.passed / self.tried if self.tried else 0.0
+
+
+def summary_check(model: Model, cases: Sequence[Case], n: int = SUMMARY_ENTITIES) -> SummaryCheck:
+    """How many entity summaries the model writes that pass the page gate (what reflection would keep)."""
+    from gitmem.reflect.model import InvalidModelOutput
+    from gitmem.reflect.prompts import gated_summary
+
+    sets = summary_sets(cases, n)
+    rejected = []
+    for name, facts in sets:
+        try:
+            gated_summary(model, name, facts)
+        except InvalidModelOutput as e:
+            rejected.append(f"{name}: {e.reason}")
+    return SummaryCheck(len(sets), len(sets) - len(rejected), rejected)

@@ -48,6 +48,7 @@ WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
 STRONG_CLEARANCE = 2.0
 CONFIG_HINT = "gitmem config reflect.model PATH"
+SUMMARY_BAR = 0.5  # the share of measured summaries that must pass the page gate for reflection to ask for them
 
 # --------------------------------------------------------------------------- the relevance gate
 
@@ -252,10 +253,19 @@ class Calibration(NamedTuple):
     cases: int
     tokens_per_second: float
     measured: str  # ISO date
+    # Share of entity summaries that passed the page gate (`check.summary_check`); None: not measured.
+    summaries: float | None = None
 
     @property
     def trusted(self) -> bool:
         return self.wrong_direction <= WRONG_DIRECTION_BAR
+
+    @property
+    def writes_summaries(self) -> bool:
+        """Worth asking for entity summaries: not measured (the gate still checks each one), or at
+        least SUMMARY_BAR of the measured ones passed the gate. A model whose summaries never pass
+        only costs time (the bundled SmolLM2: 0 of 6, most of a cold reflection's time)."""
+        return self.summaries is None or self.summaries >= SUMMARY_BAR
 
 
 def fingerprint(model_name: str) -> str:
@@ -267,7 +277,8 @@ def fingerprint(model_name: str) -> str:
 
 def _from_json(value: Any) -> Calibration | None:
     try:
-        cal = Calibration(**{k: value[k] for k in Calibration._fields})
+        defaults = Calibration._field_defaults  # fields added later: tables written before lack them
+        cal = Calibration(**{k: value[k] if k in value or k not in defaults else defaults[k] for k in Calibration._fields})
     except (KeyError, TypeError):
         return None
     return cal if cal.method in METHODS else None
