@@ -89,8 +89,8 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
                   f"{time.process_time() - cpu0:.0f} s CPU", file=sys.stderr, flush=True)
 
     report = C.check(model, llama.name, cases, J.METHODS, progress)
-    summaries = C.summary_check(model, cases)
-    cal = report.calibration._replace(summaries=round(summaries.share, 4))
+    report, summaries = C.with_summaries(report, model, cases)
+    cal = report.calibration
     if cache:  # cached scores took no model time: measure the speed on a sample, uncached
         cal = cal._replace(tokens_per_second=speed_sample(llama, cases))
     report = report._replace(calibration=cal)
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps([{**C.as_json(r["report"], "", None), "cpu_seconds": r["cpu"],
+        print(json.dumps([{**C.as_json(r["report"], "", None, r["summaries"]), "cpu_seconds": r["cpu"],
                            "baseline": r["baseline"]._asdict() if "baseline" in r else None} for r in results], indent=2))
     text = render(results, cases)
     print(text)

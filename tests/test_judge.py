@@ -172,6 +172,52 @@ def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
     assert J.load_calibration(ws, name) is None
 
 
+class Writer:
+    """A model that writes entity summaries: `text(entity, first fact)` is its answer."""
+
+    name = "writer"
+
+    def __init__(self, text: object) -> None:
+        self.text = text
+        self.asked: list[str] = []
+
+    def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
+        entity = user.split("ENTITY>>>\n", 1)[1].split("\n", 1)[0]
+        first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0].removeprefix("- ").replace("@", "")
+        self.asked.append(entity)
+        return {"summary": self.text(entity, first)}  # type: ignore[operator]
+
+
+def test_summary_check_counts_what_the_page_gate_keeps() -> None:
+    cases = C.load_cases()
+    sets = C.summary_sets(cases)
+    # Report-half entities only, the ones with the most facts, each with at least three.
+    report_facts = {c.fact for c in cases if c.split == "report"}
+    assert len(sets) == C.SUMMARY_ENTITIES and all(len(fs) >= 3 and set(fs) <= report_facts for _, fs in sets)
+    grounded = Writer(lambda entity, first: first)
+    ok = C.summary_check(grounded, cases)  # type: ignore[arg-type]
+    assert (ok.tried, ok.passed, ok.rejected) == (6, 6, []) and ok.share == 1.0
+    assert grounded.asked == [name for name, _ in sets]
+    looping = Writer(lambda entity, first: f"{entity} is a person and {entity} is a person and {entity} is a person.")
+    bad = C.summary_check(looping, cases)  # type: ignore[arg-type]
+    assert bad.passed == 0 and all("repeats itself" in r for r in bad.rejected), bad.rejected
+    # The share goes into the calibration reflection reads; under SUMMARY_BAR it stops asking.
+    report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
+                           *([None] * (len(C.CheckReport._fields) - 1)))  # type: ignore[arg-type]
+    report, _ = C.with_summaries(report, looping, cases)  # type: ignore[arg-type]
+    assert report.calibration.summaries == 0.0 and not report.calibration.writes_summaries
+
+
+def test_calibration_tables_from_before_summaries_were_measured_still_load(repo: GitRepo) -> None:
+    ws = Workspace.find(repo.path)
+    old = {"fingerprint": "1:abc", "model": "m.gguf:1:abc", "method": "yesno", "margin": 1.0, "accuracy": 0.8,
+           "wrong_direction": 0.0, "abstain": 0.2, "cases": 78, "tokens_per_second": 9.0, "measured": "2026-11-29"}
+    path = J.workspace_calibration_path(ws)
+    path.write_text(json.dumps({"1:abc": old}))
+    cal = J.load_calibration(ws, "m.gguf:1:abc")
+    assert cal is not None and cal.summaries is None and cal.writes_summaries and cal.trusted
+
+
 def test_shipped_calibration_covers_the_bundled_model() -> None:
     from gitmem.reflect.model import bundled_model_path, model_identity
 

@@ -21,6 +21,8 @@ def _metrics_line(label: str, m: dict[str, Any]) -> str:
 
 
 def _check_text(r: dict[str, Any]) -> str:
+    from gitmem.reflect import judge as J
+
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
              + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}") + " (chosen on the calibration half)",
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
@@ -31,6 +33,10 @@ def _check_text(r: dict[str, Any]) -> str:
                  f"({g['dropped_related']} related pairs dropped)")
     lines.append(f"  speed: {r['tokens']} prompt tokens in {r['model_calls']} calls, {r['seconds']:.1f} s, "
                  f"{r['tokens_per_second']:.0f} tokens/s")
+    if r["summaries"] is not None:
+        sm = r["summaries"]
+        lines.append(f"  entity summaries: {sm['passed']} of {sm['tried']} pass the page gate"
+                     + ("" if sm["share"] >= J.SUMMARY_BAR else "; reflection will not ask this model for summaries"))
     if r["trusted"]:
         lines.append(f"OK: wrong direction {r['report']['wrong_direction']:.0%} is within the bar "
                      f"({r['bar']:.0%}); reflection may move opinion confidence with this model.")
@@ -88,13 +94,18 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
             click.echo(f"checking: {done}/{total} cases", err=True)
 
     report = C.check(model, model.name, cases, methods, progress)
+    summaries: C.SummaryCheck | None = None
+    if cases_file is None:  # custom cases calibrate nothing, so their summaries would decide nothing either
+        if not as_json:
+            click.echo("checking: entity summaries", err=True)
+        report, summaries = C.with_summaries(report, model, cases)
     stored: str | None = None
     # Only a check on the shipped cases calibrates: a handful of custom cases proves too little.
     if ws is not None and cases_file is None:
         target = J.workspace_calibration_path(ws)
         J.write_table(target, report.calibration)
         stored = str(target.relative_to(ws.root))
-    emit(C.as_json(report, str(model_path), stored), as_json, _check_text)
+    emit(C.as_json(report, str(model_path), stored, summaries), as_json, _check_text)
 
 
 commands: list[click.Command] = [model_group]

@@ -210,7 +210,7 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
 
 
-def as_json(r: CheckReport, path: str, stored: str | None) -> dict[str, object]:
+def as_json(r: CheckReport, path: str, stored: str | None, summaries: SummaryCheck | None = None) -> dict[str, object]:
     """The `gitmem model check --json` object (schema: gitmem/schemas/model_check.json)."""
 
     def m(x: Metrics) -> dict[str, object]:
@@ -225,7 +225,8 @@ def as_json(r: CheckReport, path: str, stored: str | None) -> dict[str, object]:
             "methods": {k: m(v) for k, v in r.per_method.items()},
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},
             "model_calls": r.model_calls, "tokens": r.tokens, "seconds": round(r.seconds, 2),
-            "tokens_per_second": cal.tokens_per_second, "stored": stored}
+            "tokens_per_second": cal.tokens_per_second, "stored": stored,
+            "summaries": None if summaries is None else {**summaries._asdict(), "share": round(summaries.share, 4)}}
 
 
 # --------------------------------------------------------------------------- summaries
@@ -255,6 +256,13 @@ class SummaryCheck(NamedTuple):
     @property
     def share(self) -> float:
         return self.passed / self.tried if self.tried else 0.0
+
+
+def with_summaries(report: CheckReport, model: Model, cases: Sequence[Case]) -> tuple[CheckReport, SummaryCheck]:
+    """`report` with its calibration's `summaries` share measured by `summary_check`."""
+    summaries = summary_check(model, cases)
+    cal = report.calibration._replace(summaries=round(summaries.share, 4))
+    return report._replace(calibration=cal), summaries
 
 
 def summary_check(model: Model, cases: Sequence[Case], n: int = SUMMARY_ENTITIES) -> SummaryCheck:
