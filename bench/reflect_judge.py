@@ -122,7 +122,8 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         rp: C.CheckReport = r["report"]
         cal = rp.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}"
+        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + (
+            f", offset {cal.offset:+.2f}" if cal.method == "contrast" else "")
         m = rp.report_metrics
         lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
                      f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} | "

@@ -105,6 +105,19 @@ def test_yesno_decides_only_when_exactly_one_answer_is_yes() -> None:
     assert J.decide(J.PairScores(yes_supports=0.2, yes_contradicts=-1.0), "yesno", 0.5) == J.ABSTAIN  # neither
 
 
+def test_contrast_decides_against_the_models_own_lean() -> None:
+    # A model that leans to "contradicts" on every pair: supports-vs-contradicts log-odds -1.7 on a
+    # pair that is neither. Against zero, a supporting fact at -0.6 would read as "contradicts".
+    s = J.PairScores(labels=(-1.0, -0.4, -4.0))  # contrast -0.6
+    assert J.contrast(s) == pytest.approx(-0.6)
+    assert J.decide(s, "labels", 0.0).relation == "contradicts"
+    assert J.decide(s, "contrast", 0.8, -1.7) == J.Decision("supports", "weak", pytest.approx(0.3))
+    assert J.decide(J.PairScores(labels=(-4.0, -0.05, -4.0)), "contrast", 0.8, -1.7).relation == "contradicts"
+    assert J.decide(J.PairScores(labels=(-2.0, -0.2, -4.0)), "contrast", 0.8, -1.7) == J.ABSTAIN  # -1.8: its lean
+    # "unrelated" scores play no part: the gate and the band between the thresholds stand for it.
+    assert J.decide(J.PairScores(labels=(-6.0, -9.0, -0.01)), "contrast", 0.8, -1.7).relation == "supports"
+
+
 class NaNScorer:
     name = "nan"
 
@@ -138,16 +151,31 @@ def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> 
     scored = ([_scored("supports", (-0.1, -3.0, -4.0))] * 20 + [_scored("contradicts", (-3.0, -0.1, -4.0))] * 20
               + [_scored("unrelated", (-4.0, -3.0, -0.1))] * 20
               + [_scored("contradicts", (-0.5, -0.8, -4.0)), _scored("supports", (-0.9, -0.5, -4.0))])
-    method, margin, m = C.choose(scored, ["labels"])
+    method, margin, m, _ = C.choose(scored, ["labels"])
     assert method == "labels" and 0.4 < margin < 2.9
     assert m.wrong_direction == 0.0 and m.correct == 60 and m.abstain == pytest.approx(2 / 42)
     # At margin 0 both close calls count, the wrong way.
     assert C.metrics(scored, "labels", 0.0).wrong_direction == pytest.approx(2 / 62)
 
 
+def test_choose_finds_the_lean_that_labels_cannot_correct() -> None:
+    # Every pair leans 1.7 towards "contradicts"; the related ones still sit on the right side of the lean.
+    def lean(expected: str, contrast: float) -> C.Scored:
+        sc = _scored(expected, (-0.5 + contrast / 2, -0.5 - contrast / 2, -5.0))
+        return sc._replace(scores={"labels": sc.scores["labels"], "contrast": sc.scores["labels"]})
+
+    scored = ([lean("supports", x) for x in (-0.6, -0.3, 0.2, 0.5)] * 5 + [lean("contradicts", x) for x in (-3.0, -3.5, -4.2)] * 5
+              + [lean("unrelated", x) for x in (-1.6, -1.8)] * 5)
+    method, margin, m, offset = C.choose(scored, ["labels", "contrast"])
+    assert method == "contrast" and m.correct == len(scored) and m.wrong_direction == 0.0
+    assert -3.0 < offset - margin < -1.8 and -1.6 < offset + margin < -0.6  # the band holds the unrelated pairs
+    _, _, with_labels, _ = C.choose(scored, ["labels"])
+    assert with_labels.accuracy < 0.7  # best label past a margin: the supports all read as "contradicts"
+
+
 def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
     flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 10
-    method, margin, m = C.choose(flips, ["labels"])
+    method, margin, m, _ = C.choose(flips, ["labels"])
     assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
 
 

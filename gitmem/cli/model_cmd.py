@@ -24,7 +24,8 @@ def _check_text(r: dict[str, Any]) -> str:
     from gitmem.reflect import judge as J
 
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
-             + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}") + " (chosen on the calibration half)",
+             + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}")
+             + (f", offset {r['offset']:+.2f}" if r["method"] == "contrast" else "") + " (chosen on the calibration half)",
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
     for method, m in r["methods"].items():
         lines.append(_metrics_line(f"({method})", m))
@@ -55,15 +56,16 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Labelled cases (JSONL) instead of the shipped set.")
-@click.option("--method", type=click.Choice(["labels", "yesno", "both"]), default="both", show_default=True,
-              help="Which ways of asking to measure (both: the calibration picks the better one).")
+@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "all"]), default="all", show_default=True,
+              help="Which ways of deciding to measure (all: the calibration picks the best).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
     """Run the labelled judge cases on a model (default: the one reflection would use): accuracy,
-    wrong-direction rate, abstain rate, tokens/s. In a workspace, the calibration (method and
-    margin) is stored in .memory/ and reflection uses it; a model above the wrong-direction bar
-    never moves opinion confidence.
+    wrong-direction rate, abstain rate, tokens/s; then 6 entity summaries through the page gate.
+    In a workspace, the calibration (method, margin, summaries kept) is stored in .memory/ and
+    reflection uses it: a model above the wrong-direction bar never moves opinion confidence, one
+    whose summaries mostly fail the gate is not asked for summaries.
 
     \b
     Example:
@@ -81,7 +83,7 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
     except NotAWorkspace:
         ws = None
     cases = C.load_cases(cases_file)
-    methods: list[J.Method] = ["labels", "yesno"] if method == "both" else [method]  # type: ignore[list-item]
+    methods: list[J.Method] = list(J.METHODS) if method == "all" else [method]  # type: ignore[list-item]
     if path is not None:
         path = cwd(ctx) / path.expanduser()  # relative to -C, like git -C
     if path is not None and not path.is_file():
