@@ -158,7 +158,7 @@ def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> 
     assert C.metrics(scored, "labels", 0.0).wrong_direction == pytest.approx(2 / 62)
 
 
-def test_choose_finds_the_lean_that_labels_cannot_correct() -> None:
+def test_choose_finds_the_lean_that_labels_cannot_correct(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every pair leans 1.7 towards "contradicts"; the related ones still sit on the right side of the lean.
     def lean(expected: str, contrast: float) -> C.Scored:
         sc = _scored(expected, (-0.5 + contrast / 2, -0.5 - contrast / 2, -5.0))
@@ -171,6 +171,9 @@ def test_choose_finds_the_lean_that_labels_cannot_correct() -> None:
     assert -3.0 < offset - margin < -1.8 and -1.6 < offset + margin < -0.6  # the band holds the unrelated pairs
     _, _, with_labels, _ = C.choose(scored, ["labels"])
     assert with_labels.accuracy < 0.7  # best label past a margin: the supports all read as "contradicts"
+    # Two fitted numbers must win by CONTRAST_PENALTY accuracy: here they win by over 0.3, not by 1.0.
+    monkeypatch.setattr(C, "CONTRAST_PENALTY", 1.0)
+    assert C.choose(scored, ["labels", "contrast"])[0] == "labels"
 
 
 def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
