@@ -258,6 +258,8 @@ def test_shipped_calibration_covers_the_bundled_model() -> None:
     cal = J.shipped_calibrations().get(J.fingerprint(model_identity(path)))
     assert cal is not None and cal.cases >= 75 and cal.method in J.METHODS
     assert cal.trusted == (cal.wrong_direction <= J.WRONG_DIRECTION_BAR)
+    # Its summaries were measured and fail the gate: the demo's cold reflection is the judge alone.
+    assert cal.summaries is not None and not cal.writes_summaries
 
 
 # --------------------------------------------------------------------------- the CLI's refusals
