@@ -105,6 +105,19 @@ def test_yesno_decides_only_when_exactly_one_answer_is_yes() -> None:
     assert J.decide(J.PairScores(yes_supports=0.2, yes_contradicts=-1.0), "yesno", 0.5) == J.ABSTAIN  # neither
 
 
+def test_contrast_decides_against_the_models_own_lean() -> None:
+    # A model that leans to "contradicts" on every pair: supports-vs-contradicts log-odds -1.7 on a
+    # pair that is neither. Against zero, a supporting fact at -0.6 would read as "contradicts".
+    s = J.PairScores(labels=(-1.0, -0.4, -4.0))  # contrast -0.6
+    assert J.contrast(s) == pytest.approx(-0.6)
+    assert J.decide(s, "labels", 0.0).relation == "contradicts"
+    assert J.decide(s, "contrast", 0.8, -1.7) == J.Decision("supports", "weak", pytest.approx(0.3))
+    assert J.decide(J.PairScores(labels=(-4.0, -0.05, -4.0)), "contrast", 0.8, -1.7).relation == "contradicts"
+    assert J.decide(J.PairScores(labels=(-2.0, -0.2, -4.0)), "contrast", 0.8, -1.7) == J.ABSTAIN  # -1.8: its lean
+    # "unrelated" scores play no part: the gate and the band between the thresholds stand for it.
+    assert J.decide(J.PairScores(labels=(-6.0, -9.0, -0.01)), "contrast", 0.8, -1.7).relation == "supports"
+
+
 class NaNScorer:
     name = "nan"
 
@@ -138,16 +151,34 @@ def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> 
     scored = ([_scored("supports", (-0.1, -3.0, -4.0))] * 20 + [_scored("contradicts", (-3.0, -0.1, -4.0))] * 20
               + [_scored("unrelated", (-4.0, -3.0, -0.1))] * 20
               + [_scored("contradicts", (-0.5, -0.8, -4.0)), _scored("supports", (-0.9, -0.5, -4.0))])
-    method, margin, m = C.choose(scored, ["labels"])
+    method, margin, m, _ = C.choose(scored, ["labels"])
     assert method == "labels" and 0.4 < margin < 2.9
     assert m.wrong_direction == 0.0 and m.correct == 60 and m.abstain == pytest.approx(2 / 42)
     # At margin 0 both close calls count, the wrong way.
     assert C.metrics(scored, "labels", 0.0).wrong_direction == pytest.approx(2 / 62)
 
 
+def test_choose_finds_the_lean_that_labels_cannot_correct(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every pair leans 1.7 towards "contradicts"; the related ones still sit on the right side of the lean.
+    def lean(expected: str, contrast: float) -> C.Scored:
+        sc = _scored(expected, (-0.5 + contrast / 2, -0.5 - contrast / 2, -5.0))
+        return sc._replace(scores={"labels": sc.scores["labels"], "contrast": sc.scores["labels"]})
+
+    scored = ([lean("supports", x) for x in (-0.6, -0.3, 0.2, 0.5)] * 5 + [lean("contradicts", x) for x in (-3.0, -3.5, -4.2)] * 5
+              + [lean("unrelated", x) for x in (-1.6, -1.8)] * 5)
+    method, margin, m, offset = C.choose(scored, ["labels", "contrast"])
+    assert method == "contrast" and m.correct == len(scored) and m.wrong_direction == 0.0
+    assert -3.0 < offset - margin < -1.8 and -1.6 < offset + margin < -0.6  # the band holds the unrelated pairs
+    _, _, with_labels, _ = C.choose(scored, ["labels"])
+    assert with_labels.accuracy < 0.7  # best label past a margin: the supports all read as "contradicts"
+    # Two fitted numbers must win by CONTRAST_PENALTY accuracy: here they win by over 0.3, not by 1.0.
+    monkeypatch.setattr(C, "CONTRAST_PENALTY", 1.0)
+    assert C.choose(scored, ["labels", "contrast"])[0] == "labels"
+
+
 def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
     flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 10
-    method, margin, m = C.choose(flips, ["labels"])
+    method, margin, m, _ = C.choose(flips, ["labels"])
     assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
 
 
@@ -172,6 +203,52 @@ def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
     assert J.load_calibration(ws, name) is None
 
 
+class Writer:
+    """A model that writes entity summaries: `text(entity, first fact)` is its answer."""
+
+    name = "writer"
+
+    def __init__(self, text: object) -> None:
+        self.text = text
+        self.asked: list[str] = []
+
+    def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
+        entity = user.split("ENTITY>>>\n", 1)[1].split("\n", 1)[0]
+        first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0].removeprefix("- ").replace("@", "")
+        self.asked.append(entity)
+        return {"summary": self.text(entity, first)}  # type: ignore[operator]
+
+
+def test_summary_check_counts_what_the_page_gate_keeps() -> None:
+    cases = C.load_cases()
+    sets = C.summary_sets(cases)
+    # Report-half entities only, the ones with the most facts, each with at least three.
+    report_facts = {c.fact for c in cases if c.split == "report"}
+    assert len(sets) == C.SUMMARY_ENTITIES and all(len(fs) >= 3 and set(fs) <= report_facts for _, fs in sets)
+    grounded = Writer(lambda entity, first: first)
+    ok = C.summary_check(grounded, cases)  # type: ignore[arg-type]
+    assert (ok.tried, ok.passed, ok.rejected) == (6, 6, []) and ok.share == 1.0
+    assert grounded.asked == [name for name, _ in sets]
+    looping = Writer(lambda entity, first: f"{entity} is a person and {entity} is a person and {entity} is a person.")
+    bad = C.summary_check(looping, cases)  # type: ignore[arg-type]
+    assert bad.passed == 0 and all("repeats itself" in r for r in bad.rejected), bad.rejected
+    # The share goes into the calibration reflection reads; under SUMMARY_BAR it stops asking.
+    report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
+                           *([None] * (len(C.CheckReport._fields) - 1)))  # type: ignore[arg-type]
+    report, _ = C.with_summaries(report, looping, cases)  # type: ignore[arg-type]
+    assert report.calibration.summaries == 0.0 and not report.calibration.writes_summaries
+
+
+def test_calibration_tables_from_before_summaries_were_measured_still_load(repo: GitRepo) -> None:
+    ws = Workspace.find(repo.path)
+    old = {"fingerprint": "1:abc", "model": "m.gguf:1:abc", "method": "yesno", "margin": 1.0, "accuracy": 0.8,
+           "wrong_direction": 0.0, "abstain": 0.2, "cases": 78, "tokens_per_second": 9.0, "measured": "2026-11-29"}
+    path = J.workspace_calibration_path(ws)
+    path.write_text(json.dumps({"1:abc": old}))
+    cal = J.load_calibration(ws, "m.gguf:1:abc")
+    assert cal is not None and cal.summaries is None and cal.writes_summaries and cal.trusted
+
+
 def test_shipped_calibration_covers_the_bundled_model() -> None:
     from gitmem.reflect.model import bundled_model_path, model_identity
 
@@ -181,6 +258,8 @@ def test_shipped_calibration_covers_the_bundled_model() -> None:
     cal = J.shipped_calibrations().get(J.fingerprint(model_identity(path)))
     assert cal is not None and cal.cases >= 75 and cal.method in J.METHODS
     assert cal.trusted == (cal.wrong_direction <= J.WRONG_DIRECTION_BAR)
+    # Its summaries were measured and fail the gate: the demo's cold reflection is the judge alone.
+    assert cal.summaries is not None and not cal.writes_summaries
 
 
 # --------------------------------------------------------------------------- the CLI's refusals

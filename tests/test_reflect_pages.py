@@ -31,6 +31,9 @@ def summary_check(summary: str, entity: str = "relay", facts: list[str] = RELAY)
     ("Relay was renamed by Andy.", "names something the facts do not ('Andy')"),
     ("Relay was renamed in 2024.", "has a number the facts do not ('2024')"),
     ("Relay is run by @Peter now.", "names something the facts do not ('@Peter')"),
+    # the bundled SmolLM2's loop (bench/reflect_judge.py summaries): grounded words, said twice
+    ("Relay was renamed to relay and the npm package was renamed to relay and the npm package moved.",
+     "repeats itself"),
 ])
 def test_summary_gate_rejects_issue_15_garbage(garbage: str, why: str) -> None:
     problem = summary_check(garbage)

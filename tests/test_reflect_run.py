@@ -63,13 +63,15 @@ class FakeModel:
         return [-0.01 if c == verdict["relation"] else -0.01 - gap for c in continuations]
 
 
-def calibrate(ws: Workspace, name: str = "fake") -> None:
-    """Record in the workspace that the fake model was checked as a judge: labels, margin 1.0."""
+def calibrate(ws: Workspace, name: str = "fake", summaries: float | None = None) -> None:
+    """Record in the workspace that the fake model was checked as a judge: labels, margin 1.0
+    (and, if given, the share of its summaries that passed the page gate)."""
     from gitmem.reflect import judge
 
     judge.write_table(judge.workspace_calibration_path(ws), judge.Calibration(
         fingerprint=judge.fingerprint(name), model=name, method="labels", margin=1.0, accuracy=0.9,
-        wrong_direction=0.0, abstain=0.1, cases=80, tokens_per_second=0.0, measured="2025-11-01"))
+        wrong_direction=0.0, abstain=0.1, cases=80, tokens_per_second=0.0, measured="2025-11-01",
+        summaries=summaries))
 
 
 LOG1 = """# 2025-11-05
@@ -223,6 +225,26 @@ def test_unchecked_or_untrusted_judge_never_moves_confidence_and_says_why(repo: 
     [note] = [n for n in res["notes"] if "opinion confidence not moved" in n]
     assert "wrong direction 30%" in note and "the bar is 5%" in note and "gitmem config reflect.model" in note
     assert "- O(c=0.80) @Peter: Prefers concise" in show(repo, BRANCH, "bank/opinions.md")
+
+
+def test_a_model_whose_summaries_fail_the_gate_is_not_asked_for_them(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    # Measured: half of its summaries passed -> asked, and the page gets the (grounded) summary.
+    calibrate(ws, summaries=0.5)
+    fake = FakeModel()
+    res = reflect(ws, RunOptions(model=lambda: fake))
+    assert fake.calls.count("summary") >= 1 and "judge" in fake.calls
+    assert "summary" in find_blocks(show(repo, BRANCH, "bank/entities/Peter.md"))[0]
+    # Measured: 1 of 6 passed -> never asked (no model time spent), the note says why and what to
+    # set; judging goes on, pages are still written from the facts.
+    calibrate(ws, summaries=0.1667)
+    fake = FakeModel()
+    res = reflect(ws, RunOptions(model=lambda: fake))
+    assert "summary" not in fake.calls and "judge" in fake.calls
+    [note] = [n for n in res["notes"] if "entity summaries not written" in n]
+    assert "17% of this model's summaries passed the page gate" in note and "gitmem config reflect.model" in note
+    peter = show(repo, BRANCH, "bank/entities/Peter.md")
+    assert "summary" not in find_blocks(peter)[0] and "Lives in Berlin" in peter
 
 
 def test_relevance_gate_keeps_other_topics_away_from_the_model(repo: GitRepo) -> None:

@@ -21,8 +21,11 @@ def _metrics_line(label: str, m: dict[str, Any]) -> str:
 
 
 def _check_text(r: dict[str, Any]) -> str:
+    from gitmem.reflect import judge as J
+
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
-             + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}") + " (chosen on the calibration half)",
+             + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}")
+             + (f", offset {r['offset']:+.2f}" if r["method"] == "contrast" else "") + " (chosen on the calibration half)",
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
     for method, m in r["methods"].items():
         lines.append(_metrics_line(f"({method})", m))
@@ -31,6 +34,10 @@ def _check_text(r: dict[str, Any]) -> str:
                  f"({g['dropped_related']} related pairs dropped)")
     lines.append(f"  speed: {r['tokens']} prompt tokens in {r['model_calls']} calls, {r['seconds']:.1f} s, "
                  f"{r['tokens_per_second']:.0f} tokens/s")
+    if r["summaries"] is not None:
+        sm = r["summaries"]
+        lines.append(f"  entity summaries: {sm['passed']} of {sm['tried']} pass the page gate"
+                     + ("" if sm["share"] >= J.SUMMARY_BAR else "; reflection will not ask this model for summaries"))
     if r["trusted"]:
         lines.append(f"OK: wrong direction {r['report']['wrong_direction']:.0%} is within the bar "
                      f"({r['bar']:.0%}); reflection may move opinion confidence with this model.")
@@ -49,15 +56,16 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Labelled cases (JSONL) instead of the shipped set.")
-@click.option("--method", type=click.Choice(["labels", "yesno", "both"]), default="both", show_default=True,
-              help="Which ways of asking to measure (both: the calibration picks the better one).")
+@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "all"]), default="all", show_default=True,
+              help="Which ways of deciding to measure (all: the calibration picks the best).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
     """Run the labelled judge cases on a model (default: the one reflection would use): accuracy,
-    wrong-direction rate, abstain rate, tokens/s. In a workspace, the calibration (method and
-    margin) is stored in .memory/ and reflection uses it; a model above the wrong-direction bar
-    never moves opinion confidence.
+    wrong-direction rate, abstain rate, tokens/s; then 6 entity summaries through the page gate.
+    In a workspace, the calibration (method, margin, summaries kept) is stored in .memory/ and
+    reflection uses it: a model above the wrong-direction bar never moves opinion confidence, one
+    whose summaries mostly fail the gate is not asked for summaries.
 
     \b
     Example:
@@ -75,7 +83,7 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
     except NotAWorkspace:
         ws = None
     cases = C.load_cases(cases_file)
-    methods: list[J.Method] = ["labels", "yesno"] if method == "both" else [method]  # type: ignore[list-item]
+    methods: list[J.Method] = list(J.METHODS) if method == "all" else [method]  # type: ignore[list-item]
     if path is not None:
         path = cwd(ctx) / path.expanduser()  # relative to -C, like git -C
     if path is not None and not path.is_file():
@@ -88,13 +96,18 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
             click.echo(f"checking: {done}/{total} cases", err=True)
 
     report = C.check(model, model.name, cases, methods, progress)
+    summaries: C.SummaryCheck | None = None
+    if cases_file is None:  # custom cases calibrate nothing, so their summaries would decide nothing either
+        if not as_json:
+            click.echo("checking: entity summaries", err=True)
+        report, summaries = C.with_summaries(report, model, cases)
     stored: str | None = None
     # Only a check on the shipped cases calibrates: a handful of custom cases proves too little.
     if ws is not None and cases_file is None:
         target = J.workspace_calibration_path(ws)
         J.write_table(target, report.calibration)
         stored = str(target.relative_to(ws.root))
-    emit(C.as_json(report, str(model_path), stored), as_json, _check_text)
+    emit(C.as_json(report, str(model_path), stored, summaries), as_json, _check_text)
 
 
 commands: list[click.Command] = [model_group]

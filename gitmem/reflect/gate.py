@@ -7,10 +7,12 @@ bullet is kept only when it is grounded in what it was made from:
 1. not empty: at least MIN_WORDS words with letters (a bare entity name is not a summary);
 2. no prompt echo: no run of ECHO_WORDS consecutive words shared with the prompt's instructions
    (the prompt with its data sections cut out), unless the facts themselves hold that run;
-3. every name and number present in the source: a name is an @mention or a capitalised word
+3. no run of ECHO_WORDS consecutive words said twice (a small model's loop: "the new address is
+   Rua Augusta 12, and the new address is Rua Augusta 12");
+4. every name and number present in the source: a name is an @mention or a capitalised word
    (a sentence's first word only when it is not a common function word), present when the source
    holds it as a word, case-insensitively; a number is every digit run;
-4. for Retain bullets also: most content words (at least GROUNDED_SHARE of the words of 4+
+5. for Retain bullets also: most content words (at least GROUNDED_SHARE of the words of 4+
    letters that are not function words) occur in the log, so a bullet restates the log.
 `problem()` returns the first failed rule as a short reason, or None when the text passes.
 """
@@ -75,7 +77,7 @@ def _unknown_names(text: str, vocab: set[str]) -> list[str]:
 
 def problem(text: str, source: str, prompt_instructions: str, *, grounded: bool = False) -> str | None:
     """Why `text` (model output made from `source`) may not be curated, or None (see the module
-    docstring); `grounded` adds rule 4 (Retain bullets)."""
+    docstring); `grounded` adds rule 5 (Retain bullets)."""
     words = _words(text)
     if len([w for w in words if any(c.isalpha() for c in w)]) < MIN_WORDS:
         return "empty or too short"
@@ -83,6 +85,10 @@ def problem(text: str, source: str, prompt_instructions: str, *, grounded: bool 
     echo = _grams(words, ECHO_WORDS) & (_grams(_words(prompt_instructions), ECHO_WORDS) - _grams(source_words, ECHO_WORDS))
     if echo:
         return f"repeats the prompt ({' '.join(sorted(echo)[0])!r})"
+    runs = [tuple(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)]
+    again = sorted({r for r in runs if runs.count(r) > 1})
+    if again:
+        return f"repeats itself ({' '.join(again[0])!r})"
     vocab = _vocabulary(source)
     names = _unknown_names(text, vocab)
     if names:

@@ -6,12 +6,16 @@
    without asking the model; in a reflection most candidate pairs end here.
 2. **Scoring** (`score_pair`, the model): the model is never asked to *write* a verdict. Its chat
    template is applied to a short prompt and the log-probability of each possible answer is read
-   (`Scorer.score`). Two ways of asking (`METHODS`):
+   (`Scorer.score`). Three ways of deciding (`METHODS`), two ways of asking:
    - `labels`: one question, answers "supports" / "contradicts" / "unrelated";
+   - `contrast`: the same question and scores, read as the log-odds of "supports" against
+     "contradicts" corrected by the model's own bias (`offset`, calibrated): a model that leans to
+     "contradicts" on every pair (Qwen2.5-Coder-1.5B does) is measured against its lean, not zero;
    - `yesno`: two questions, "does the FACT show the OPINION is true?" and "... false or no
      longer true?", each answered "yes" / "no" (log-odds of yes).
 3. **Decision** (`decide`) with a margin: `labels` takes the best label only if it beats the
-   runner-up by the margin; `yesno` decides only when exactly one question's log-odds of "yes" is
+   runner-up by the margin; `contrast` decides "supports" above offset + margin, "contradicts"
+   below offset - margin; `yesno` decides only when exactly one question's log-odds of "yes" is
    above the margin. Anything else abstains as "unrelated": a missed piece of evidence costs
    nothing, evidence counted the wrong way moves a belief the wrong way.
 4. **Calibration**: which method and which margin is a property of the model, measured on the
@@ -41,13 +45,14 @@ if TYPE_CHECKING:
     from gitmem.reflect.model import Scorer
     from gitmem.workspace import Workspace
 
-Method = Literal["labels", "yesno"]
-METHODS: tuple[Method, ...] = ("labels", "yesno")
+Method = Literal["labels", "contrast", "yesno"]
+METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno")
 LABELS: tuple[Relation, ...] = ("supports", "contradicts", "unrelated")
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
 STRONG_CLEARANCE = 2.0
 CONFIG_HINT = "gitmem config reflect.model PATH"
+SUMMARY_BAR = 0.5  # the share of measured summaries that must pass the page gate for reflection to ask for them
 
 # --------------------------------------------------------------------------- the relevance gate
 
@@ -194,9 +199,10 @@ def _scores(model: Scorer, user: str, answers: tuple[str, ...]) -> list[float]:
 
 
 def score_pair(model: Scorer, fact: str, opinion: str, method: Method) -> PairScores:
-    """The model's scores for one pair with `method` (one model call for labels, two for yesno)."""
+    """The model's scores for one pair with `method` (one model call for labels and contrast, which
+    ask the same question, two for yesno)."""
     pair = pair_prompt(fact, opinion)
-    if method == "labels":
+    if method in ("labels", "contrast"):
         lp = _scores(model, pair + LABEL_QUESTION, LABELS)
         return PairScores(labels=(lp[0], lp[1], lp[2]))
     odds: dict[str, float] = {}
@@ -215,9 +221,21 @@ class Decision(NamedTuple):
 ABSTAIN = Decision("unrelated", "weak", 0.0)
 
 
-def decide(scores: PairScores, method: Method, margin: float) -> Decision:
-    """Pick a relation with `margin` (see the module docstring, step 3); "strong" when the evidence
-    clears the threshold by STRONG_CLEARANCE or more."""
+def contrast(scores: PairScores) -> float:
+    """log P(supports) - log P(contradicts): the `contrast` method's one number."""
+    assert scores.labels is not None
+    return scores.labels[0] - scores.labels[1]
+
+
+def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.0) -> Decision:
+    """Pick a relation with `margin` (and, for `contrast`, the model's `offset`; see the module
+    docstring, step 3); "strong" when the evidence clears the threshold by STRONG_CLEARANCE or more."""
+    if method == "contrast":
+        x = contrast(scores) - offset
+        past = abs(x) - margin
+        if past <= 0:
+            return ABSTAIN
+        return Decision("supports" if x > 0 else "contradicts", "strong" if past >= STRONG_CLEARANCE else "weak", past)
     if method == "labels":
         assert scores.labels is not None
         ranked = sorted(zip(scores.labels, LABELS), reverse=True)
@@ -252,10 +270,21 @@ class Calibration(NamedTuple):
     cases: int
     tokens_per_second: float
     measured: str  # ISO date
+    # The model's lean (method `contrast`): its supports-vs-contradicts log-odds on a pair that is neither.
+    offset: float = 0.0
+    # Share of entity summaries that passed the page gate (`check.summary_check`); None: not measured.
+    summaries: float | None = None
 
     @property
     def trusted(self) -> bool:
         return self.wrong_direction <= WRONG_DIRECTION_BAR
+
+    @property
+    def writes_summaries(self) -> bool:
+        """Worth asking for entity summaries: not measured (the gate still checks each one), or at
+        least SUMMARY_BAR of the measured ones passed the gate. A model whose summaries never pass
+        only costs time (the bundled SmolLM2: 0 of 6, most of a cold reflection's time)."""
+        return self.summaries is None or self.summaries >= SUMMARY_BAR
 
 
 def fingerprint(model_name: str) -> str:
@@ -267,7 +296,8 @@ def fingerprint(model_name: str) -> str:
 
 def _from_json(value: Any) -> Calibration | None:
     try:
-        cal = Calibration(**{k: value[k] for k in Calibration._fields})
+        defaults = Calibration._field_defaults  # fields added later: tables written before lack them
+        cal = Calibration(**{k: value[k] if k in value or k not in defaults else defaults[k] for k in Calibration._fields})
     except (KeyError, TypeError):
         return None
     return cal if cal.method in METHODS else None
@@ -340,7 +370,8 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
     if not cal.trusted:
         return Trust(False, cal, f"opinion confidence not moved: the model {model_name} judges the wrong way too often "
                                  f"({rates}; the bar is {WRONG_DIRECTION_BAR:.0%}); set a larger model with `{CONFIG_HINT}`")
-    return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f} ({rates})")
+    lean = f", offset {cal.offset:+.2f}" if cal.method == "contrast" else ""
+    return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates})")
 
 
 def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
@@ -348,5 +379,5 @@ def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
     scores decided with the calibrated method and margin."""
     if not relevant(fact, opinion).passed:
         return Verdict("unrelated", "weak")
-    d = decide(score_pair(model, fact, opinion, cal.method), cal.method, cal.margin)
+    d = decide(score_pair(model, fact, opinion, cal.method), cal.method, cal.margin, cal.offset)
     return Verdict(d.relation, d.strength)

@@ -222,6 +222,19 @@ def summarize_entity(model: Model, entity: str, facts: list[str]) -> str:
     return clean_summary(answer["summary"])
 
 
+def gated_summary(model: Model, entity: str, facts: list[str]) -> str:
+    """`summarize_entity`, kept only if it passes the page gate (`gitmem.reflect.gate`) against
+    these facts; else InvalidModelOutput with the gate's reason. What reflection writes on a page,
+    and what `gitmem.reflect.check.summary_check` measures."""
+    from gitmem.reflect import gate
+
+    summary = summarize_entity(model, entity, facts)
+    why = gate.problem(summary, "\n".join([entity, *facts]), gate.instructions(*summary_prompt(entity, facts)))
+    if why is not None:
+        raise InvalidModelOutput(why)
+    return summary
+
+
 # --------------------------------------------------------------------------- draft Retain bullets
 
 

@@ -210,6 +210,7 @@ class _Run:
         aliases_of: dict[str, list[str]] = {}
         for old_key, new_key in sorted(canon.items()):
             aliases_of.setdefault(new_key, []).append(names.get(old_key, old_key))
+        summaries = self._writes_summaries()
         for key in keys:
             self.tick(f"entity {key}")
             name = names.get(key, key)
@@ -225,7 +226,7 @@ class _Run:
                     self.notes.append(f"{existing[alias]} is now an alias of {path} (the log says so); "
                                       "reflection no longer updates it: merge or delete it by hand")
             current, _ = pages.current_and_past([r for r in facts if pages.curatable(r)], at)
-            summary = self._summary(name, current) if self.model and current else None
+            summary = self._summary(name, current) if summaries and current else None
             also = {key, *(k for k, v in canon.items() if v == key)}
             about = [o for o in opinions if also.intersection(o.entities)]
             self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about, at, aliases_of.get(key)),
@@ -373,19 +374,25 @@ class _Run:
                 out.setdefault(entity_key(name[:-3]), f"{ENTITIES_DIR}/{name}")
         return out
 
+    def _writes_summaries(self) -> bool:
+        """Ask the model for entity summaries? Not when its measured summaries fail the gate (they
+        would only cost time: most of a cold reflection with the bundled model)."""
+        if self.model is None:
+            return False
+        cal = judge.load_calibration(self.ws, self.model.name)
+        if cal is None or cal.writes_summaries:
+            return True
+        self.notes.append(f"entity summaries not written: {cal.summaries:.0%} of this model's summaries passed the page "
+                          f"gate when it was measured (bench/reflect_judge.py); set a larger model with `{judge.CONFIG_HINT}`")
+        return False
+
     def _summary(self, name: str, facts: list[Result]) -> str | None:
         """The model's summary of the current facts about an entity, if it passes the gate."""
-        from gitmem.reflect.prompts import summarize_entity, summary_prompt
+        from gitmem.reflect.prompts import gated_summary
 
-        contents = [f.content for f in facts]
         # partial, not a lambda: the arguments are bound now (ask calls it at once anyway).
-        summary: str | None = self.ask(f"summary of {name}", partial(summarize_entity, self._model(), name, contents))
-        if summary is None:
-            return None
-        why = gate.problem(summary, "\n".join([name, *contents]), gate.instructions(*summary_prompt(name, contents)))
-        if why is not None:
-            self.reject(f"summary of {name}", why)
-            return None
+        summary: str | None = self.ask(f"summary of {name}", partial(gated_summary, self._model(), name,
+                                                                     [f.content for f in facts]))
         return summary
 
     def _aliases(self, s: Session, builder: Builder, existing: dict[str, str]) -> dict[str, str]:
