@@ -180,11 +180,17 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return merged_demo(tmp_path_factory, "demo-judged", lambda: FakeModel())
 
 
-@pytest.mark.parametrize("workspace", ["plain", "judged"])
-def test_no_demo_question_returns_a_fact_twice_or_a_marker(workspace: str, request: pytest.FixtureRequest) -> None:
+def test_no_demo_question_returns_a_fact_twice_or_a_marker(plain: Path) -> None:
+    no_fact_twice_and_no_marker(plain)
+
+
+def test_no_demo_question_returns_a_fact_twice_with_model_summaries(judged: Path) -> None:
+    no_fact_twice_and_no_marker(judged)
+
+
+def no_fact_twice_and_no_marker(root: Path) -> None:
     from gitmem.recall.search import Options, Session
 
-    root: Path = request.getfixturevalue(workspace)
     with Session(Workspace.find(root)) as s:
         for question, as_of in demo.QUESTIONS:
             for opts in (Options(k=10, as_of=as_of), Options(budget=400, as_of=as_of)):

@@ -225,7 +225,22 @@ def same_fact(copy: str, original: str) -> bool:
     an entity page's fact list drops the subject, "@Hana: Teaches maths" -> "Teaches maths")."""
     a, b = fact_words(copy), fact_words(original)
     short, long_ = sorted((a, b), key=len)
-    return len(short) >= 12 and short in long_
+    if len(short) >= 12 and short in long_:
+        return True
+    # An evidence line in bank/opinions.md quotes its source after a label ("contradicts (weak,
+    # -0.05): ...") and, if long, cut with "…": its quoted words, the cut word left out, are the
+    # original's.
+    m = _EVIDENCE.match(" ".join(_CITED.sub(" ", copy).split()))
+    if m is None:
+        return False
+    quoted = m.group(1)
+    if quoted.endswith("…"):
+        quoted = quoted[:-1].rsplit(" ", 1)[0]
+    q = fact_words(quoted)
+    return len(q) >= 12 and q in b
+
+
+_EVIDENCE = re.compile(r"^(?:-\s+)?(?:supports|contradicts)\s*\([^()]*\):\s*(.+)$")
 
 
 def restates(copy: str, original: str) -> bool:

@@ -323,6 +323,12 @@ class Session:
         ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
         for o, more in same.items():
             copies[o] = sorted(set(copies.pop(o, [])) | set(more) | {i for m in more for i in copies.pop(m, [])})
+        # A copy found only through its original (it ranked below the head, or was linked after
+        # the head was collapsed) is listed under the original: it is not a second answer.
+        kept = {c.row[ID] for c in ranked if not c.uncommitted}
+        listed = {i for o, more in copies.items() if o in kept for i in more if i != o}
+        if listed:
+            ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
         return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past)
 
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
