@@ -25,6 +25,7 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
+from gitmem.recall.semantic import Dense, hybrid
 from gitmem.recall.result import (
     MIN_RESULT_TOKENS,
     estimate_tokens,
@@ -57,6 +58,7 @@ class Options:
     include_history: bool = False
     raw: bool = False
     budget: int = 0
+    semantic: bool = False  # fuse the dense ranking in (semantic.py); the session's `dense` answers it
 
 
 @dataclass
@@ -66,10 +68,11 @@ class Answer:
     index: dict[str, Any]
     as_of: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    semantic: dict[str, Any] | None = None  # semantic.Report.to_dict() when semantic recall was asked for
 
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "as_of": self.as_of, "index": self.index, "notes": self.notes,
-                "results": self.results}
+                "semantic": self.semantic, "results": self.results}
 
 
 def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = None, **kw: Any) -> Options:
@@ -97,9 +100,13 @@ def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 class Session:
     """An open, caught-up index for one workspace. Cheap to create; reuse it for several queries."""
 
-    def __init__(self, ws: Workspace, *, catch_up: bool = True) -> None:
+    def __init__(self, ws: Workspace, *, catch_up: bool = True, dense: Dense | None = None,
+                 dense_off: str | None = None) -> None:
         self.ws = ws
         self.notes: list[str] = []
+        # Where semantic recall gets its dense hits (None: not available, `dense_off` says why).
+        self.dense = dense
+        self.dense_off = dense_off
         # Started first (or taken from the CLI, which starts it before its imports) so the
         # working tree's lstat calls overlap with the work below.
         self._status: git.Status | None = git.Status.take(ws.root) if catch_up else None
@@ -237,13 +244,19 @@ class Session:
         if not q.raw and q.terms:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
+        report = None
+        if opts.semantic and not q.raw and not q.empty:
+            ranked, report = hybrid(self.conn, self.dense, self.dense_off, text, ranked, where, limit, at,
+                                    opts.include_history, since, until)
+            notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
             notes.append(f"{OVER_BUDGET} {len(ranked)} matching result(s), none fits in --budget {opts.budget}"
                          f" tokens (the smallest needs about {least}): raise the budget")
-        return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+        return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes,
+                      semantic=report.to_dict() if report else None)
 
     def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
                         bound: int | None) -> tuple[Query, list[Candidate]]:
