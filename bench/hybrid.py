@@ -112,7 +112,7 @@ class Run:
     def storage_check(self, asker: Asker, question: str) -> None:
         """Top-10 overlap of the int8 search (as stored) with float32 over the same visible set."""
         conn = asker.session.conn
-        table = self.dense.tables.get(id(conn)) or vectors.VectorIndex(conn)
+        table = self.dense.vector_index(conn)
         table.refresh()
         q = self.emb.embed([question])[0]
         got = table.search(q, 10)

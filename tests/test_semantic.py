@@ -203,3 +203,17 @@ def test_fuse_counts_a_chunk_once() -> None:
     assert [x.row for x in fused] == [b, a, c]  # b: 1/61 + 1/60 beats a: 1/60 + 1/62; c: 1/61
     assert fused[0].score == 2.0  # the lexical candidate (and its score) is kept
     assert [x.row for x in semantic.fuse(lexical, dense, 0.0)][:2] == [a, b]
+
+
+def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    first = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
+    assert first["results"][0]["content"] == HOBBY and first["semantic"]["used"]
+    # A rebuild replaces the index file (new chunk ids, no vectors) while the warm process holds the old one.
+    assert cli(ws.path, "index", "--rebuild").returncode == 0
+    data = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json").stdout)
+    assert data["semantic"] == {"used": False, "weight": semantic.WEIGHT, "hits": 0, "missing": 5}
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    again = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
+    assert again["results"][0]["content"] == HOBBY and again["semantic"]["missing"] == 0

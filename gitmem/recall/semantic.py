@@ -137,17 +137,28 @@ class InProcess:
     def __init__(self, embedder: Any = None) -> None:
         # Anything with .embed(list[str]) -> unit vectors; None: the bundled model, loaded on first use.
         self.embedder = embedder
-        self.tables: dict[int, VectorIndex] = {}
+        self.table: VectorIndex | None = None
+        self.key: tuple[str, int] | None = None  # the index file (path, inode) the table was loaded from
+
+    def vector_index(self, conn: sqlite3.Connection) -> VectorIndex:
+        """The vectors of the index `conn` reads, kept loaded across sessions on their own connection
+        (every MCP call opens a new session); loaded afresh when the file was replaced (a rebuild)."""
+        import sqlite3
+
+        from gitmem.index.vectors import VectorIndex
+
+        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        key = (path, os.stat(path).st_ino) if path else ("", id(conn))
+        if self.table is None or key != self.key:
+            if self.table is not None and self.table.conn is not conn:
+                self.table.conn.close()
+            own = sqlite3.connect(path, timeout=10.0, check_same_thread=False) if path else conn
+            self.table, self.key = VectorIndex(own), key
+        return self.table
 
     def hits(self, conn: sqlite3.Connection, question: str, n: int, at: int | None, history: bool,
              since: int | None, until: int | None) -> Hits:
-        from gitmem.index.vectors import VectorIndex
-
-        table = self.tables.get(id(conn))
-        if table is None or table.conn is not conn:
-            # One table per connection (a new session opens a new one): keep only the newest.
-            self.tables = {id(conn): VectorIndex(conn)}
-            table = self.tables[id(conn)]
+        table = self.vector_index(conn)
         if self.embedder is None:
             self.embedder = load_embedder()
         qvec = self.embedder.embed([question])[0]
