@@ -125,7 +125,7 @@ class Run:
         self.overlap.append(len(set(best.tolist()) & set(got.ids)) / max(1, min(10, len(best))))
 
 
-def run_locomo(run: Run) -> None:
+def run_locomo(run: Run, save: Any) -> None:
     from recall import HALVES, build_locomo, evidence_ids
 
     data = json.loads(LOCOMO.read_text())
@@ -146,16 +146,19 @@ def run_locomo(run: Run) -> None:
                     run.storage_check(asker, qa["question"])
         floor.close()
         run.emb.save()
+        save()
         print(f"locomo {ci} done", file=sys.stderr, flush=True)
 
 
-def run_haystack(run: Run, every: int) -> None:
+def run_haystack(run: Run, limit: int, save: Any) -> None:
     import haystack as hs
 
     data = hs.load(LME)
     pool = hs.session_pool(data)
-    # Every K-th question: the oracle file is sorted by question type, so a prefix would hold two types.
-    for n, q in enumerate(data[::every]):
+    # In a fixed pseudo-random order (the oracle file is sorted by question type, so a prefix would
+    # hold two types): a run cut short by --haystack-limit, or stopped, is a sample of all types.
+    order = sorted(data, key=lambda q: hashlib.sha1(q["question_id"].encode()).hexdigest())
+    for n, q in enumerate(order[:limit]):
         h = hs.build(q, pool)
         if not h.answer_turns:
             continue
@@ -165,8 +168,9 @@ def run_haystack(run: Run, every: int) -> None:
         with Asker(h.built.root, dense=run.dense) as asker:
             run.ask(asker, floor, h.question, h.day, [h.built.lines[t] for t in h.answer_turns], groups)
         floor.close()
-        if n % 10 == 9:
+        if n % 5 == 4:
             run.emb.save()
+            save()
             print(f"haystack {n + 1} done", file=sys.stderr, flush=True)
     run.emb.save()
 
@@ -192,7 +196,7 @@ def sweep(rows_of: list[tuple[str, Tally, tuple[str, Any]]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--haystack-every", type=int, default=4, help="every K-th haystack question (all types)")
+    ap.add_argument("--haystack-limit", type=int, default=500, help="at most N haystack questions (a fixed sample of all types)")
     ap.add_argument("--parts", default="locomo,haystack", help="locomo, haystack, report (report: print saved tallies)")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
@@ -204,10 +208,15 @@ def main(argv: list[str] | None = None) -> int:
         if part in parts:
             emb = CachedEmbedder(part)
             run = Run(emb, semantic.InProcess(emb))
-            run_locomo(run) if part == "locomo" else run_haystack(run, args.haystack_every)
-            (OUT / f"hybrid-{part}.pickle").write_bytes(pickle.dumps(
-                {"t": run.t, "overlap": run.overlap, "load": emb.emb.load_seconds, "embedded": emb.embedded,
-                 "cpu": emb.cpu, "seconds": time.perf_counter() - t0}))
+
+            def save(part: str = part, run: Run = run, emb: CachedEmbedder = emb) -> None:
+                # Saved as it goes: a run stopped early still reports what it measured (with its n).
+                (OUT / f"hybrid-{part}.pickle").write_bytes(pickle.dumps(
+                    {"t": run.t, "overlap": run.overlap, "load": emb.emb.load_seconds, "embedded": emb.embedded,
+                     "cpu": emb.cpu, "seconds": time.perf_counter() - t0}))
+
+            run_locomo(run, save) if part == "locomo" else run_haystack(run, args.haystack_limit, save)
+            save()
     if "report" not in parts:
         return 0
     saved = {p: pickle.loads((OUT / f"hybrid-{p}.pickle").read_bytes()) for p in ("locomo", "haystack")}
@@ -220,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     w = max(WEIGHTS, key=tune_score)
     cats: list[Any] = [1, 2, 3, 4, "1-4"]
     types = sorted({g for (_, (p, g)) in hy.t.counts if p == "report" and g != "all"}) + ["all"]
+    n_hay = sum(hy.t.n(f"lexical {BUDGETS[0]}", (p, "all")) for p in ("tune", "report"))
     checks = [(name, t, (part, g), b) for name, t, part, g in
               (("LoCoMo validate", lo.t, "validate", "1-4"), ("LoCoMo tune", lo.t, "tune", "1-4"),
                ("haystack report", hy.t, "report", "all"), ("haystack tune", hy.t, "tune", "all")) for b in BUDGETS]
@@ -229,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
            f"**{'yes' if helps else 'no'}**.", "",
            "### LoCoMo, validation half (conversations 5-9)\n", table(lo.t, "validate", cats, w, "category"), "",
            "### LoCoMo, tune half (conversations 0-4)\n", table(lo.t, "tune", cats, w, "category"), "",
-           f"### Haystack, report half (every {args.haystack_every}th question of the oracle file)\n",
+           f"### Haystack, report half ({n_hay} questions in both halves: a fixed pseudo-random sample of the oracle's 500)\n",
            table(hy.t, "report", types, w, "question type"), "",
            "### Haystack, tune half\n", table(hy.t, "tune", types, w, "question type"), "",
            "### Weight sweep\n",
@@ -242,8 +252,8 @@ def main(argv: list[str] | None = None) -> int:
                f"{statistics.mean(ov):.3f} of places ({len(ov)} questions). Model load {lo.load:.2f} s; "
                f"embedded {embedded} new texts in {cpu:.0f} CPU-s ({rate:.0f} per CPU-second; 0 when all were cached); "
                f"runs {lo.seconds:.0f} s (LoCoMo) and {hy.seconds:.0f} s (haystack), as two processes on a shared machine.")
-    cmd = (f".venv/bin/python bench/hybrid.py --parts locomo & .venv/bin/python bench/hybrid.py --parts haystack "
-           f"--haystack-every {args.haystack_every}; .venv/bin/python bench/hybrid.py --parts report --write")
+    cmd = (".venv/bin/python bench/hybrid.py --parts locomo & .venv/bin/python bench/hybrid.py --parts haystack"
+           f" --haystack-limit {args.haystack_limit}; .venv/bin/python bench/hybrid.py --parts report --write")
     publish(out, "Recall: hybrid", cmd, args.write)
     return 0
 
