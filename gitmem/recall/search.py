@@ -25,7 +25,8 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, in_window, pool_size, query_stems, rerank
-from gitmem.recall.semantic import Dense, hybrid
+from gitmem.recall import semantic
+from gitmem.recall.semantic import Dense
 from gitmem.recall.result import (
     MIN_RESULT_TOKENS,
     estimate_tokens,
@@ -231,6 +232,11 @@ class Session:
         where, owhere = store.Filter(at=at, history=opts.include_history, since=since, until=until, kinds=kinds,
                                      entity=ekey, during=during, hide_dirty=dirty).compile()
         limit = pool_size(opts.k, opts.budget)
+        pending = None
+        if opts.semantic and not q.raw and not q.empty:
+            # Started first: the model and the vector search run while the lexical side does its work.
+            pending = semantic.start(self.conn, self.dense, self.dense_off,
+                                     semantic.Ask(text, limit, at, opts.include_history, since, until))
         # Row ids follow the timeline (migrations.py): no chunk recorded after `last_pos` has an id
         # at or below this bound, so FTS5 skips those rows instead of scoring them.
         bound = None if last_pos is None else store.id_bound(self.conn, last_pos)
@@ -245,9 +251,8 @@ class Session:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
         report = None
-        if opts.semantic and not q.raw and not q.empty:
-            ranked, report = hybrid(self.conn, self.dense, self.dense_off, text, ranked, where, limit, at,
-                                    opts.include_history, since, until)
+        if pending is not None:
+            ranked, report = semantic.hybrid(self.conn, pending, ranked, where)
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         results = self._emit(ranked, opts, at, q, cur)

@@ -124,11 +124,51 @@ def fill_vectors(ws: Workspace, *, wait: float = 10.0, progress: Callable[[int, 
 
 # -- the dense side of a question ---------------------------------------------------------------
 
-class Dense(Protocol):
-    """Where a session gets dense hits from (in-process, or the warm embedder process)."""
+class Ask(NamedTuple):
+    """A dense question: the `n` chunk versions nearest to `question` among those in memory at
+    position `at` (store.Filter's timeline part: history, since, until)."""
 
-    def hits(self, conn: sqlite3.Connection, question: str, n: int, at: int | None, history: bool,
-             since: int | None, until: int | None) -> Hits: ...
+    question: str
+    n: int
+    at: int | None = None
+    history: bool = False
+    since: int | None = None
+    until: int | None = None
+
+
+class Dense(Protocol):
+    """Where a session gets dense hits from (in-process, or the warm embedder process). `start`
+    does what needs the session's connection at once and returns a function that waits for the
+    hits: the embedding and the search run meanwhile (another thread or process, on another core)
+    while the session does the lexical side."""
+
+    def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]: ...
+
+
+def in_thread(fn: Callable[[], Hits]) -> Callable[[], Hits]:
+    """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL);
+    the returned function waits for it and returns its result or raises its exception."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["hits"] = fn()
+        except BaseException as exc:  # handed to the waiting caller
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    def wait() -> Hits:
+        t.join()
+        if "error" in box:
+            raise box["error"]
+        hits: Hits = box["hits"]
+        return hits
+
+    return wait
 
 
 class InProcess:
@@ -156,13 +196,16 @@ class InProcess:
             self.table, self.key = VectorIndex(own), key
         return self.table
 
-    def hits(self, conn: sqlite3.Connection, question: str, n: int, at: int | None, history: bool,
-             since: int | None, until: int | None) -> Hits:
-        table = self.vector_index(conn)
-        if self.embedder is None:
-            self.embedder = load_embedder()
-        qvec = self.embedder.embed([question])[0]
-        return table.search(qvec, n, at, history, since, until)
+    def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]:
+        table = self.vector_index(conn)  # the session's connection is used here, never in the thread
+
+        def run() -> Hits:
+            if self.embedder is None:
+                self.embedder = load_embedder()
+            qvec = self.embedder.embed([ask.question])[0]
+            return table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until)
+
+        return in_thread(run)
 
 
 class Report(NamedTuple):
@@ -200,19 +243,35 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Can
     return [item[k] for k in order]
 
 
-def hybrid(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, question: str,
-           lexical: list[Candidate], where: Any, n: int, at: int | None, history: bool, since: int | None,
-           until: int | None, w: float | None = None) -> tuple[list[Candidate], Report]:
-    """The lexical ranking fused with the dense hits for `question`, and what happened. Never
+def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, ask: Ask) -> Callable[[], Hits]:
+    """Start the dense side of a question (see Dense.start); what cannot run raises Unavailable
+    when waited for, with its one-line reason."""
+    if dense is None:
+        reason = unavailable or f"semantic recall is off: {EXTRA_HINT}"
+
+        def off() -> Hits:
+            raise Unavailable(reason)
+
+        return off
+    try:
+        return dense.start(conn, ask)
+    except Unavailable as exc:
+        def failed(exc: Unavailable = exc) -> Hits:
+            raise exc
+
+        return failed
+
+
+def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
+           w: float | None = None) -> tuple[list[Candidate], Report]:
+    """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
     answer is then the lexical ranking, and the report's note says why in one line."""
     from gitmem.index import store
 
     w = WEIGHT if w is None else w  # read at call time: bench/hybrid.py sweeps it
-    if dense is None:
-        return lexical, Report(False, w, 0, 0, unavailable or f"semantic recall is off: {EXTRA_HINT}")
     try:
-        got = dense.hits(conn, question, n, at, history, since, until)
+        got = pending()
     except Unavailable as exc:
         return lexical, Report(False, w, 0, 0, str(exc))
     note = missing_note(got.missing, got.visible) if got.missing else None

@@ -29,8 +29,11 @@ from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
+    from pathlib import Path
 
     from gitmem.index.vectors import Hits
+    from gitmem.recall.semantic import Ask
 
 SOCKET = "embed.sock"
 LOCK = "embed.lock"
@@ -54,14 +57,14 @@ class Client:
         self.ws = ws
         self.started = False  # whether this call started the warm process (and so paid its load)
 
-    def hits(self, conn: sqlite3.Connection, question: str, n: int, at: int | None, history: bool,
-             since: int | None, until: int | None) -> Hits:
+    def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]:
         from gitmem.index.vectors import Hits, has_vectors, visible_count
+        from gitmem.recall.semantic import in_thread
 
         if not has_vectors(conn):
             # Nothing to search: no process to start. Every chunk version in memory is missing one.
-            count = visible_count(conn, at, history, since, until)
-            return Hits([], [], count, count)
+            count = visible_count(conn, ask.at, ask.history, ask.since, ask.until)
+            return lambda: Hits([], [], count, count)
         missing = _missing_extra()
         if missing:
             raise _unavailable(missing)
@@ -69,7 +72,13 @@ class Client:
         if len(os.fsencode(path)) > MAX_SOCKET_PATH:
             raise _unavailable(f"the workspace path is too long for the warm embedder's socket ({path}):"
                                " semantic recall works through `gitmem mcp` there")
-        request = {"q": question, "n": n, "at": at, "history": history, "since": since, "until": until}
+        request = {"q": ask.question, "n": ask.n, "at": ask.at, "history": ask.history, "since": ask.since,
+                   "until": ask.until}
+        return in_thread(lambda: self._hits(path, request))
+
+    def _hits(self, path: Path, request: dict[str, Any]) -> Hits:
+        from gitmem.index.vectors import Hits
+
         reply = _ask(path, request, ANSWER_WAIT)
         if reply is None:
             start(self.ws)
@@ -208,8 +217,10 @@ def _answer(c: socket.socket, conn: sqlite3.Connection, dense: Any) -> bool:
         if req.get("stop"):
             c.sendall(b'{"stopped": true}\n')
             return False
-        h = dense.hits(conn, str(req["q"]), int(req["n"]), req.get("at"), bool(req.get("history")),
-                       req.get("since"), req.get("until"))
+        from gitmem.recall.semantic import Ask
+
+        h = dense.start(conn, Ask(str(req["q"]), int(req["n"]), req.get("at"), bool(req.get("history")),
+                                  req.get("since"), req.get("until")))()
         reply: dict[str, Any] = {"ids": h.ids, "scores": h.scores, "missing": h.missing, "visible": h.visible}
     except Exception as exc:  # a bad request or a failing index: said to the caller, the process lives on
         reply = {"error": f"the warm embedder could not answer: {exc}"}
