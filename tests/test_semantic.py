@@ -217,3 +217,17 @@ def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None
     assert cli(ws.path, "index", "--vectors").returncode == 0
     again = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
     assert again["results"][0]["content"] == HOBBY and again["semantic"]["missing"] == 0
+
+
+def test_mcp_keeps_the_model_and_answers_by_meaning(ws: GitRepo) -> None:
+    pytest.importorskip("mcp")
+    from test_mcp import _data, _run
+
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    ask = {"query": QUESTION, "k": 1, "semantic": True}
+    _, results = _run(ws.path, [("recall", ask), ("recall", {**ask, "as_of": "2025-10-01"}), ("recall", ask)])
+    first, before, again = (_data(r) for r in results)
+    assert first["results"][0]["content"] == HOBBY == again["results"][0]["content"]
+    assert first["semantic"]["used"] and not before["results"]  # nothing was in memory yet
+    assert not (ws.path / ".memory" / warm.SOCKET).exists()  # in-process: no warm embedder started
