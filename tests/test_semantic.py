@@ -231,3 +231,15 @@ def test_mcp_keeps_the_model_and_answers_by_meaning(ws: GitRepo) -> None:
     assert first["results"][0]["content"] == HOBBY == again["results"][0]["content"]
     assert first["semantic"]["used"] and not before["results"]  # nothing was in memory yet
     assert not (ws.path / ".memory" / warm.SOCKET).exists()  # in-process: no warm embedder started
+
+
+def test_a_warm_embedder_that_cannot_start_is_one_note(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    # The warm process inherits this and fails while loading the model (an unreadable thread count).
+    r = cli(ws.path, "recall", "tax report", "--semantic", "--json", env={"GITMEM_EMBED_THREADS": "many"})
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    data = json.loads(r.stdout)
+    assert data["semantic"]["used"] is False and data["results"][0]["content"] == OTHERS[0]
+    (note,) = data["notes"]
+    assert note.startswith("the warm embedder did not start (") and "many" in note

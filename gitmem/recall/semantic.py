@@ -255,8 +255,8 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
         return off
     try:
         return dense.start(conn, ask)
-    except Unavailable as exc:
-        def failed(exc: Unavailable = exc) -> Hits:
+    except (GitmemError, OSError) as exc:
+        def failed(exc: Exception = exc) -> Hits:
             raise exc
 
         return failed
@@ -272,8 +272,10 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
     w = WEIGHT if w is None else w  # read at call time: bench/hybrid.py sweeps it
     try:
         got = pending()
-    except Unavailable as exc:
-        return lexical, Report(False, w, 0, 0, str(exc))
+    except (GitmemError, OSError) as exc:
+        # The model, its process or .memory/ failed: the words still answer, and the note says why.
+        reason = str(exc) if isinstance(exc, Unavailable) else f"semantic recall failed ({exc}): answering by words only"
+        return lexical, Report(False, w, 0, 0, reason)
     note = missing_note(got.missing, got.visible) if got.missing else None
     if not got.ids:
         return lexical, Report(False, w, 0, got.missing, note)

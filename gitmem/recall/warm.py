@@ -81,15 +81,16 @@ class Client:
 
         reply = _ask(path, request, ANSWER_WAIT)
         if reply is None:
-            start(self.ws)
+            proc = start(self.ws)
             self.started = True
             deadline = time.monotonic() + START_WAIT
             while reply is None and time.monotonic() < deadline:
                 time.sleep(0.05)
                 reply = _ask(path, request, ANSWER_WAIT)
+                if reply is None and proc.poll() not in (None, 0):
+                    break  # it failed (exit 0: another process was starting one; keep waiting for that)
         if reply is None:
-            raise _unavailable(f"the warm embedder did not answer within {START_WAIT:.0f} s"
-                               f" (see {layout.DERIVED_DIR}/{LOG}): answering by words only")
+            raise _unavailable(f"the warm embedder did not start ({_last_line(self.ws)}): answering by words only")
         if "error" in reply:
             raise _unavailable(str(reply["error"]))
         return Hits([int(i) for i in reply["ids"]], [float(s) for s in reply["scores"]],
@@ -134,14 +135,28 @@ def _ask(path: Any, request: dict[str, Any], wait: float) -> dict[str, Any] | No
         s.close()
 
 
-def start(ws: Workspace) -> None:
+def start(ws: Workspace) -> subprocess.Popen[bytes]:
     """Start the workspace's warm embedder, detached (it outlives this command until idle)."""
     log = os.open(ws.derived_file(LOG), os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     try:
-        subprocess.Popen([sys.executable, "-m", "gitmem.recall.warm", str(ws.root)], cwd=ws.root,
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True)
+        return subprocess.Popen([sys.executable, "-m", "gitmem.recall.warm", str(ws.root)], cwd=ws.root,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True)
     finally:
         os.close(log)
+
+
+def _last_line(ws: Workspace) -> str:
+    """The warm embedder's last logged line (why it stopped), or where to look."""
+    try:
+        with open(ws.derived_file(LOG), "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 2000))
+            lines = f.read().decode("utf-8", "replace").strip().splitlines()
+        if lines:
+            return lines[-1][:300]
+    except OSError:
+        pass
+    return f"no answer within {START_WAIT:.0f} s; see {layout.DERIVED_DIR}/{LOG}"
 
 
 def stop(ws: Workspace) -> bool:
