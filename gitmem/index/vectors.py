@@ -144,14 +144,13 @@ def fill(conn: sqlite3.Connection, embed: Embed, *, lock: Callable[[], Any],
             below = rows[-1][0]
             digests = {cid: digest(text) for cid, text in rows}
             known = _text_ids(conn, list(set(digests.values())))
-            new = {d: t for (cid, t), d in ((r, digests[r[0]]) for r in rows) if d not in known}
-            vecs = embed(list(new.values())) if new else None
+            new = {digests[cid]: text for cid, text in rows if digests[cid] not in known}
+            vecs: Any = embed(list(new.values())) if new else []
             with lock():
                 with conn:
                     conn.execute("BEGIN IMMEDIATE")
-                    for i, d in enumerate(new):
-                        assert vecs is not None
-                        conn.execute("INSERT OR IGNORE INTO texts (digest, vec) VALUES (?, ?)", (d, pack(vecs[i])))
+                    conn.executemany("INSERT OR IGNORE INTO texts (digest, vec) VALUES (?, ?)",
+                                     [(d, pack(v)) for d, v in zip(new, vecs)])
                     ids = _text_ids(conn, list(set(digests.values())))
                     still = {int(i): digest(t) for i, t in conn.execute(
                         f"SELECT id, content FROM chunks WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows])}
