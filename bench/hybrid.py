@@ -150,7 +150,7 @@ def run_locomo(run: Run, save: Any) -> None:
         print(f"locomo {ci} done", file=sys.stderr, flush=True)
 
 
-def run_haystack(run: Run, limit: int, save: Any) -> None:
+def run_haystack(run: Run, limit: int, save: Any, distractors: int, part: int, parts: int) -> None:
     import haystack as hs
 
     data = hs.load(LME)
@@ -158,8 +158,8 @@ def run_haystack(run: Run, limit: int, save: Any) -> None:
     # In a fixed pseudo-random order (the oracle file is sorted by question type, so a prefix would
     # hold two types): a run cut short by --haystack-limit, or stopped, is a sample of all types.
     order = sorted(data, key=lambda q: hashlib.sha1(q["question_id"].encode()).hexdigest())
-    for n, q in enumerate(order[:limit]):
-        h = hs.build(q, pool)
+    for n, q in enumerate(order[:limit][part::parts]):
+        h = hs.build(q, pool, n=distractors, root=OUT / "hybrid-haystack" / f"{q['question_id']}-{distractors}")
         if not h.answer_turns:
             continue
         fill(h.built.root, run.emb)
@@ -197,6 +197,9 @@ def sweep(rows_of: list[tuple[str, Tally, tuple[str, Any]]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--haystack-limit", type=int, default=500, help="at most N haystack questions (a fixed sample of all types)")
+    ap.add_argument("--distractors", type=int, default=45, help="distractor sessions per haystack question")
+    ap.add_argument("--slice", default="0/1", metavar="I/N", help="haystack: only every N-th question from the I-th"
+                    " (N processes share the run; report merges their tallies)")
     ap.add_argument("--parts", default="locomo,haystack", help="locomo, haystack, report (report: print saved tallies)")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
@@ -204,8 +207,11 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     parts = args.parts.split(",")
+    i, n_slices = (int(x) for x in args.slice.split("/"))
     for part in ("locomo", "haystack"):
         if part in parts:
+            if part == "haystack" and n_slices > 1:
+                part = f"haystack-{i}"
             emb = CachedEmbedder(part)
             run = Run(emb, semantic.InProcess(emb))
 
@@ -215,12 +221,24 @@ def main(argv: list[str] | None = None) -> int:
                     {"t": run.t, "overlap": run.overlap, "load": emb.emb.load_seconds, "embedded": emb.embedded,
                      "cpu": emb.cpu, "seconds": time.perf_counter() - t0}))
 
-            run_locomo(run, save) if part == "locomo" else run_haystack(run, args.haystack_limit, save)
+            if part == "locomo":
+                run_locomo(run, save)
+            else:
+                run_haystack(run, args.haystack_limit, save, args.distractors, i, n_slices)
             save()
     if "report" not in parts:
         return 0
-    saved = {p: pickle.loads((OUT / f"hybrid-{p}.pickle").read_bytes()) for p in ("locomo", "haystack")}
-    lo, hy = (argparse.Namespace(**saved[p]) for p in ("locomo", "haystack"))
+    lo = argparse.Namespace(**pickle.loads((OUT / "hybrid-locomo.pickle").read_bytes()))
+    hy = argparse.Namespace(t=Tally(), overlap=[], embedded=0, cpu=0.0, seconds=0.0)
+    for f in sorted(OUT.glob("hybrid-haystack*.pickle")):  # one per process of a sliced run
+        got = pickle.loads(f.read_bytes())
+        for key, v in got["t"].sums.items():
+            hy.t.sums[key] += v
+            hy.t.counts[key] += got["t"].counts[key]
+        hy.overlap += got["overlap"]
+        hy.embedded += got["embedded"]
+        hy.cpu += got["cpu"]
+        hy.seconds = max(hy.seconds, got["seconds"])
 
     def tune_score(w: float) -> float:
         return statistics.mean([lo.t.get(f"fused {w} {b}", ("tune", "1-4")) for b in BUDGETS]
@@ -239,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
            f"**{'yes' if helps else 'no'}**.", "",
            "### LoCoMo, validation half (conversations 5-9)\n", table(lo.t, "validate", cats, w, "category"), "",
            "### LoCoMo, tune half (conversations 0-4)\n", table(lo.t, "tune", cats, w, "category"), "",
-           f"### Haystack, report half ({n_hay} questions in both halves: a fixed pseudo-random sample of the oracle's 500)\n",
+           f"### Haystack, report half ({n_hay} questions in both halves: a fixed pseudo-random sample of the oracle's 500;"
+           f" {args.distractors} distractor sessions per question)\n",
            table(hy.t, "report", types, w, "question type"), "",
            "### Haystack, tune half\n", table(hy.t, "tune", types, w, "question type"), "",
            "### Weight sweep\n",
@@ -252,8 +271,9 @@ def main(argv: list[str] | None = None) -> int:
                f"{statistics.mean(ov):.3f} of places ({len(ov)} questions). Model load {lo.load:.2f} s; "
                f"embedded {embedded} new texts in {cpu:.0f} CPU-s ({rate:.0f} per CPU-second; 0 when all were cached); "
                f"runs {lo.seconds:.0f} s (LoCoMo) and {hy.seconds:.0f} s (haystack), as two processes on a shared machine.")
-    cmd = (".venv/bin/python bench/hybrid.py --parts locomo & .venv/bin/python bench/hybrid.py --parts haystack"
-           f" --haystack-limit {args.haystack_limit}; .venv/bin/python bench/hybrid.py --parts report --write")
+    cmd = (".venv/bin/python bench/hybrid.py --parts locomo & for i in 0 1 2; do .venv/bin/python bench/hybrid.py --parts haystack"
+           f" --haystack-limit {args.haystack_limit} --distractors {args.distractors} --slice $i/3 & done; wait;"
+           f" .venv/bin/python bench/hybrid.py --parts report --distractors {args.distractors} --write")
     publish(out, "Recall: hybrid", cmd, args.write)
     return 0
 
