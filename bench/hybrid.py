@@ -125,12 +125,14 @@ class Run:
         self.overlap.append(len(set(best.tolist()) & set(got.ids)) / max(1, min(10, len(best))))
 
 
-def run_locomo(run: Run, save: Any) -> None:
+def run_locomo(run: Run, save: Any, every: int = 1, only: str | None = None) -> None:
     from recall import HALVES, build_locomo, evidence_ids
 
     data = json.loads(LOCOMO.read_text())
     for ci, sample in enumerate(data):
         part = next(h for h, r in HALVES.items() if ci in r)
+        if only and part != only:
+            continue
         built = build_locomo(sample, OUT / "hybrid-locomo" / sample["sample_id"])
         index(built.root)
         fill(built.root, run.emb)
@@ -138,7 +140,7 @@ def run_locomo(run: Run, save: Any) -> None:
         with Asker(built.root, dense=run.dense) as asker:
             for n, qa in enumerate(sample["qa"]):
                 ids = evidence_ids(qa.get("evidence", []), built.lines)
-                if not ids or qa["category"] not in (1, 2, 3, 4):
+                if not ids or qa["category"] not in (1, 2, 3, 4) or n % every:
                     continue
                 groups = [(part, qa["category"]), (part, "1-4")]
                 run.ask(asker, floor, qa["question"], built.last, [built.lines[t] for t in ids], groups)
@@ -197,6 +199,8 @@ def sweep(rows_of: list[tuple[str, Tally, tuple[str, Any]]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--haystack-limit", type=int, default=500, help="at most N haystack questions (a fixed sample of all types)")
+    ap.add_argument("--locomo-every", type=int, default=1, help="every K-th LoCoMo question")
+    ap.add_argument("--locomo-half", choices=("tune", "validate"), help="only this LoCoMo half (two processes)")
     ap.add_argument("--distractors", type=int, default=45, help="distractor sessions per haystack question")
     ap.add_argument("--slice", default="0/1", metavar="I/N", help="haystack: only every N-th question from the I-th"
                     " (N processes share the run; report merges their tallies)")
@@ -212,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         if part in parts:
             if part == "haystack" and n_slices > 1:
                 part = f"haystack-{i}"
+            if part == "locomo" and args.locomo_half:
+                part = f"locomo-{args.locomo_half}"
             emb = CachedEmbedder(part)
             run = Run(emb, semantic.InProcess(emb))
 
@@ -221,24 +227,28 @@ def main(argv: list[str] | None = None) -> int:
                     {"t": run.t, "overlap": run.overlap, "load": emb.emb.load_seconds, "embedded": emb.embedded,
                      "cpu": emb.cpu, "seconds": time.perf_counter() - t0}))
 
-            if part == "locomo":
-                run_locomo(run, save)
+            if part.startswith("locomo"):
+                run_locomo(run, save, args.locomo_every, args.locomo_half)
             else:
                 run_haystack(run, args.haystack_limit, save, args.distractors, i, n_slices)
             save()
     if "report" not in parts:
         return 0
-    lo = argparse.Namespace(**pickle.loads((OUT / "hybrid-locomo.pickle").read_bytes()))
-    hy = argparse.Namespace(t=Tally(), overlap=[], embedded=0, cpu=0.0, seconds=0.0)
-    for f in sorted(OUT.glob("hybrid-haystack*.pickle")):  # one per process of a sliced run
-        got = pickle.loads(f.read_bytes())
-        for key, v in got["t"].sums.items():
-            hy.t.sums[key] += v
-            hy.t.counts[key] += got["t"].counts[key]
-        hy.overlap += got["overlap"]
-        hy.embedded += got["embedded"]
-        hy.cpu += got["cpu"]
-        hy.seconds = max(hy.seconds, got["seconds"])
+    def merged(pattern: str) -> argparse.Namespace:
+        out = argparse.Namespace(t=Tally(), overlap=[], embedded=0, cpu=0.0, seconds=0.0, load=0.0)
+        for f in sorted(OUT.glob(pattern)):  # one per process of a split run
+            got = pickle.loads(f.read_bytes())
+            for key, v in got["t"].sums.items():
+                out.t.sums[key] += v
+                out.t.counts[key] += got["t"].counts[key]
+            out.overlap += got["overlap"]
+            out.embedded += got["embedded"]
+            out.cpu += got["cpu"]
+            out.seconds = max(out.seconds, got["seconds"])
+            out.load = got["load"]
+        return out
+
+    lo, hy = merged("hybrid-locomo*.pickle"), merged("hybrid-haystack*.pickle")
 
     def tune_score(w: float) -> float:
         return statistics.mean([lo.t.get(f"fused {w} {b}", ("tune", "1-4")) for b in BUDGETS]
@@ -271,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                f"{statistics.mean(ov):.3f} of places ({len(ov)} questions). Model load {lo.load:.2f} s; "
                f"embedded {embedded} new texts in {cpu:.0f} CPU-s ({rate:.0f} per CPU-second; 0 when all were cached); "
                f"runs {lo.seconds:.0f} s (LoCoMo) and {hy.seconds:.0f} s (haystack), as two processes on a shared machine.")
-    cmd = (".venv/bin/python bench/hybrid.py --parts locomo & for i in 0 1 2; do .venv/bin/python bench/hybrid.py --parts haystack"
+    cmd = (f"for h in tune validate; do .venv/bin/python bench/hybrid.py --parts locomo --locomo-half $h"
+           f" --locomo-every {args.locomo_every} & done; for i in 0 1 2; do .venv/bin/python bench/hybrid.py --parts haystack"
            f" --haystack-limit {args.haystack_limit} --distractors {args.distractors} --slice $i/3 & done; wait;"
            f" .venv/bin/python bench/hybrid.py --parts report --distractors {args.distractors} --write")
     publish(out, "Recall: hybrid", cmd, args.write)

@@ -228,7 +228,7 @@ def missing_note(missing: int, visible: int) -> str:
 
 def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
     """Weighted reciprocal-rank fusion of two rankings of candidates, best first. A chunk in both
-    is one item (its lexical candidate, which carries the lexical score); ties keep lexical order."""
+    is one item; its score is the fused score (ties keep lexical order)."""
     score: dict[tuple[bool, Any], float] = {}
     item: dict[tuple[bool, Any], Candidate] = {}
     for i, c in enumerate(lexical):
@@ -240,7 +240,8 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Can
         score[key] = score.get(key, 0.0) + w / (RRF_K + j)
         item.setdefault(key, c)
     order = sorted(score, key=lambda k: -score[k])  # sorted() is stable: equal scores keep insertion order
-    return [item[k] for k in order]
+    # The fused score becomes the candidate's score: later stages (currency.settle) order by score.
+    return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
 
 
 def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, ask: Ask) -> Callable[[], Hits]:
