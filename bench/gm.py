@@ -13,6 +13,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -50,13 +51,14 @@ def line_result(path: str, line: int, day: str | None, text: str) -> Result:
 class Asker:
     """An open index of one workspace, asked in-process (no catch-up: the bench indexed it)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, dense: Any = None) -> None:
         self.root = root
-        self.session = Session(Workspace(root), catch_up=False)
+        # dense: semantic.InProcess, for hybrid recall (bench/hybrid.py)
+        self.session = Session(Workspace(root), catch_up=False, dense=dense)
 
     def ask(self, question: str, *, as_of: str, k: int = 10, budget: int = 0,
-            include_history: bool = False) -> list[Result]:
-        opts = Options(k=k, budget=budget, as_of=as_of, include_history=include_history)
+            include_history: bool = False, semantic: bool = False) -> list[Result]:
+        opts = Options(k=k, budget=budget, as_of=as_of, include_history=include_history, semantic=semantic)
         return self.session.search(question, opts).results
 
     def close(self) -> None:

@@ -102,10 +102,18 @@ def build_server(ws: Workspace) -> Any:
 
             return error_result(error_dict(as_error(exc, ws.root, "mcp")))
 
-    def session() -> Any:
+    dense: list[Any] = []  # the model and vectors, loaded on the first semantic question and kept
+
+    def session(semantic: bool = False) -> Any:
         from gitmem.recall.search import Session
 
-        return Session(ws)
+        if not semantic:
+            return Session(ws)
+        if not dense:
+            from gitmem.recall.semantic import InProcess
+
+            dense.append(InProcess())
+        return Session(ws, dense=dense[0])
 
     When = Annotated[str | None, Field(description="A date (2025-11-30), datetime, relative (30d) or git revision"
                                                    " (HEAD~3, a tag, an oid); default: now.")]
@@ -127,14 +135,18 @@ def build_server(ws: Workspace) -> Any:
         budget: Annotated[int | None, Field(ge=0, description="Pack the best results into this many "
                                                               "tokens (0 = no budget).")] = None,
         raw: Annotated[bool, Field(description="Pass query to SQLite FTS5 unchanged.")] = False,
+        semantic: Annotated[bool | None, Field(description="Also rank by meaning with the bundled embedding model "
+                                                           "(default: recall.semantic in .gitmem.toml).")] = None,
     ) -> dict[str, Any]:
         def run() -> dict[str, Any]:
+            from gitmem.config import load_config
             from gitmem.recall.search import options_for
 
-            with session() as s:
+            use = load_config(ws).recall.semantic == "on" if semantic is None else semantic
+            with session(use) as s:
                 opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until,
                                    during=during, kinds=kinds, entity=entity, include_history=include_history,
-                                   raw=raw)
+                                   raw=raw, semantic=use)
                 return s.search(query, opts).to_dict()
 
         return guarded(run)

@@ -194,28 +194,3 @@ def test_split_halves_are_stable_and_both_used() -> None:
     parts = [half(i) for i in ids]
     assert parts == [half(i) for i in ids]
     assert 60 < parts.count("tune") < 140
-
-
-def test_fusion_merges_a_dense_hit_into_the_lexical_result_holding_it_and_weights_ranks() -> None:
-    np = pytest.importorskip("numpy")  # embed.py's vectors; numpy comes with the llm extra
-    assert np is not None
-    import embed
-
-    from benchlib import Built
-
-    built = Built(Path("/nonexistent"))
-    for i in range(1, 5):
-        tid = f"t{i}"
-        built.lines[tid] = ("memory/2025-01-01.md", i + 2)
-        built.texts[tid] = f"user: turn {i}"
-        built.dates[tid] = "2025-01-01"
-
-    lex = [replace(line_result("memory/2025-01-01.md", 3, "2025-01-01", "two lines"), lines=(3, 4),
-                   source="memory/2025-01-01.md#L3-L4@1234567")]
-    # t2 (line 4) lies inside the lexical result: one item, not two; t4 is new.
-    fused = embed.fuse(lex, ["t4", "t2"], built, w=1.0)
-    assert [r.lines for r in fused] == [(3, 4), (6, 6)]
-    # With a tiny dense weight the lexical result still leads; a dense-only turn follows.
-    assert [r.lines for r in embed.fuse(lex, ["t4"], built, w=0.01)] == [(3, 4), (6, 6)]
-    # A dense weight above 1 lets the dense top hit overtake the lexical top.
-    assert [r.lines for r in embed.fuse(lex, ["t4"], built, w=1.5)] == [(6, 6), (3, 4)]

