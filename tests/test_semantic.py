@@ -64,8 +64,8 @@ def session(repo: GitRepo, embedder: semantic.Embedder) -> Session:
     return Session(Workspace(repo.path), dense=semantic.InProcess(embedder))
 
 
-def contents(results: list[dict[str, Any]]) -> list[str]:
-    return [r["content"] for r in results]
+def contents(results: list[Any]) -> list[str]:
+    return [r.content for r in results]
 
 
 def test_meaning_finds_what_words_miss(ws: GitRepo, embedder: semantic.Embedder) -> None:
