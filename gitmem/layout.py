@@ -35,6 +35,9 @@ HOOK_STATE = "hook.state"
 REFLECT_CACHE = "reflect-cache.sqlite"
 JUDGE_CALIBRATION = "judge-calibration.json"  # `gitmem model check` results, by model fingerprint
 REFLECT_DISCARDED = "reflect-discarded.json"  # what `gitmem review --discard` turned down
+EMBED_SOCKET = "embed.sock"  # the warm embedder the CLI talks to (recall/warm.py)
+EMBED_LOCK = "embed.lock"  # one warm embedder per workspace
+EMBED_LOG = "embed.log"  # why the warm embedder stopped or failed
 
 # Any of these at the top of a work tree makes it a memory workspace (the hooks skip other repos).
 WORKSPACE_MARKS = (DERIVED_DIR, CONFIG_FILE, CORE_FILE, LOG_DIR)

@@ -232,3 +232,15 @@ def test_newer_statement_about_the_same_entity_wins_a_close_call(monkeypatch: py
     assert order([old, a, b]) == [1, 8, 7]  # an entity's statement and an untyped line: never one question
     monkeypatch.setattr(currency, "RECENCY_MARGIN", 0.0)
     assert order([old, new]) == [1, 2]  # off
+
+
+def test_an_evidence_line_is_a_copy_of_the_log_line_it_quotes() -> None:
+    from gitmem.index.supersede import same_fact
+
+    log = "@Peter: On 2025-12-04 asked for the full relay migration plan inline on WhatsApp, not as a file."
+    cite = "(memory/2025-12-04.md#L6@ab70c98)"
+    assert same_fact(f"- contradicts (weak, -0.05): {log} {cite}", log)
+    # Cut to length by the page writer: the words before the cut still match.
+    assert same_fact(f"- supports (strong, +0.10): {log[:70]}… {cite}", log)
+    # Another statement behind the same label is not a copy.
+    assert not same_fact(f"- supports (weak, +0.05): @Peter: Wants long inline answers when planning trips abroad. {cite}", log)

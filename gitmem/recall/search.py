@@ -344,7 +344,7 @@ class Session:
         # A copy found only through its original (it ranked below the head, or was linked after
         # the head was collapsed) is listed under the original: it is not a second answer.
         kept = {c.row[ID] for c in ranked if not c.uncommitted}
-        listed = {i for o, more in copies.items() if o in kept for i in more if i != o}
+        listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
         if listed:
             ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
         return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past)

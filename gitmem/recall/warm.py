@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from gitmem.index.vectors import Hits
     from gitmem.recall.semantic import Ask
 
-SOCKET = "embed.sock"
-LOCK = "embed.lock"
-LOG = "embed.log"
+SOCKET = layout.EMBED_SOCKET
+LOCK = layout.EMBED_LOCK
+LOG = layout.EMBED_LOG
 IDLE_SECONDS = 600.0
 START_WAIT = 30.0  # seconds the first call waits for the model to load (it takes ~1 s when idle)
 ANSWER_WAIT = 30.0
