@@ -187,13 +187,19 @@ def test_last_week_boosts_a_fact_from_last_week_over_an_older_one(repo: GitRepo)
     assert got == ["Tried a new ramen place downtown.", "Tried a new ramen place near the station."]
 
 
-def test_a_nickname_from_an_entity_page_finds_memory_that_uses_the_name(repo: GitRepo) -> None:
+def melanie_page_and_pottery_day(repo: GitRepo, written_as: str) -> None:
+    """Melanie's entity page (aliases Mimi, Mel) and a day whose pottery line calls her `written_as`,
+    behind a dozen unrelated notes and Jon's similar line."""
     repo.commit("page", date="2025-11-01", files={"bank/entities/Melanie.md": (
         "---\naliases: [Mimi, Mel]\n---\n\n# Melanie\n\n- Friend from the climbing gym.\n")})
     repo.commit("day", date="2025-11-03", files={"memory/2025-11-03.md": (
         "# 2025-11-03\n\n" + "".join(f"- Note {i} about the garden.\n\n\n\n\n" for i in range(12)) +
         "- Jon started a pottery class.\n\n\n\n\n"
-        "- Melanie started a pottery class at the community centre downtown, on Thursday evenings.\n")})
+        f"- {written_as} started a pottery class at the community centre downtown, on Thursday evenings.\n")})
+
+
+def test_a_nickname_from_an_entity_page_finds_memory_that_uses_the_name(repo: GitRepo) -> None:
+    melanie_page_and_pottery_day(repo, "Melanie")
     got = [c for c in ask(repo, "Which class did Mimi start?", k=5) if "pottery" in c]
     assert got[0].startswith("Melanie started")
     # The alias names no one else: Jon's line is still found, after hers.
@@ -273,11 +279,6 @@ def test_a_turn_spoken_by_the_person_asked_about_comes_first(repo: GitRepo, monk
 
 
 def test_a_name_finds_memory_that_uses_a_nickname_from_the_entity_page(repo: GitRepo) -> None:
-    repo.commit("page", date="2025-11-01", files={"bank/entities/Melanie.md": (
-        "---\naliases: [Mimi, Mel]\n---\n\n# Melanie\n\n- Friend from the climbing gym.\n")})
-    repo.commit("day", date="2025-11-03", files={"memory/2025-11-03.md": (
-        "# 2025-11-03\n\n" + "".join(f"- Note {i} about the garden.\n\n\n\n\n" for i in range(12)) +
-        "- Jon started a pottery class.\n\n\n\n\n"
-        "- Mimi started a pottery class at the community centre downtown, on Thursday evenings.\n")})
+    melanie_page_and_pottery_day(repo, "Mimi")
     got = [c for c in ask(repo, "Which class did Melanie start?", k=5) if "pottery" in c]
     assert got[0] == "Mimi started a pottery class at the community centre downtown, on Thursday evenings."
