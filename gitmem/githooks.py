@@ -245,19 +245,16 @@ def _state_path(ws: Workspace) -> Path:
     return ws.derived / layout.HOOK_STATE
 
 
-def _read_nofollow(path: Path, limit: int) -> bytes:
-    """At most `limit` bytes of a file under .memory/, never through a symlink (OSError if one)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        return os.read(fd, limit)
-    finally:
-        os.close(fd)
-
-
 def read_state(ws: Workspace) -> dict[str, Any]:
+    """The hook state, or {} when it is missing, unreadable, a symlink or not JSON: a bad state file
+    only loses the "last ok" times, never a hook run."""
     try:
-        data = json.loads(_read_nofollow(_state_path(ws), 1 << 20).decode("utf-8"))
-    except (OSError, ValueError):
+        fd = open_nofollow(_state_path(ws), os.O_RDONLY, f"{layout.DERIVED_DIR}/{layout.HOOK_STATE}")
+        try:
+            data = json.loads(os.read(fd, 1 << 20).decode("utf-8"))
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, GitmemError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -268,7 +265,7 @@ def record_success(ws: Workspace, hook: str) -> None:
     by_hook = read_state(ws).get("by_hook")
     by_hook = dict(by_hook) if isinstance(by_hook, dict) else {}
     by_hook[hook] = now
-    write_atomic(ws.derived_file("hook.state"), json.dumps({"last_ok": now, "by_hook": by_hook}).encode("utf-8"))
+    write_atomic(ws.derived_file(layout.HOOK_STATE), json.dumps({"last_ok": now, "by_hook": by_hook}).encode("utf-8"))
 
 
 def record_failure(ws: Workspace, hook: str, exc: BaseException) -> None:
