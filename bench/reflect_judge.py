@@ -150,12 +150,13 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
                   f"{time.process_time() - cpu0:.0f} s CPU", file=sys.stderr, flush=True)
 
     report = C.check(model, llama.name, cases, J.METHODS, progress)
-    report, summaries = C.with_summaries(report, model, cases)
+    report, summaries, retain = C.with_drafts(report, model, cases)
     cal = report.calibration
     if cache:  # cached scores took no model time: measure the speed on a sample, uncached
         cal = cal._replace(tokens_per_second=speed_sample(llama, cases))
     report = report._replace(calibration=cal)
-    out: dict[str, Any] = {"report": report, "summaries": summaries, "cpu": time.process_time() - cpu0, "wall": time.perf_counter() - t0,
+    out: dict[str, Any] = {"report": report, "summaries": summaries, "retain": retain,
+                           "cpu": time.process_time() - cpu0, "wall": time.perf_counter() - t0,
                            "load": llama.stats.load_seconds}
     if with_baseline:
         out["baseline"] = baseline(model, [s for s in report.scored if s.case.split == "report"])
@@ -178,8 +179,9 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         f"numbers on the **report half**. {platform.machine()} / Python {platform.python_version()}, "
         f"{os.cpu_count()} CPUs shared with other work.",
         "",
-        "| model | judge | accuracy | wrong direction | abstain | tokens/s | CPU s (all cases) | summaries kept |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| model | judge | accuracy | wrong direction | abstain | tokens/s | CPU s (all cases) | summaries kept "
+        "| Retain bullets kept |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         rp: C.CheckReport = r["report"]
@@ -190,14 +192,14 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         m = rp.report_metrics
         lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
                      f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} | "
-                     f"{r['summaries'].passed} of {r['summaries'].tried} |")
+                     f"{r['summaries'].passed} of {r['summaries'].tried} | {r['retain'].passed} of {r['retain'].tried} |")
         for method, pm in rp.per_method.items():
             lines.append(f"| {name} | gate + {method} (own margin) | {_pct(pm.accuracy)} | {_pct(pm.wrong_direction)} | "
-                         f"{_pct(pm.abstain)} | | | |")
+                         f"{_pct(pm.abstain)} | | | | |")
         if "baseline" in r:
             b = r["baseline"]
             lines.append(f"| {name} | baseline: no gate, best label, no margin | {_pct(b.accuracy)} | "
-                         f"{_pct(b.wrong_direction)} | {_pct(b.abstain)} | | | |")
+                         f"{_pct(b.wrong_direction)} | {_pct(b.abstain)} | | | | |")
     lines += ["", "Relevance gate (all cases, no model): "
               + ", ".join(f"{r['report'].gate_dropped} of {r['report'].gate_pairs} pairs dropped, "
                           f"{r['report'].gate_dropped_related} of them related" for r in results[:1]) + ".", ""]
@@ -212,6 +214,9 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         if rp_summ := r["summaries"].rejected:
             lines += [f"Summaries rejected by the page gate, {rp.calibration.model.split(':')[0]}: "
                       + "; ".join(rp_summ) + ".", ""]
+        if rp_ret := r["retain"].rejected:
+            lines += [f"Retain bullets rejected by the Retain gate, {rp.calibration.model.split(':')[0]} "
+                      f"({len(C.load_logs())} daily logs, gitmem/reflect/data/retain_logs.jsonl): " + "; ".join(rp_ret) + ".", ""]
     return "\n".join(lines)
 
 
@@ -316,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps([{**C.as_json(r["report"], "", None, r["summaries"]), "cpu_seconds": r["cpu"],
+        print(json.dumps([{**C.as_json(r["report"], "", None, r["summaries"], r["retain"]), "cpu_seconds": r["cpu"],
                            "baseline": r["baseline"]._asdict() if "baseline" in r else None,
                            "heldout": _heldout_json(r["heldout"]) if "heldout" in r else None} for r in results], indent=2))
     text = render(results, cases)

@@ -213,6 +213,8 @@ class Writer:
         self.asked: list[str] = []
 
     def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
+        if "ENTITY>>>" not in user:  # asked for Retain bullets: nothing usable
+            return {"bullets": []}
         entity = user.split("ENTITY>>>\n", 1)[1].split("\n", 1)[0]
         first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0].removeprefix("- ").replace("@", "")
         self.asked.append(entity)
@@ -232,11 +234,66 @@ def test_summary_check_counts_what_the_page_gate_keeps() -> None:
     looping = Writer(lambda entity, first: f"{entity} is a person and {entity} is a person and {entity} is a person.")
     bad = C.summary_check(looping, cases)  # type: ignore[arg-type]
     assert bad.passed == 0 and all("repeats itself" in r for r in bad.rejected), bad.rejected
-    # The share goes into the calibration reflection reads; under SUMMARY_BAR it stops asking.
+    # The share goes into the calibration reflection reads; under DRAFT_BAR it stops asking.
     report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
                            *([None] * (len(C.CheckReport._fields) - 1)))  # type: ignore[arg-type]
-    report, _ = C.with_summaries(report, looping, cases)  # type: ignore[arg-type]
+    report, _, _ = C.with_drafts(report, looping, cases)  # type: ignore[arg-type]
     assert report.calibration.summaries == 0.0 and not report.calibration.writes_summaries
+
+
+class Drafter:
+    """A model that drafts Retain bullets: `bullets(log narrative)` is its answer's list."""
+
+    name = "drafter"
+
+    def __init__(self, bullets: object) -> None:
+        self.bullets = bullets
+        self.days: list[str] = []
+
+    def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
+        if "ENTITY>>>" in user:  # asked for a summary: an echo of the prompt, which the page gate refuses
+            return {"summary": "Summarize what the FACTS say about the ENTITY."}
+        self.days.append(user.split("Log date: ", 1)[1][:10])
+        narrative = user.split("LOG>>>\n", 1)[1].split("<<<END DATA>>>", 1)[0].split("\n\n", 1)[1].strip()
+        return {"bullets": self.bullets(narrative)}  # type: ignore[operator]
+
+
+def first_sentence(narrative: str) -> str:
+    """The log's first sentence of five words or more."""
+    return next(s for s in narrative.split(". ") if len(s.split()) >= 5).rstrip(".") + "."
+
+
+def test_retain_check_counts_what_the_retain_gate_keeps() -> None:
+    logs = C.load_logs()
+    assert len(logs) >= 6 and len({log.day for log in logs}) == len(logs)
+    assert all("## Retain" not in log.text and log.text.startswith(f"# {log.day}") for log in logs)
+    # A sentence of the log, restated: every bullet kept; the same bullet twice counts once.
+    grounded = Drafter(lambda n: [{"kind": "W", "entity": "Ines", "text": first_sentence(n)}] * 2)
+    ok = C.retain_check(grounded)  # type: ignore[arg-type]
+    assert grounded.days == [log.day for log in logs]
+    assert (ok.tried, ok.passed, ok.rejected) == (len(logs), len(logs), []) and ok.share == 1.0
+    # The issue's garbage (a prompt echo), an invented place and a lint-invalid bullet, beside one good bullet.
+    mixed = Drafter(lambda n: [{"kind": "W", "entity": "", "text": "The most important facts from the log are: 1."},
+                               {"kind": "W", "entity": "", "text": "Ines flew to Reykjavik for a holiday."},
+                               {"kind": "O", "entity": "", "text": "##"},
+                               {"kind": "S", "entity": "", "text": first_sentence(n)}])
+    bad = C.retain_check(mixed)  # type: ignore[arg-type]
+    assert (bad.tried, bad.passed) == (4 * len(logs), len(logs)) and bad.share == 0.25
+    first = [r for r in bad.rejected if r.startswith(f"{logs[0].day}: ")]
+    assert len(first) == 3 and first[0].startswith(f"{logs[0].day}: repeats the prompt")
+    assert "names something the facts do not ('Reykjavik')" in first[1] and "not a valid Retain bullet" in first[2]
+    # An answer that is not the JSON asked for yields nothing: one failed bullet per log.
+    empty = C.retain_check(Drafter(lambda n: []))  # type: ignore[arg-type]
+    assert (empty.tried, empty.passed) == (len(logs), 0) and all("need at least 1" in r for r in empty.rejected)
+    # Both shares go into the calibration reflection reads; under DRAFT_BAR it stops asking.
+    report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
+                           *([None] * (len(C.CheckReport._fields) - 1)))  # type: ignore[arg-type]
+    report, summaries, retain = C.with_drafts(report, mixed, C.load_cases())  # type: ignore[arg-type]
+    assert (summaries.passed, retain.share) == (0, 0.25)
+    cal = report.calibration
+    assert (cal.summaries, cal.retain) == (0.0, 0.25) and not cal.drafts_retain and not cal.writes_summaries
+    assert report._replace(calibration=cal._replace(retain=0.5)).calibration.drafts_retain
+    assert cal._replace(retain=None).drafts_retain  # not measured: the gate still checks each bullet
 
 
 def test_calibration_tables_from_before_summaries_were_measured_still_load(repo: GitRepo) -> None:
@@ -247,6 +304,7 @@ def test_calibration_tables_from_before_summaries_were_measured_still_load(repo:
     path.write_text(json.dumps({"1:abc": old}))
     cal = J.load_calibration(ws, "m.gguf:1:abc")
     assert cal is not None and cal.summaries is None and cal.writes_summaries and cal.trusted
+    assert cal.retain is None and cal.drafts_retain
 
 
 def test_shipped_calibration_covers_the_bundled_model() -> None:
