@@ -204,17 +204,21 @@ def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
 
 
 class Writer:
-    """A model that writes entity summaries: `text(entity, first fact)` is its answer."""
+    """A model that drafts: `text(entity, first fact)` is its entity summary, `bullets(log
+    narrative)` its Retain bullets (default: none, an answer the schema refuses)."""
 
     name = "writer"
 
-    def __init__(self, text: object) -> None:
-        self.text = text
+    def __init__(self, text: object, bullets: object = lambda narrative: []) -> None:
+        self.text, self.bullets = text, bullets
         self.asked: list[str] = []
+        self.days: list[str] = []
 
     def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
-        if "ENTITY>>>" not in user:  # asked for Retain bullets: nothing usable
-            return {"bullets": []}
+        if "ENTITY>>>" not in user:
+            self.days.append(user.split("Log date: ", 1)[1][:10])
+            narrative = user.split("LOG>>>\n", 1)[1].split("<<<END DATA>>>", 1)[0].split("\n\n", 1)[1].strip()
+            return {"bullets": self.bullets(narrative)}  # type: ignore[operator]
         entity = user.split("ENTITY>>>\n", 1)[1].split("\n", 1)[0]
         first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0].removeprefix("- ").replace("@", "")
         self.asked.append(entity)
@@ -241,21 +245,9 @@ def test_summary_check_counts_what_the_page_gate_keeps() -> None:
     assert report.calibration.summaries == 0.0 and not report.calibration.writes_summaries
 
 
-class Drafter:
-    """A model that drafts Retain bullets: `bullets(log narrative)` is its answer's list."""
-
-    name = "drafter"
-
-    def __init__(self, bullets: object) -> None:
-        self.bullets = bullets
-        self.days: list[str] = []
-
-    def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
-        if "ENTITY>>>" in user:  # asked for a summary: an echo of the prompt, which the page gate refuses
-            return {"summary": "Summarize what the FACTS say about the ENTITY."}
-        self.days.append(user.split("Log date: ", 1)[1][:10])
-        narrative = user.split("LOG>>>\n", 1)[1].split("<<<END DATA>>>", 1)[0].split("\n\n", 1)[1].strip()
-        return {"bullets": self.bullets(narrative)}  # type: ignore[operator]
+def echo(entity: str, first: str) -> str:
+    """A summary that repeats the prompt: the page gate refuses it."""
+    return "Summarize what the FACTS say about the ENTITY."
 
 
 def first_sentence(narrative: str) -> str:
@@ -268,12 +260,12 @@ def test_retain_check_counts_what_the_retain_gate_keeps() -> None:
     assert len(logs) >= 6 and len({log.day for log in logs}) == len(logs)
     assert all("## Retain" not in log.text and log.text.startswith(f"# {log.day}") for log in logs)
     # A sentence of the log, restated: every bullet kept; the same bullet twice counts once.
-    grounded = Drafter(lambda n: [{"kind": "W", "entity": "Ines", "text": first_sentence(n)}] * 2)
+    grounded = Writer(echo, lambda n: [{"kind": "W", "entity": "Ines", "text": first_sentence(n)}] * 2)
     ok = C.retain_check(grounded)  # type: ignore[arg-type]
     assert grounded.days == [log.day for log in logs]
     assert (ok.tried, ok.passed, ok.rejected) == (len(logs), len(logs), []) and ok.share == 1.0
     # The issue's garbage (a prompt echo), an invented place and a lint-invalid bullet, beside one good bullet.
-    mixed = Drafter(lambda n: [{"kind": "W", "entity": "", "text": "The most important facts from the log are: 1."},
+    mixed = Writer(echo, lambda n: [{"kind": "W", "entity": "", "text": "The most important facts from the log are: 1."},
                                {"kind": "W", "entity": "", "text": "Ines flew to Reykjavik for a holiday."},
                                {"kind": "O", "entity": "", "text": "##"},
                                {"kind": "S", "entity": "", "text": first_sentence(n)}])
@@ -283,7 +275,7 @@ def test_retain_check_counts_what_the_retain_gate_keeps() -> None:
     assert len(first) == 3 and first[0].startswith(f"{logs[0].day}: repeats the prompt")
     assert "names something the facts do not ('Reykjavik')" in first[1] and "not a valid Retain bullet" in first[2]
     # An answer that is not the JSON asked for yields nothing: one failed bullet per log.
-    empty = C.retain_check(Drafter(lambda n: []))  # type: ignore[arg-type]
+    empty = C.retain_check(Writer(echo, lambda n: []))  # type: ignore[arg-type]
     assert (empty.tried, empty.passed) == (len(logs), 0) and all("need at least 1" in r for r in empty.rejected)
     # Both shares go into the calibration reflection reads; under DRAFT_BAR it stops asking.
     report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
