@@ -224,6 +224,9 @@ class Writer:
         self.asked.append(entity)
         return {"summary": self.text(entity, first)}  # type: ignore[operator]
 
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        return [-1.0] * len(continuations)  # no opinion on any pair: the judge always abstains
+
 
 def test_summary_check_counts_what_the_page_gate_keeps() -> None:
     cases = C.load_cases()
@@ -277,15 +280,26 @@ def test_retain_check_counts_what_the_retain_gate_keeps() -> None:
     # An answer that is not the JSON asked for yields nothing: one failed bullet per log.
     empty = C.retain_check(Writer(echo, lambda n: []))  # type: ignore[arg-type]
     assert (empty.tried, empty.passed) == (len(logs), 0) and all("need at least 1" in r for r in empty.rejected)
-    # Both shares go into the calibration reflection reads; under DRAFT_BAR it stops asking.
-    report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
-                           *([None] * (len(C.CheckReport._fields) - 1)))  # type: ignore[arg-type]
-    report, summaries, retain = C.with_drafts(report, mixed, C.load_cases())  # type: ignore[arg-type]
+    # Both shares go into the calibration reflection reads; under DRAFT_BAR it stops asking; `gitmem
+    # model check` shows them (text and the JSON contract).
+    cases = C.load_cases()
+    report = C.check(mixed, mixed.name, cases)  # type: ignore[arg-type]
+    report, summaries, retain = C.with_drafts(report, mixed, cases)  # type: ignore[arg-type]
     assert (summaries.passed, retain.share) == (0, 0.25)
     cal = report.calibration
     assert (cal.summaries, cal.retain) == (0.0, 0.25) and not cal.drafts_retain and not cal.writes_summaries
-    assert report._replace(calibration=cal._replace(retain=0.5)).calibration.drafts_retain
+    assert cal._replace(retain=0.5).drafts_retain
     assert cal._replace(retain=None).drafts_retain  # not measured: the gate still checks each bullet
+    out = C.as_json(report, "m.gguf", None, summaries, retain)
+    import jsonschema
+
+    from gitmem import schemas
+    from gitmem.cli.model_cmd import _check_text
+
+    jsonschema.Draft202012Validator(schemas.load("model_check")).validate(out)
+    assert out["retain"] == {"tried": 4 * len(logs), "passed": len(logs), "share": 0.25, "rejected": bad.rejected}
+    assert (f"  Retain bullets: {len(logs)} of {4 * len(logs)} drafted from {len(logs)} daily logs pass the Retain gate; "
+            "reflection will not ask this model to draft Retain sections") in _check_text(out).splitlines()
 
 
 def test_calibration_tables_from_before_summaries_were_measured_still_load(repo: GitRepo) -> None:
