@@ -250,6 +250,10 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
                          f"{_pct(b.accuracy)} | {_pct(b.wrong_direction)} | {_pct(b.abstain)} |")
         if not h.source.startswith("shipped"):
             lines.append(f"| {name} | calibration {h.source} | | | | |")
+        refit = r["report"].calibration
+        if (refit.method, refit.margin, refit.offset) != (cal.method, cal.margin, cal.offset):
+            lines.append(f"| {name} | (this run's re-fit on the calibration half differs: {refit.method}, margin "
+                         f"{refit.margin:.4f}, offset {refit.offset:+.4f}; not used here) | | | | |")
     gated = results[0]["heldout"].scored if results else []
     related = [s for s in gated if s.case.expected != "unrelated"]
     lines += ["", f"Relevance gate on the fresh cases (no model): {sum(s.gated for s in gated)} of {len(gated)} pairs "
