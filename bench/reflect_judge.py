@@ -19,7 +19,8 @@ which is what reflection uses when the workspace has not checked the model itsel
 its split) with each model's calibration **as shipped** in gitmem/reflect/data/calibration.json:
 nothing is fitted or chosen on those cases. It reports them beside the shipped report half judged
 with that same calibration; with `--write` it replaces the "## Reflect judge: fresh held-out set"
-section instead of "## Reflect judge" (whose hand-written notes stay untouched).
+section instead of "## Reflect judge" (whose hand-written notes stay untouched), and `--store`
+keeps each shipped judge calibration, adding only the measured summary and Retain shares.
 
     .venv/bin/python bench/reflect_judge.py                                # bundled SmolLM2-135M
     .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --model /path/b.gguf --write --store
@@ -150,9 +151,12 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
                   f"{time.process_time() - cpu0:.0f} s CPU", file=sys.stderr, flush=True)
 
     report = C.check(model, llama.name, cases, J.METHODS, progress)
+    held = heldout(model, llama.name, report, fresh, with_baseline) if fresh is not None else None
     report, summaries, retain = C.with_drafts(report, model, cases)
     cal = report.calibration
-    if cache:  # cached scores took no model time: measure the speed on a sample, uncached
+    # Cached scores took no model time: measure the speed on a sample, uncached (not for --heldout,
+    # whose section shows no speed and whose --store keeps the shipped numbers).
+    if cache and fresh is None:
         cal = cal._replace(tokens_per_second=speed_sample(llama, cases))
     report = report._replace(calibration=cal)
     out: dict[str, Any] = {"report": report, "summaries": summaries, "retain": retain,
@@ -160,8 +164,8 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
                            "load": llama.stats.load_seconds}
     if with_baseline:
         out["baseline"] = baseline(model, [s for s in report.scored if s.case.split == "report"])
-    if fresh is not None:
-        out["heldout"] = heldout(model, llama.name, report, fresh, with_baseline)
+    if held is not None:
+        out["heldout"] = held
     dump_scores(OUT / f"judge-scores-{name}.jsonl", report)
     print(f"  {name}: done in {out['wall']:.0f} s wall; scores in {OUT}", file=sys.stderr, flush=True)
     return out
@@ -341,7 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nwrote {SECTION!r} to {RESULTS}", file=sys.stderr)
     if args.store:
         for r in results:
-            J.write_table(SHIPPED, r["report"].calibration)
+            cal = r["report"].calibration
+            if "heldout" in r:  # nothing about the judge is re-fitted here: only the drafts' shares are new
+                cal = r["heldout"].calibration._replace(summaries=cal.summaries, retain=cal.retain)
+            J.write_table(SHIPPED, cal)
         print(f"stored {len(results)} calibration(s) in {SHIPPED}", file=sys.stderr)
     return 0
 
