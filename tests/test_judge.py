@@ -324,6 +324,8 @@ def test_shipped_calibration_covers_the_bundled_model() -> None:
     assert cal.trusted == (cal.wrong_direction <= J.WRONG_DIRECTION_BAR)
     # Its summaries were measured and fail the gate: the demo's cold reflection is the judge alone.
     assert cal.summaries is not None and not cal.writes_summaries
+    # So do its drafted Retain bullets (bench/reflect_judge.py: 0 of 10): it is not asked for them.
+    assert cal.retain is not None and not cal.drafts_retain
 
 
 # --------------------------------------------------------------------------- the CLI's refusals
