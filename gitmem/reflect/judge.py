@@ -288,12 +288,18 @@ class Calibration(NamedTuple):
         """Worth asking for entity summaries: not measured (the gate still checks each one), or at
         least DRAFT_BAR of the measured ones passed the gate. A model whose summaries never pass
         only costs time (the bundled SmolLM2: 0 of 6, most of a cold reflection's time)."""
-        return self.summaries is None or self.summaries >= DRAFT_BAR
+        return worth_drafting(self.summaries)
 
     @property
     def drafts_retain(self) -> bool:
         """Worth asking for inferred Retain bullets: as `writes_summaries`, for the Retain gate."""
-        return self.retain is None or self.retain >= DRAFT_BAR
+        return worth_drafting(self.retain)
+
+
+def worth_drafting(share: float | None) -> bool:
+    """A measured share of drafts passing their gate is worth asking for more: not measured (the
+    gate still checks each draft), or at least DRAFT_BAR."""
+    return share is None or share >= DRAFT_BAR
 
 
 def fingerprint(model_name: str) -> str:

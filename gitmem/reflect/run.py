@@ -386,12 +386,13 @@ class _Run:
 
     def _drafts(self, what: str, drafts: str, gate_name: str, share: Callable[[judge.Calibration], float | None]) -> bool:
         """Whether the model's measured share of `drafts` passing their gate (None: not measured)
-        is at least judge.DRAFT_BAR; if not, a note says so and names the setting to change."""
+        is worth asking for more (`judge.worth_drafting`); if not, a note says so and names the
+        setting to change."""
         if self.model is None:
             return False
         cal = judge.load_calibration(self.ws, self.model.name)
         measured = share(cal) if cal is not None else None
-        if measured is None or measured >= judge.DRAFT_BAR:
+        if measured is None or judge.worth_drafting(measured):
             return True
         self.notes.append(f"{what}: {measured:.0%} of this model's {drafts} passed the {gate_name} gate when it was "
                           f"measured (`gitmem model check`, bench/reflect_judge.py); set a larger model with "
