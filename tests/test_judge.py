@@ -204,19 +204,28 @@ def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
 
 
 class Writer:
-    """A model that writes entity summaries: `text(entity, first fact)` is its answer."""
+    """A model that drafts: `text(entity, first fact)` is its entity summary, `bullets(log
+    narrative)` its Retain bullets (default: none, an answer the schema refuses)."""
 
     name = "writer"
 
-    def __init__(self, text: object) -> None:
-        self.text = text
+    def __init__(self, text: object, bullets: object = lambda narrative: []) -> None:
+        self.text, self.bullets = text, bullets
         self.asked: list[str] = []
+        self.days: list[str] = []
 
     def complete_json(self, system: str, user: str, schema: dict[str, object], max_tokens: int) -> dict[str, object]:
+        if "ENTITY>>>" not in user:
+            self.days.append(user.split("Log date: ", 1)[1][:10])
+            narrative = user.split("LOG>>>\n", 1)[1].split("<<<END DATA>>>", 1)[0].split("\n\n", 1)[1].strip()
+            return {"bullets": self.bullets(narrative)}  # type: ignore[operator]
         entity = user.split("ENTITY>>>\n", 1)[1].split("\n", 1)[0]
         first = user.split("FACTS>>>\n", 1)[1].split("\n", 1)[0].removeprefix("- ").replace("@", "")
         self.asked.append(entity)
         return {"summary": self.text(entity, first)}  # type: ignore[operator]
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        return [-1.0] * len(continuations)  # no opinion on any pair: the judge always abstains
 
 
 def test_summary_check_counts_what_the_page_gate_keeps() -> None:
@@ -232,11 +241,65 @@ def test_summary_check_counts_what_the_page_gate_keeps() -> None:
     looping = Writer(lambda entity, first: f"{entity} is a person and {entity} is a person and {entity} is a person.")
     bad = C.summary_check(looping, cases)  # type: ignore[arg-type]
     assert bad.passed == 0 and all("repeats itself" in r for r in bad.rejected), bad.rejected
-    # The share goes into the calibration reflection reads; under SUMMARY_BAR it stops asking.
+    # The share goes into the calibration reflection reads; under DRAFT_BAR it stops asking.
     report = C.CheckReport(J.Calibration("f", "m", "yesno", 1.0, 0.8, 0.0, 0.2, 78, 1.0, "2026-11-30"),
                            *([None] * (len(C.CheckReport._fields) - 1)))  # type: ignore[arg-type]
-    report, _ = C.with_summaries(report, looping, cases)  # type: ignore[arg-type]
+    report, _, _ = C.with_drafts(report, looping, cases)  # type: ignore[arg-type]
     assert report.calibration.summaries == 0.0 and not report.calibration.writes_summaries
+
+
+def echo(entity: str, first: str) -> str:
+    """A summary that repeats the prompt: the page gate refuses it."""
+    return "Summarize what the FACTS say about the ENTITY."
+
+
+def first_sentence(narrative: str) -> str:
+    """The log's first sentence of five words or more."""
+    return next(s for s in narrative.split(". ") if len(s.split()) >= 5).rstrip(".") + "."
+
+
+def test_retain_check_counts_what_the_retain_gate_keeps() -> None:
+    logs = C.load_logs()
+    assert len(logs) >= 6 and len({log.day for log in logs}) == len(logs)
+    assert all("## Retain" not in log.text and log.text.startswith(f"# {log.day}") for log in logs)
+    # A sentence of the log, restated: every bullet kept; the same bullet twice counts once.
+    grounded = Writer(echo, lambda n: [{"kind": "W", "entity": "Ines", "text": first_sentence(n)}] * 2)
+    ok = C.retain_check(grounded)  # type: ignore[arg-type]
+    assert grounded.days == [log.day for log in logs]
+    assert (ok.tried, ok.passed, ok.rejected) == (len(logs), len(logs), []) and ok.share == 1.0
+    # The issue's garbage (a prompt echo), an invented place and a lint-invalid bullet, beside one good bullet.
+    mixed = Writer(echo, lambda n: [{"kind": "W", "entity": "", "text": "The most important facts from the log are: 1."},
+                               {"kind": "W", "entity": "", "text": "Ines flew to Reykjavik for a holiday."},
+                               {"kind": "O", "entity": "", "text": "##"},
+                               {"kind": "S", "entity": "", "text": first_sentence(n)}])
+    bad = C.retain_check(mixed)  # type: ignore[arg-type]
+    assert (bad.tried, bad.passed) == (4 * len(logs), len(logs)) and bad.share == 0.25
+    first = [r for r in bad.rejected if r.startswith(f"{logs[0].day}: ")]
+    assert len(first) == 3 and first[0].startswith(f"{logs[0].day}: repeats the prompt")
+    assert "names something the facts do not ('Reykjavik')" in first[1] and "not a valid Retain bullet" in first[2]
+    # An answer that is not the JSON asked for yields nothing: one failed bullet per log.
+    empty = C.retain_check(Writer(echo, lambda n: []))  # type: ignore[arg-type]
+    assert (empty.tried, empty.passed) == (len(logs), 0) and all("need at least 1" in r for r in empty.rejected)
+    # Both shares go into the calibration reflection reads; under DRAFT_BAR it stops asking; `gitmem
+    # model check` shows them (text and the JSON contract).
+    cases = C.load_cases()
+    report = C.check(mixed, mixed.name, cases)  # type: ignore[arg-type]
+    report, summaries, retain = C.with_drafts(report, mixed, cases)  # type: ignore[arg-type]
+    assert (summaries.passed, retain.share) == (0, 0.25)
+    cal = report.calibration
+    assert (cal.summaries, cal.retain) == (0.0, 0.25) and not cal.drafts_retain and not cal.writes_summaries
+    assert cal._replace(retain=0.5).drafts_retain
+    assert cal._replace(retain=None).drafts_retain  # not measured: the gate still checks each bullet
+    out = C.as_json(report, "m.gguf", None, summaries, retain)
+    import jsonschema
+
+    from gitmem import schemas
+    from gitmem.cli.model_cmd import _check_text
+
+    jsonschema.Draft202012Validator(schemas.load("model_check")).validate(out)
+    assert out["retain"] == {"tried": 4 * len(logs), "passed": len(logs), "share": 0.25, "rejected": bad.rejected}
+    assert (f"  Retain bullets: {len(logs)} of {4 * len(logs)} drafted from {len(logs)} daily logs pass the Retain gate; "
+            "reflection will not ask this model to draft Retain sections") in _check_text(out).splitlines()
 
 
 def test_calibration_tables_from_before_summaries_were_measured_still_load(repo: GitRepo) -> None:
@@ -247,6 +310,7 @@ def test_calibration_tables_from_before_summaries_were_measured_still_load(repo:
     path.write_text(json.dumps({"1:abc": old}))
     cal = J.load_calibration(ws, "m.gguf:1:abc")
     assert cal is not None and cal.summaries is None and cal.writes_summaries and cal.trusted
+    assert cal.retain is None and cal.drafts_retain
 
 
 def test_shipped_calibration_covers_the_bundled_model() -> None:
@@ -260,6 +324,8 @@ def test_shipped_calibration_covers_the_bundled_model() -> None:
     assert cal.trusted == (cal.wrong_direction <= J.WRONG_DIRECTION_BAR)
     # Its summaries were measured and fail the gate: the demo's cold reflection is the judge alone.
     assert cal.summaries is not None and not cal.writes_summaries
+    # So do its drafted Retain bullets (bench/reflect_judge.py: 0 of 10): it is not asked for them.
+    assert cal.retain is not None and not cal.drafts_retain
 
 
 # --------------------------------------------------------------------------- the CLI's refusals

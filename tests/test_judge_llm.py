@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,66 @@ def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: 
     assert out["trusted"] == (rep["wrong_direction"] <= out["bar"])
     assert out["stored"] is None  # custom cases never calibrate a workspace
     assert not J.workspace_calibration_path(Workspace.find(repo.path)).exists()
+
+
+NARRATIVE = """# 2025-11-21 (Fri)
+
+Peter asked me to book a table at Taberna Rua for Saturday at 20:00. The relay deploy failed twice
+because the disk on the build host was full; I removed old images and the third deploy went through.
+"""
+
+
+def test_retain_drafts_of_the_real_model_are_counted_by_the_retain_gate(tmp_path: Path, bundled: Path) -> None:
+    from gitmem.parse import RetainFact, parse_retain_bullet
+    from gitmem.reflect import gate
+    from gitmem.reflect.model import CachedModel, InvalidModelOutput, LlamaModel
+    from gitmem.reflect.prompts import gated_retain, retain_prompt
+
+    logs = C.load_logs()[:1]
+    model = CachedModel(LlamaModel(bundled), tmp_path / "answers.sqlite")  # each log generated once
+    kept = rejected = failed = 0
+    for log in logs:
+        try:
+            draft = gated_retain(model, log.text, log.day)
+        except InvalidModelOutput:
+            failed += 1
+            continue
+        told = gate.instructions(*retain_prompt(log.text, log.day))
+        for line in draft.kept:  # what reflection would append: a lint-valid bullet, grounded in this log
+            fact = parse_retain_bullet(line)
+            assert isinstance(fact, RetainFact), line
+            assert gate.problem(fact.body, log.text, told, grounded=True) is None, line
+            assert all(part in log.text.lower() for e in fact.entities for part in re.split(r"[-_ ]", e) if part), line
+        assert all(why for _, why in draft.rejected)
+        kept, rejected = kept + len(draft.kept), rejected + len(draft.rejected)
+    check = C.retain_check(model, logs)
+    assert (check.tried, check.passed) == (kept + rejected + failed, kept)
+    assert len(check.rejected) == rejected + failed
+
+
+def test_reflection_drafts_retain_with_the_bundled_model_only_if_its_bullets_pass(repo: GitRepo, bundled: Path) -> None:
+    from gitmem.parse import RetainFact, parse_retain_bullet
+    from gitmem.reflect import gate
+    from gitmem.reflect.model import LlamaModel, model_identity
+    from gitmem.reflect.prompts import retain_prompt
+
+    repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
+    repo.commit("log", "2025-11-21", {"memory/2025-11-21.md": NARRATIVE})
+    ws = Workspace.find(repo.path)
+    update(ws)
+    cal = J.load_calibration(ws, model_identity(bundled))
+    assert cal is not None and cal.retain is not None  # measured and shipped (bench/reflect_judge.py --store)
+    res = reflect(ws, RunOptions(model=lambda: LlamaModel(bundled)))
+    notes = [n for n in res["notes"] if "Retain sections not drafted" in n]
+    drafted = [c for c in res["changes"] if c.get("path") == "memory/2025-11-21.md"]
+    if cal.drafts_retain:
+        assert not notes
+        told = gate.instructions(*retain_prompt(NARRATIVE, "2025-11-21"))
+        for change in drafted:
+            for line in change["bullets"]:
+                fact = parse_retain_bullet(line)
+                assert isinstance(fact, RetainFact) and gate.problem(fact.body, NARRATIVE, told, grounded=True) is None
+    else:  # below the bar: the model is not asked, the log stays as written, the note names the setting
+        assert not drafted and "Retain" not in " ".join(r["item"] for r in res["rejected"])
+        [note] = notes
+        assert f"{cal.retain:.0%} of this model's drafted Retain bullets" in note and "gitmem config reflect.model" in note

@@ -63,15 +63,15 @@ class FakeModel:
         return [-0.01 if c == verdict["relation"] else -0.01 - gap for c in continuations]
 
 
-def calibrate(ws: Workspace, name: str = "fake", summaries: float | None = None) -> None:
+def calibrate(ws: Workspace, name: str = "fake", summaries: float | None = None, retain: float | None = None) -> None:
     """Record in the workspace that the fake model was checked as a judge: labels, margin 1.0
-    (and, if given, the share of its summaries that passed the page gate)."""
+    (and, if given, the shares of its summaries and Retain bullets that passed their gates)."""
     from gitmem.reflect import judge
 
     judge.write_table(judge.workspace_calibration_path(ws), judge.Calibration(
         fingerprint=judge.fingerprint(name), model=name, method="labels", margin=1.0, accuracy=0.9,
         wrong_direction=0.0, abstain=0.1, cases=80, tokens_per_second=0.0, measured="2025-11-01",
-        summaries=summaries))
+        summaries=summaries, retain=retain))
 
 
 LOG1 = """# 2025-11-05
@@ -245,6 +245,29 @@ def test_a_model_whose_summaries_fail_the_gate_is_not_asked_for_them(repo: GitRe
     assert "17% of this model's summaries passed the page gate" in note and "gitmem config reflect.model" in note
     peter = show(repo, BRANCH, "bank/entities/Peter.md")
     assert "summary" not in find_blocks(peter)[0] and "Lives in Berlin" in peter
+
+
+def test_a_model_whose_retain_drafts_fail_the_gate_is_not_asked_for_them(repo: GitRepo) -> None:
+    ws = make_ws(repo)
+    repo.commit("log 3", "2025-11-07", {"memory/2025-11-07.md": LOG3_NO_RETAIN})
+    update(ws)
+    # Measured: half of its bullets passed -> asked, and the log gets the (grounded) bullet.
+    calibrate(ws, retain=0.5)
+    fake = FakeModel()
+    res = reflect(ws, RunOptions(model=lambda: fake))
+    assert fake.calls.count("retain") == 1
+    assert show(repo, BRANCH, "memory/2025-11-07.md").endswith("\n## Retain\n- W @Peter: Peter went to the market.\n")
+    assert not [n for n in res["notes"] if "Retain sections not drafted" in n]
+    # Measured: 1 of 8 passed -> never asked, the log is left as it is, the note says why and what
+    # to set; judging and the pages go on.
+    calibrate(ws, retain=0.125)
+    fake = FakeModel()
+    res = reflect(ws, RunOptions(model=lambda: fake))
+    assert "retain" not in fake.calls and "judge" in fake.calls and "summary" in fake.calls
+    [note] = [n for n in res["notes"] if "Retain sections not drafted" in n]
+    assert "12% of this model's drafted Retain bullets passed the Retain gate" in note and "gitmem config reflect.model" in note
+    assert "memory/2025-11-07.md" not in review.changed_paths(ws, res["base"], res["commit"])
+    assert "Lives in Berlin" in show(repo, BRANCH, "bank/entities/Peter.md")
 
 
 def test_relevance_gate_keeps_other_topics_away_from_the_model(repo: GitRepo) -> None:

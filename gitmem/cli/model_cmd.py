@@ -21,6 +21,7 @@ def _metrics_line(label: str, m: dict[str, Any]) -> str:
 
 
 def _check_text(r: dict[str, Any]) -> str:
+    from gitmem.reflect import check as C
     from gitmem.reflect import judge as J
 
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
@@ -37,7 +38,12 @@ def _check_text(r: dict[str, Any]) -> str:
     if r["summaries"] is not None:
         sm = r["summaries"]
         lines.append(f"  entity summaries: {sm['passed']} of {sm['tried']} pass the page gate"
-                     + ("" if sm["share"] >= J.SUMMARY_BAR else "; reflection will not ask this model for summaries"))
+                     + ("" if sm["share"] >= J.DRAFT_BAR else "; reflection will not ask this model for summaries"))
+    if r["retain"] is not None:
+        rt = r["retain"]
+        lines.append(f"  Retain bullets: {rt['passed']} of {rt['tried']} drafted from {len(C.load_logs())} daily logs pass "
+                     "the Retain gate" + ("" if rt["share"] >= J.DRAFT_BAR else
+                                           "; reflection will not ask this model to draft Retain sections"))
     if r["trusted"]:
         lines.append(f"OK: wrong direction {r['report']['wrong_direction']:.0%} is within the bar "
                      f"({r['bar']:.0%}); reflection may move opinion confidence with this model.")
@@ -62,10 +68,11 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
     """Run the labelled judge cases on a model (default: the one reflection would use): accuracy,
-    wrong-direction rate, abstain rate, tokens/s; then 6 entity summaries through the page gate.
-    In a workspace, the calibration (method, margin, summaries kept) is stored in .memory/ and
-    reflection uses it: a model above the wrong-direction bar never moves opinion confidence, one
-    whose summaries mostly fail the gate is not asked for summaries.
+    wrong-direction rate, abstain rate, tokens/s; then 6 entity summaries through the page gate and
+    Retain bullets drafted from fixed daily logs through the Retain gate. In a workspace, the
+    calibration (method, margin, summaries and bullets kept) is stored in .memory/ and reflection
+    uses it: a model above the wrong-direction bar never moves opinion confidence, one whose
+    summaries (or Retain bullets) mostly fail their gate is not asked for them.
 
     \b
     Example:
@@ -96,18 +103,19 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
             click.echo(f"checking: {done}/{total} cases", err=True)
 
     report = C.check(model, model.name, cases, methods, progress)
-    summaries: C.SummaryCheck | None = None
-    if cases_file is None:  # custom cases calibrate nothing, so their summaries would decide nothing either
+    summaries: C.DraftCheck | None = None
+    retain: C.DraftCheck | None = None
+    if cases_file is None:  # custom cases calibrate nothing, so their drafts would decide nothing either
         if not as_json:
-            click.echo("checking: entity summaries", err=True)
-        report, summaries = C.with_summaries(report, model, cases)
+            click.echo("checking: entity summaries and Retain drafts", err=True)
+        report, summaries, retain = C.with_drafts(report, model, cases)
     stored: str | None = None
     # Only a check on the shipped cases calibrates: a handful of custom cases proves too little.
     if ws is not None and cases_file is None:
         target = J.workspace_calibration_path(ws)
         J.write_table(target, report.calibration)
         stored = str(target.relative_to(ws.root))
-    emit(C.as_json(report, str(model_path), stored, summaries), as_json, _check_text)
+    emit(C.as_json(report, str(model_path), stored, summaries, retain), as_json, _check_text)
 
 
 commands: list[click.Command] = [model_group]

@@ -240,7 +240,8 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
 
 
-def as_json(r: CheckReport, path: str, stored: str | None, summaries: SummaryCheck | None = None) -> dict[str, object]:
+def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck | None = None,
+            retain: DraftCheck | None = None) -> dict[str, object]:
     """The `gitmem model check --json` object (schema: gitmem/schemas/model_check.json)."""
 
     def m(x: Metrics) -> dict[str, object]:
@@ -256,7 +257,8 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: SummaryChe
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},
             "model_calls": r.model_calls, "tokens": r.tokens, "seconds": round(r.seconds, 2),
             "tokens_per_second": cal.tokens_per_second, "stored": stored,
-            "summaries": None if summaries is None else {**summaries._asdict(), "share": round(summaries.share, 4)}}
+            "summaries": None if summaries is None else {**summaries._asdict(), "share": round(summaries.share, 4)},
+            "retain": None if retain is None else {**retain._asdict(), "share": round(retain.share, 4)}}
 
 
 # --------------------------------------------------------------------------- summaries
@@ -278,24 +280,27 @@ def summary_sets(cases: Sequence[Case], n: int = SUMMARY_ENTITIES) -> list[tuple
     return [(name, fs) for name, fs in ranked[:n] if len(fs) >= 3]
 
 
-class SummaryCheck(NamedTuple):
+class DraftCheck(NamedTuple):
+    """How many of a model's drafts (entity summaries, Retain bullets) passed their gate."""
+
     tried: int
     passed: int
-    rejected: list[str]  # "entity: reason" of each summary that failed
+    rejected: list[str]  # "where: reason" of each draft that failed
 
     @property
     def share(self) -> float:
         return self.passed / self.tried if self.tried else 0.0
 
 
-def with_summaries(report: CheckReport, model: Model, cases: Sequence[Case]) -> tuple[CheckReport, SummaryCheck]:
-    """`report` with its calibration's `summaries` share measured by `summary_check`."""
-    summaries = summary_check(model, cases)
-    cal = report.calibration._replace(summaries=round(summaries.share, 4))
-    return report._replace(calibration=cal), summaries
+def with_drafts(report: CheckReport, model: Model, cases: Sequence[Case]) -> tuple[CheckReport, DraftCheck, DraftCheck]:
+    """`report` with its calibration's `summaries` and `retain` shares measured by `summary_check`
+    and `retain_check`: what reflection reads to decide whether to ask this model for drafts."""
+    summaries, retain = summary_check(model, cases), retain_check(model)
+    cal = report.calibration._replace(summaries=round(summaries.share, 4), retain=round(retain.share, 4))
+    return report._replace(calibration=cal), summaries, retain
 
 
-def summary_check(model: Model, cases: Sequence[Case], n: int = SUMMARY_ENTITIES) -> SummaryCheck:
+def summary_check(model: Model, cases: Sequence[Case], n: int = SUMMARY_ENTITIES) -> DraftCheck:
     """How many entity summaries the model writes that pass the page gate (what reflection would keep)."""
     from gitmem.reflect.model import InvalidModelOutput
     from gitmem.reflect.prompts import gated_summary
@@ -307,4 +312,41 @@ def summary_check(model: Model, cases: Sequence[Case], n: int = SUMMARY_ENTITIES
             gated_summary(model, name, facts)
         except InvalidModelOutput as e:
             rejected.append(f"{name}: {e.reason}")
-    return SummaryCheck(len(sets), len(sets) - len(rejected), rejected)
+    return DraftCheck(len(sets), len(sets) - len(rejected), rejected)
+
+
+# --------------------------------------------------------------------------- Retain drafts
+
+
+class Log(NamedTuple):
+    day: str  # YYYY-MM-DD
+    text: str
+
+
+def load_logs() -> list[Log]:
+    """The fixed daily logs (narrative, no Retain section) the Retain drafts are measured on:
+    `data/retain_logs.jsonl`, written for this and not the demo's."""
+    text = resources.files("gitmem.reflect").joinpath("data/retain_logs.jsonl").read_text(encoding="utf-8")
+    return [Log(str(raw["date"]), str(raw["log"])) for raw in map(json.loads, filter(str.strip, text.splitlines()))]
+
+
+def retain_check(model: Model, logs: Sequence[Log] | None = None) -> DraftCheck:
+    """How many of the Retain bullets the model drafts from the fixed logs pass the Retain gate
+    (`prompts.gated_retain`: what reflection would append to a log). Counted per distinct bullet;
+    a log whose answer is not the JSON asked for counts as one failed bullet (it yields nothing)."""
+    from gitmem.reflect.model import InvalidModelOutput
+    from gitmem.reflect.prompts import gated_retain
+
+    tried = passed = 0
+    rejected: list[str] = []
+    for log in load_logs() if logs is None else logs:
+        try:
+            drafted = gated_retain(model, log.text, log.day)
+        except InvalidModelOutput as e:
+            tried += 1
+            rejected.append(f"{log.day}: {e.reason}")
+            continue
+        tried += len(drafted.kept) + len(drafted.rejected)
+        passed += len(drafted.kept)
+        rejected += [f"{log.day}: {why} ({bullet!r})" for bullet, why in drafted.rejected]
+    return DraftCheck(tried, passed, rejected)

@@ -52,7 +52,9 @@ WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
 STRONG_CLEARANCE = 2.0
 CONFIG_HINT = "gitmem config reflect.model PATH"
-SUMMARY_BAR = 0.5  # the share of measured summaries that must pass the page gate for reflection to ask for them
+# The share of a model's measured drafts (entity summaries, Retain bullets) that must pass their gate
+# for reflection to ask it for more: below it, drafting costs model time and yields nothing kept.
+DRAFT_BAR = 0.5
 
 # --------------------------------------------------------------------------- the relevance gate
 
@@ -274,6 +276,8 @@ class Calibration(NamedTuple):
     offset: float = 0.0
     # Share of entity summaries that passed the page gate (`check.summary_check`); None: not measured.
     summaries: float | None = None
+    # Share of drafted Retain bullets that passed the Retain gate (`check.retain_check`); None: not measured.
+    retain: float | None = None
 
     @property
     def trusted(self) -> bool:
@@ -282,9 +286,20 @@ class Calibration(NamedTuple):
     @property
     def writes_summaries(self) -> bool:
         """Worth asking for entity summaries: not measured (the gate still checks each one), or at
-        least SUMMARY_BAR of the measured ones passed the gate. A model whose summaries never pass
+        least DRAFT_BAR of the measured ones passed the gate. A model whose summaries never pass
         only costs time (the bundled SmolLM2: 0 of 6, most of a cold reflection's time)."""
-        return self.summaries is None or self.summaries >= SUMMARY_BAR
+        return worth_drafting(self.summaries)
+
+    @property
+    def drafts_retain(self) -> bool:
+        """Worth asking for inferred Retain bullets: as `writes_summaries`, for the Retain gate."""
+        return worth_drafting(self.retain)
+
+
+def worth_drafting(share: float | None) -> bool:
+    """A measured share of drafts passing their gate is worth asking for more: not measured (the
+    gate still checks each draft), or at least DRAFT_BAR."""
+    return share is None or share >= DRAFT_BAR
 
 
 def fingerprint(model_name: str) -> str:

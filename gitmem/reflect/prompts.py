@@ -6,7 +6,8 @@ decoding) and a validator. Memory text is untrusted: it goes into the user promp
 line cannot close its section early), and the system prompt says it is data. That is a courtesy
 to the model, not the defence: whatever comes back can only become
 - `summarize_entity` -> one plain-text line of at most SUMMARY_MAX_CHARS characters,
-- `draft_retain`     -> Retain bullet lines that `gitmem.parse.parse_retain_bullet` accepts.
+- `draft_retain`     -> Retain bullet lines that `gitmem.parse.parse_retain_bullet` accepts
+                        (`gated_retain`: only those that also pass the Retain gate).
 Anything else raises `InvalidModelOutput` (a GitmemError) with a short reason; callers report the
 item and skip it.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from gitmem.reflect.model import InvalidModelOutput, Model
 
@@ -328,6 +329,15 @@ def bullet_line(item: dict[str, Any], log_text: str) -> str | None:
     return line
 
 
+def _drafted(model: Model, log_text: str, log_date: str) -> list[tuple[str, str | None]]:
+    """The model's Retain answer for a log: (its text, the bullet line `bullet_line` builds from it,
+    None when that is not a valid Retain bullet) per item, in order. The answer's shape is validated
+    strictly (InvalidModelOutput otherwise)."""
+    system, user = retain_prompt(log_text, log_date)
+    answer = _ask(model, system, user, RETAIN_SCHEMA, RETAIN_MAX_TOKENS)
+    return [(_one_line(item["text"]), bullet_line(item, log_text)) for item in answer["bullets"]]
+
+
 def draft_retain(model: Model, log_text: str, log_date: str) -> list[str]:
     """Up to BULLETS_MAX Retain bullet lines (`- K @Entity: text`) drafted from a daily log.
 
@@ -335,11 +345,38 @@ def draft_retain(model: Model, log_text: str, log_date: str) -> list[str]:
     rebuilt as one capped line and kept only if `gitmem.parse.parse_retain_bullet` accepts it.
     Duplicates are dropped; the result may be shorter than BULLETS_MIN, even empty.
     """
-    system, user = retain_prompt(log_text, log_date)
-    answer = _ask(model, system, user, RETAIN_SCHEMA, RETAIN_MAX_TOKENS)
     out: list[str] = []
-    for item in answer["bullets"]:
-        line = bullet_line(item, log_text)
+    for _, line in _drafted(model, log_text, log_date):
         if line is not None and line not in out:
             out.append(line)
     return out
+
+
+class RetainDraft(NamedTuple):
+    kept: list[str]  # bullet lines that passed the Retain gate, in the model's order
+    rejected: list[tuple[str, str]]  # (bullet, why) for each distinct drafted bullet the gate refused
+
+
+def gated_retain(model: Model, log_text: str, log_date: str) -> RetainDraft:
+    """The model's Retain bullets for a daily log through the Retain gate: a valid Retain bullet
+    (what `lint` parses; an entity only if the log names it) whose text passes the page gate with
+    the grounding rule (`gitmem.reflect.gate`). What reflection appends to a log, and what
+    `gitmem.reflect.check.retain_check` measures."""
+    from gitmem.parse import RetainFact, parse_retain_bullet
+    from gitmem.reflect import gate
+
+    told = gate.instructions(*retain_prompt(log_text, log_date))
+    kept: list[str] = []
+    rejected: list[tuple[str, str]] = []
+    for text, line in _drafted(model, log_text, log_date):
+        bullet = line if line is not None else text
+        if bullet in kept or any(bullet == b for b, _ in rejected):
+            continue
+        fact = parse_retain_bullet(line) if line is not None else None
+        why = (gate.problem(fact.body, log_text, told, grounded=True) if isinstance(fact, RetainFact)
+               else "not a valid Retain bullet")
+        if why is None:
+            kept.append(bullet)
+        else:
+            rejected.append((_cap(bullet, 120), why))
+    return RetainDraft(kept, rejected)

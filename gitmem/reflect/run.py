@@ -28,7 +28,7 @@ from gitmem import layout
 from gitmem.layout import ENTITIES_DIR, STATE_PATH, log_date
 from gitmem.parse import entity_key, mentions, opinion_key, page_aliases, parse_retain_bullet, renames, sections
 from gitmem.parse.model import RetainFact
-from gitmem.reflect import confidence, discarded, gate, gather, judge, pages
+from gitmem.reflect import confidence, discarded, gather, judge, pages
 from gitmem.reflect.branch import Builder, check_ours, move, read_ref, ref_name
 from gitmem.reflect.records import Change, EvidenceStep, Opinion, OpinionChange, PageChange, RetainChange
 from gitmem.reflect.safety import UnsafeWrite, clean_inline, entity_page
@@ -194,7 +194,8 @@ class _Run:
             self.trust = judge.trust(self.ws, self.model.name)
             self.notes.append(self.trust.reason)
         pairs = self._pairs(s, ops, win) if self.trust and self.trust.allowed else {}
-        self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if self.model else 0) + 4
+        drafting = bool(logs) and self._drafts_retain()
+        self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if drafting else 0) + 4
         # Records of pages this run does not touch carry over, or their blocks would look hand-written next time.
         blocks: dict[str, str] = dict(state.blocks)
 
@@ -238,7 +239,7 @@ class _Run:
                 self._write_page(builder, path, title, [(kind, pages.list_block(current))], state, blocks, kind)
         self.tick("world and experience")
 
-        if self.model:
+        if drafting:
             for path in logs:
                 self.tick(f"retain {path}")
                 self._draft_retain(builder, path)
@@ -377,13 +378,25 @@ class _Run:
     def _writes_summaries(self) -> bool:
         """Ask the model for entity summaries? Not when its measured summaries fail the gate (they
         would only cost time: most of a cold reflection with the bundled model)."""
+        return self._drafts("entity summaries not written", "summaries", "page", lambda cal: cal.summaries)
+
+    def _drafts_retain(self) -> bool:
+        """Ask the model to draft Retain sections? Not when its measured bullets fail the Retain gate."""
+        return self._drafts("Retain sections not drafted", "drafted Retain bullets", "Retain", lambda cal: cal.retain)
+
+    def _drafts(self, what: str, drafts: str, gate_name: str, share: Callable[[judge.Calibration], float | None]) -> bool:
+        """Whether the model's measured share of `drafts` passing their gate (None: not measured)
+        is worth asking for more (`judge.worth_drafting`); if not, a note says so and names the
+        setting to change."""
         if self.model is None:
             return False
         cal = judge.load_calibration(self.ws, self.model.name)
-        if cal is None or cal.writes_summaries:
+        measured = share(cal) if cal is not None else None
+        if measured is None or judge.worth_drafting(measured):
             return True
-        self.notes.append(f"entity summaries not written: {cal.summaries:.0%} of this model's summaries passed the page "
-                          f"gate when it was measured (bench/reflect_judge.py); set a larger model with `{judge.CONFIG_HINT}`")
+        self.notes.append(f"{what}: {measured:.0%} of this model's {drafts} passed the {gate_name} gate when it was "
+                          f"measured (`gitmem model check`, bench/reflect_judge.py); set a larger model with "
+                          f"`{judge.CONFIG_HINT}`")
         return False
 
     def _summary(self, name: str, facts: list[Result]) -> str | None:
@@ -446,23 +459,18 @@ class _Run:
         return self.model
 
     def _draft_retain(self, builder: Builder, path: str) -> None:
-        from gitmem.reflect.prompts import draft_retain, retain_prompt
+        from gitmem.reflect.prompts import RetainDraft, gated_retain
 
         old = builder.base_text(path) or ""
         day = log_date(path)
-        model = self._model()
         if day is None:  # _logs_without_retain only picks daily logs
             raise GitmemError(f"{path} is not a daily log", "this is a gitmem bug; please report it")
-        drafted: list[str] | None = self.ask(f"Retain for {path}", lambda: draft_retain(model, old, day.isoformat()))
-        told = gate.instructions(*retain_prompt(old, day.isoformat()))
-        bullets = []
-        for line in drafted or []:
-            fact = parse_retain_bullet(line)
-            why = gate.problem(fact.body, old, told, grounded=True) if isinstance(fact, RetainFact) else "not a Retain bullet"
-            if why is None:
-                bullets.append(line)
-            else:
-                self.reject(f"Retain for {path}: {line}", why)
+        drafted: RetainDraft | None = self.ask(f"Retain for {path}", partial(gated_retain, self._model(), old, day.isoformat()))
+        if drafted is None:
+            return
+        for line, why in drafted.rejected:
+            self.reject(f"Retain for {path}: {line}", why)
+        bullets = drafted.kept
         if not bullets:
             return
         sep = "" if old.endswith("\n") or not old else "\n"
