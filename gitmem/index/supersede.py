@@ -117,6 +117,12 @@ def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
     return out
 
 
+def content_words(text: str, entities: tuple[str, ...]) -> set[str]:
+    """What a statement is about: its content words as crude 5-letter stems, without stopwords
+    and the entities it names (recall's attribute recency asks two statements to share one)."""
+    return _stems(text, entities) - {"<relocation>"}
+
+
 def _words(text: str) -> set[str]:
     """Whole lowercased words (and the relocation marker), for the attribute families."""
     out = {w.strip("'-") for w in _WORD.findall(text.lower())}

@@ -1,0 +1,202 @@
+"""Attribute families: which attribute of a person or thing a statement (or a question) is about.
+
+"Where does Yuki stay?" asks where Yuki lives; "Has her own apartment in Kyoto since June" and
+"@Yuki stays in Osaka with her parents" both say where she lives, without a word in common and
+without a change cue. Recall (currency.newer_first) uses these families to tell that two
+statements about the same entity give two values of the same attribute, so the newer one is
+the current answer; nothing is hidden on this evidence alone (ranking only).
+
+The families are the slots a personal memory holds about someone: where they live, their work,
+their partner, their schedule, their contact details, what they drive, eat, read, play, like,
+their health, age, studies and what things are called. They were written from that list, not
+from a benchmark's sentences. Two kinds of word per family:
+- `said`: the words a statement uses to give the attribute a value (predicates and the nouns
+  that only name that attribute: "lives", "relocated", "apartment"; "nurse", "employer"). A noun
+  that merely can appear ("city", bare "work" as in "walks the dog before work") is not one;
+- `asked`: further words a question uses to ask for it ("which city", "what does she do for a
+  living", "when is ...").
+A *weak* family (likes, hobbies, media, health, things owned) is too broad to say two statements
+are about the same thing by itself: recall also asks them to share a content word ("Loves
+jazz" / "Has gone off jazz").
+
+Imports only `re` (the parse layer is the bottom of the import order).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class Family(NamedTuple):
+    name: str
+    said: frozenset[str]
+    asked: frozenset[str]
+    weak: bool
+
+
+def _family(name: str, said: str, asked: str = "", weak: bool = False) -> Family:
+    return Family(name, frozenset(said.split()), frozenset(said.split()) | frozenset(asked.split()), weak)
+
+
+# Common occupations (a statement naming one gives someone's job). Base forms; plurals and
+# "-s" forms are found by `_forms`.
+_OCCUPATIONS = (
+    "accountant actor actress administrator analyst animator architect artist assistant astronaut "
+    "attorney auditor author baker banker barber barista bartender biologist blacksmith bookkeeper "
+    "builder butcher buyer captain caretaker carpenter cashier caterer ceo cfo chef chemist "
+    "cleaner clerk coach cook counsellor counselor courier curator cto dancer dentist designer "
+    "detective developer dietitian diplomat director doctor driver economist editor electrician "
+    "engineer entrepreneur farmer firefighter fisherman florist founder gardener geologist "
+    "hairdresser historian illustrator inspector instructor intern interpreter investor janitor "
+    "journalist judge lawyer lecturer librarian lifeguard locksmith manager mechanic midwife "
+    "miner musician nanny navigator negotiator nurse optician paramedic pharmacist photographer "
+    "physician physicist physiotherapist pilot plumber poet policeman policewoman politician "
+    "porter postman producer professor programmer psychiatrist psychologist publisher "
+    "receptionist recruiter reporter researcher sailor salesman saleswoman scientist secretary "
+    "surgeon solicitor soldier statistician stylist supervisor surveyor tailor teacher technician "
+    "therapist translator tutor veterinarian vet waiter waitress welder writer tester "
+    "paralegal principal headteacher lead"
+)
+
+FAMILIES: tuple[Family, ...] = (
+    _family("residence",
+            "live lives lived living reside resides resided resident residence house flat "
+            "apartment condo houseboat dorm lodgings stay stays stayed staying settle settled "
+            "relocate relocated relocating <relocation> rent rents rented renting tenant flatmate "
+            "roommate landlord hometown neighbourhood neighborhood",
+            "where home city town village country based area suburb"),
+    _family("work",
+            "works worked working job jobs employ employed employer employee employment career "
+            "hire hired profession occupation promote promoted promotion retrain retrained resign "
+            "resigned teach teaches teaching taught retire retired retirement freelance freelancer freelancing self-employed "
+            "contractor consultant consulting intern internship unemployed jobless "
+            "sabbatical <leave> title role position salary apprentice apprenticeship "
+            + _OCCUPATIONS,
+            "work living employer company"),
+    _family("partner",
+            "dating seeing married marry marries marriage wed engaged engagement "
+            "fiance fiancee fiancé fiancée divorce divorced separated single partner girlfriend "
+            "boyfriend wife husband spouse relationship widow widowed widower"),
+    _family("schedule",
+            "plan planned scheduled schedule reschedule rescheduled book booked booking postpone "
+            "postponed delay delayed forward pushed due deadline appointment cancel cancelled "
+            "canceled slated",
+            "when date"),
+    _family("contact", "phone email e-mail address handle username", "number reach mobile"),
+    _family("vehicle",
+            "car cars drive drives driving vehicle bike bicycle motorbike motorcycle scooter van "
+            "truck ride rides riding cycle cycles cycling",
+            ""),
+    _family("diet",
+            "vegetarian vegan pescatarian diet meat dairy gluten keto halal kosher",
+            "food eat eats eating"),
+    _family("age", "age aged birthday born turns turned", "old"),
+    _family("study",
+            "study studies studying student degree university college graduate "
+            "phd thesis enrolled enrol enroll semester",
+            "school"),
+    _family("name", "called named name renamed rename codename nickname formerly previously", ""),
+    # Weak: shared content words are needed too (see the module docstring).
+    _family("likes",
+            "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
+            "favourite favorite fan hate hates dislike dislikes adore adores fond keen <gone-off>",
+            "", weak=True),
+    _family("pastime",
+            "play plays playing practise practice practises training learn learning "
+            "hobby hobbies club choir sing sings band gym climb climbs swim swims",
+            "sport instrument weekends", weak=True),
+    _family("media",
+            "read reads reading book books novel watch watches watching series show listen "
+            "listens listening podcast album music song",
+            "", weak=True),
+    _family("health",
+            "sick ill illness injury injured hurt recovering recovered surgery cast pregnant "
+            "pregnancy diagnosed treatment therapy allergy allergic",
+            "health", weak=True),
+    _family("owns", "own owns owned bought sold", "have", weak=True),
+)
+
+# Phrases folded into one marker word before the families are looked up.
+_PHRASES = (
+    (re.compile(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
+     "<relocation>"),
+    (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b", re.I),
+     "<gone-off>"),
+    (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
+)
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
+# Bare "work" is a place as often as an activity ("before work", "at work", "to work"): a
+# statement's work is its verb forms and job words; a question's "work" asks about the job.
+_NOUNISH = frozenset(("work",))
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """The word and the base forms a regular inflection may come from ("nurses" -> "nurse",
+    "relocating" -> "relocate", "stopped" -> "stop")."""
+    out = [word]
+    if word.endswith("'s"):
+        word = word[:-2]
+        out.append(word)
+    if word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    if word.endswith(("ses", "xes", "zes", "ches", "shes", "oes")):
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    for suffix in ("ed", "ing"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)]
+            out += [stem, stem + "e"]
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                out.append(stem[:-1])
+    return tuple(out)
+
+
+# What a landlord does with a flat says nothing about where they live.
+_NOT_HOME = re.compile(r"\b(?:rents?|rented|renting|lets?|letting) (?:it |them )?out\b", re.I)
+
+
+def _words(text: str) -> set[str]:
+    low = text.lower()
+    return {w.strip("'-") for w in _WORD.findall(low)} | {m for pat, m in _PHRASES if pat.search(low)}
+
+
+def _lookup(words: set[str], table: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
+    out: set[str] = set()
+    for fam in FAMILIES:
+        vocab = fam.said if table == "said" else fam.asked
+        if any(f in vocab and f not in skip for w in words for f in _forms(w)):
+            out.add(fam.name)
+    return frozenset(out)
+
+
+def said(text: str) -> frozenset[str]:
+    """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"})."""
+    fams = _lookup(_words(text), "said", _NOUNISH)
+    return fams - {"residence"} if _NOT_HOME.search(text) else fams
+
+
+# "When did she move?" asks about an event, not a schedule.
+_PAST_WHEN = re.compile(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
+
+
+def asked(question: str) -> frozenset[str]:
+    """The families a question asks about ("Which city is Priya based in?" -> {"residence"})."""
+    words = _words(question)
+    if _PAST_WHEN.search(question):
+        words.discard("when")
+    return _lookup(words, "asked")
+
+
+WEAK = frozenset(f.name for f in FAMILIES if f.weak)
+# The families' own words as 5-letter stems: two statements sharing only these ("prefers",
+# "plays") are not about the same thing.
+VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))
+_VOCAB = tuple(sorted({w for f in FAMILIES for w in f.asked if not w.startswith("<")}))
+
+
+def vocabulary(stem: str) -> bool:
+    """Whether a question word's crude stem ("employ", "stay") starts a word of some family: a
+    word that names an attribute, not a particular thing ("brother", "bakery")."""
+    return any(w.startswith(stem) for w in _VOCAB)
