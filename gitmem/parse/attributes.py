@@ -61,17 +61,18 @@ _OCCUPATIONS = (
 
 FAMILIES: tuple[Family, ...] = (
     _family("residence",
-            "live lives lived living reside resides resided resident residence house flat "
-            "apartment condo houseboat dorm lodgings stay stays stayed staying settle settled "
+            "live lives lived living reside resides resided resident residence address based house flat "
+            "apartment condo houseboat dorm lodgings stay stays staying settle settled "
             "relocate relocated relocating <relocation> rent rents rented renting tenant flatmate "
             "roommate landlord hometown neighbourhood neighborhood",
-            "where home city town village country based area suburb"),
+            "where home city town village country area suburb"),
     _family("work",
             "works worked working job jobs employ employed employer employee employment career "
             "hire hired profession occupation promote promoted promotion retrain retrained resign "
             "resigned teach teaches teaching taught retire retired retirement freelance freelancer freelancing self-employed "
             "contractor consultant consulting intern internship unemployed jobless "
-            "sabbatical <leave> title role position salary apprentice apprenticeship "
+            "sabbatical <leave> <business> title role position salary apprentice apprenticeship head heads "
+            "manage manages "
             + _OCCUPATIONS,
             "work living employer company"),
     _family("partner",
@@ -83,11 +84,10 @@ FAMILIES: tuple[Family, ...] = (
             "postponed delay delayed forward pushed due deadline appointment cancel cancelled "
             "canceled slated",
             "when date"),
-    _family("contact", "phone email e-mail address handle username", "number reach mobile"),
-    _family("vehicle",
-            "car cars drive drives driving vehicle bike bicycle motorbike motorcycle scooter van "
-            "truck ride rides riding cycle cycles cycling",
-            ""),
+    _family("contact", "phone email e-mail handle username", "number reach mobile address"),
+    # A car and a bike are two things one can own at once: two families.
+    _family("car", "car cars drive drives driving vehicle van truck", ""),
+    _family("bike", "bike bikes bicycle motorbike motorcycle scooter ride rides riding cycle cycles cycling", ""),
     _family("diet",
             "vegetarian vegan pescatarian diet meat dairy gluten keto halal kosher",
             "food eat eats eating"),
@@ -96,7 +96,7 @@ FAMILIES: tuple[Family, ...] = (
             "study studies studying student degree university college graduate "
             "phd thesis enrolled enrol enroll semester",
             "school"),
-    _family("name", "called named name renamed rename codename nickname formerly previously", ""),
+    _family("name", "called named name renamed rename codename nickname formerly previously <name>", ""),
     # Weak: shared content words are needed too (see the module docstring).
     _family("likes",
             "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
@@ -123,12 +123,17 @@ _PHRASES = (
      "<relocation>"),
     (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b", re.I),
      "<gone-off>"),
+    (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
+    (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
+                r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
 )
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
-# Bare "work" is a place as often as an activity ("before work", "at work", "to work"): a
-# statement's work is its verb forms and job words; a question's "work" asks about the job.
-_NOUNISH = frozenset(("work",))
+# Words a statement uses that look like a family's but are not (a question's are):
+# bare "work" is a place as often as an activity ("before work", "at work", "to work"), and a
+# statement's work is its verb forms and job words.
+# "Stayed at a hotel" is a visit (where one stays is where one lives; where one stayed is not).
+_NOUNISH = frozenset(("work", "stayed"))
 
 
 def _forms(word: str) -> tuple[str, ...]:
@@ -159,14 +164,27 @@ _NOT_HOME = re.compile(r"\b(?:rents?|rented|renting|lets?|letting) (?:it |them )
 
 def _words(text: str) -> set[str]:
     low = text.lower()
-    return {w.strip("'-") for w in _WORD.findall(low)} | {m for pat, m in _PHRASES if pat.search(low)}
+    words = {w.strip("'-") for w in _WORD.findall(low)}
+    # "e-bike" is a bike, "self-employed" is itself a word of the list: both forms are looked up.
+    words |= {p for w in words if "-" in w for p in w.split("-") if len(p) > 2}
+    return words | {m for pat, m in _PHRASES if pat.search(low)}
+
+
+# "-ist" names a trade ("novelist", "pianist", "dentist") but for these words.
+_NOT_IST = frozenset("list exist wrist twist mist fist gist resist insist assist persist consist enlist "
+                     "playlist checklist wishlist shortlist waitlist tourist".split())
+
+
+def _occupation(word: str) -> bool:
+    w = word[:-1] if word.endswith("s") else word
+    return len(w) > 5 and w.endswith("ist") and w not in _NOT_IST
 
 
 def _lookup(words: set[str], table: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
-    out: set[str] = set()
+    out: set[str] = {"work"} if any(_occupation(w) for w in words) else set()
     for fam in FAMILIES:
         vocab = fam.said if table == "said" else fam.asked
-        if any(f in vocab and f not in skip for w in words for f in _forms(w)):
+        if any(f in vocab for w in words if w not in skip for f in _forms(w)):
             out.add(fam.name)
     return frozenset(out)
 

@@ -276,7 +276,7 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
                     if ATTRIBUTE_RECENCY and _same_thing(me, them, q) is not None:
                         at = j
                         break
-                    if not (me.ev and them.ev) or _protected(me, them, q):
+                    if _protected(me, them, q):
                         continue
                     margin = RECENCY_MARGIN
                 elif not me.ents and not them.ents and me.ev and them.ev and len(words & dwords) >= RECENCY_SHARED:
