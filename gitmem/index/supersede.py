@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from gitmem.layout import in_bank
+from gitmem.layout import evidence_quote, in_bank
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
@@ -236,17 +236,14 @@ def same_fact(copy: str, original: str) -> bool:
     # An evidence line in bank/opinions.md quotes its source after a label ("contradicts (weak,
     # -0.05): ...") and, if long, cut with "…": its quoted words, the cut word left out, are the
     # original's.
-    m = _EVIDENCE.match(" ".join(_CITED.sub(" ", copy).split()))
-    if m is None:
+    quoted = evidence_quote(" ".join(_CITED.sub(" ", copy).split()))
+    if quoted is None:
         return False
-    quoted = m.group(1)
     if quoted.endswith("…"):
         quoted = quoted[:-1].rsplit(" ", 1)[0]
     q = fact_words(quoted)
     return len(q) >= 12 and q in b
 
-
-_EVIDENCE = re.compile(r"^(?:-\s+)?(?:supports|contradicts)\s*\([^()]*\):\s*(.+)$")
 
 
 def restates(copy: str, original: str) -> bool:

@@ -100,7 +100,7 @@ FAMILIES: tuple[Family, ...] = (
     # Weak: shared content words are needed too (see the module docstring).
     _family("likes",
             "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
-            "favourite favorite fan hate hates dislike dislikes adore adores fond keen <gone-off>",
+            "favourite favorite fan hate hates dislike dislikes adore adores fond keen <evaluative>",
             "", weak=True),
     _family("pastime",
             "play plays playing practise practice practises training learn learning "
@@ -121,8 +121,9 @@ FAMILIES: tuple[Family, ...] = (
 _PHRASES = (
     (re.compile(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
      "<relocation>"),
-    (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b", re.I),
-     "<gone-off>"),
+    (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b|\bwould rather\b"
+                r"|\b(?:finds?|found) [\w ]{1,30}? (?:boring|dull|tedious|fun|enjoyable|exciting|great|awful)\b", re.I),
+     "<evaluative>"),
     (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
     (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, KIND, PATH, Link
 from gitmem.index.supersede import about_someone_else, content_words, fact_words
 from gitmem.parse import attributes
-from gitmem.layout import OPINIONS_PAGE, in_bank, log_date
+from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
@@ -216,13 +216,11 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if any(not attributes.vocabulary(st) for st in d.asked - c.asked):
         return None
     shared = c.words & d.words
+    # A weak family (likes, pastimes, media) needs the same thing named too ("Loves jazz more than
+    # any other music" / "Has gone off jazz"): two likes of one person are not one attribute.
     for fam in q.families & c.attrs & d.attrs:
         if fam not in attributes.WEAK or shared:
             return f"same attribute {fam}"
-    # A weak family (likes, pastimes, media): the older one answers it and the newer one speaks of
-    # the same thing ("Loves jazz more than any other music" / "Has gone off jazz").
-    if shared and q.families & d.attrs & attributes.WEAK:
-        return "same subject"
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
     if d.for_now and shared:
         return "ends a for-now statement"
@@ -247,9 +245,8 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
     - is about the same subject (its first entity) and, with ATTRIBUTE_RECENCY on, gives a value of
-      the same attribute (`_same_thing`: an attribute family the question asks about, the same
-      thing said in a weak family, a "currently ..." statement it speaks of, or the same
-      question words), or
+      the same attribute (`_same_thing`: an attribute family the question asks about, a
+      "currently ..." statement it speaks of, or neither holding a question word but the name), or
     - both naming none, matches the same question words and scores within UNTYPED_MARGIN of it.
     A statement without an event time is placed by when it was recorded; one about someone else
     than the entity it is filed under ("Her sister @Ana lives in Porto") or `past` (its window is
@@ -313,8 +310,9 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     else from `fetched`): "Where does Alice live?" matches "Lives in Porto" by its words, and
     "Moved to Madrid" is the answer to that same question now."""
     past: dict[int, str] = {}
-    # A block that was only an HTML comment (a generated block's marker) has no text left to say.
-    cands = [c for c in cands if c.row[CONTENT]]
+    # A block that was only an HTML comment (a generated block's marker) has no text left to say;
+    # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
+    cands = [c for c in cands if c.row[CONTENT] and not is_bookkeeping(c.row[PATH], c.row[CONTENT])]
     by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
     matched = set(by_id)
     # With history asked for, every statement keeps its own relevance (`why` finds the statement

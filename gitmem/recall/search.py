@@ -336,7 +336,9 @@ class Session:
                 links.update(store.superseded_by(self.conn, list(fetched), at))
             for o, more in store.copies_in_memory(self.conn, ids, where).items():
                 copies[o] = sorted(set(copies.get(o, [])) | set(more))
-            ranked = head + ranked[n:]
+            # An original fetched for a copy in the head may also rank below it: it is one answer.
+            placed = {c.row[ID] for c in head if not c.uncommitted}
+            ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
         ranked, past = settle(ranked, links, fetched, day, opts.include_history)
         # Enough for k results or a budget's worth of short lines, with room for what this drops.
         ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
