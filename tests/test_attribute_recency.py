@@ -43,6 +43,11 @@ def test_families_of_statements_and_questions() -> None:
     assert said("@Xan: Bought a cargo bike.") & {"car"} == set() and "car" in said("@Xan: Drives a Fiat.")
     assert said("@Lars: At the moment on parental leave.") == {"work"}
     assert said("@Jamal: Has gone off jazz.") == {"likes"}
+    # A flat mentioned in passing, or a thing as the subject, gives no value of where one lives.
+    assert "residence" not in said("@Peter: The Lisbon flat has fibre since 2025-11-25.")
+    assert "residence" not in said("@Peter: Fibre installation at the Lisbon flat is booked for 2025-11-25.")
+    assert "residence" not in said("@Otto: The farm now has solar panels.")
+    assert "age" in said("@Andy: Turns 40 on 2025-11-29.") & said("@Andy: Celebrated his 40th birthday.")
     assert asked("Which city is Priya based in?") == {"residence"}
     assert asked("Who is Victor's employer?") == {"work"}
     assert "schedule" in asked("When is the wedding?")
@@ -59,14 +64,16 @@ def people(tmp_path: Path) -> GitRepo:
                                        "W @Yara: Lives in Bergen.",
                                        "W @Zara: Her title is senior designer at @Fabrikam.",
                                        "W @Olga: Currently reading War and Peace.",
-                                       "W @Bea: Works at the town library."))
+                                       "W @Bea: Works at the town library.",
+                                       "W @Sam: Moved from Leeds to York on 2025-05-01."))
     repo.commit("b", "2025-06-11", log("2025-06-11", "W @Yuki: Has her own apartment in Kyoto since June.",
                                        "W @Priya: Relocated to Dublin last month for the new role.",
                                        "W @Kira: Moved to Busan in April.",
                                        "W @Yara: Stayed at a hotel in Oslo for the conference.",
                                        "W @Zara: Became design director at @Fabrikam in June 2025.",
                                        "W @Olga: Finished War and Peace; started on Anna Karenina.",
-                                       "W @Bea: Volunteers at the food bank on Saturdays."))
+                                       "W @Bea: Volunteers at the food bank on Saturdays.",
+                                       "W @Sam: The York flat has fibre since June."))
     update(Workspace(repo.path))
     return repo
 
@@ -88,6 +95,7 @@ def test_a_newer_statement_about_something_else_does_not_pass_the_answer(people:
     assert "Seoul" in top_about(ask(people, "Where does Kira's brother live?"), "kira")
     assert "Bergen" in top_about(ask(people, "Where does Yara live?"), "yara")
     assert "library" in top_about(ask(people, "Where does Bea work?"), "bea")
+    assert "Moved from Leeds to York" in top_about(ask(people, "Where does Sam live?"), "sam")
     # As of before the newer statements, the older ones are all there is.
     assert "Glasgow" in top_about(ask(people, "Which city is Priya based in?", as_of="2025-06-01"), "priya")
 

@@ -61,11 +61,11 @@ _OCCUPATIONS = (
 
 FAMILIES: tuple[Family, ...] = (
     _family("residence",
-            "live lives lived living reside resides resided resident residence address based house flat "
-            "apartment condo houseboat dorm lodgings stay stays staying settle settled "
+            "live lives lived living reside resides resided resident residence address based <dwelling> "
+            "lodgings stay stays staying settle settled "
             "relocate relocated relocating <relocation> rent rents rented renting tenant flatmate "
             "roommate landlord hometown neighbourhood neighborhood",
-            "where home city town village country area suburb"),
+            "where home city town village country area suburb house flat apartment"),
     _family("work",
             "works worked working job jobs employ employed employer employee employment career "
             "hire hired profession occupation promote promoted promotion retrain retrained resign "
@@ -124,6 +124,11 @@ _PHRASES = (
     (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b|\bwould rather\b"
                 r"|\b(?:finds?|found) [\w ]{1,30}? (?:boring|dull|tedious|fun|enjoyable|exciting|great|awful)\b", re.I),
      "<evaluative>"),
+    # A home is a dwelling that is someone's ("her own apartment in Kyoto", "took a flat in Porto",
+    # "home is a houseboat"), not a flat mentioned in passing ("fibre at the Lisbon flat").
+    (re.compile(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
+                r"houseboat|place|room|cottage|bungalow|loft)\s+(?:in|on|near|at|by|outside)\b|\bhome is\b", re.I),
+     "<dwelling>"),
     (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
     (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
@@ -190,8 +195,18 @@ def _lookup(words: set[str], table: str, skip: frozenset[str] = frozenset()) -> 
     return frozenset(out)
 
 
+# A statement whose subject is a thing ("@Peter: The Lisbon flat has fibre", "The farm now has
+# solar panels") says something about that thing: the words of its subject ("flat", "farm") are
+# not a value of the entity's attributes. The subject runs from the determiner to the first
+# verb-like word after it (a closed list, or a word ending in -s / -ed).
+_THING_SUBJECT = re.compile(
+    r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
+    r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*", re.I)
+
+
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"})."""
+    text = _THING_SUBJECT.sub(" ", text, count=1)
     fams = _lookup(_words(text), "said", _NOUNISH)
     return fams - {"residence"} if _NOT_HOME.search(text) else fams
 

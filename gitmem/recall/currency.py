@@ -160,6 +160,7 @@ class _Said(NamedTuple):
     ents: frozenset[str]
     subject: str  # the first entity named: whom the statement is about
     kind: str  # "opinion", "observation" or "fact" (world, experience, notes)
+    asks: bool  # the question has words besides the entities' names ("warelay" alone has none)
     asked: frozenset[str]  # the question's stems it contains, the entities' names left out
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
@@ -174,7 +175,7 @@ def _kind(kind: str | None) -> str:
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if c.uncommitted:
-        return _Said("", 0, frozenset(), "", "", frozenset(), frozenset(), frozenset(), False, False, False)
+        return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False, False, False)
     row = c.row
     content = row[CONTENT] or ""
     ent_list = (row[ENTITIES] or "").split()
@@ -191,7 +192,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         ev = ""
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if ent_list else "",
-        kind=_kind(row[KIND]), asked=frozenset(st for st in own if covered(low, {st})),
+        kind=_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attributes.said(content) if ents else frozenset(),
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None,
@@ -224,11 +225,11 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
     if d.for_now and shared:
         return "ends a for-now statement"
-    # Neither holds a word of the question but the name ("Which city is Priya based in?" over
+    # Neither holds a word of a question that has some besides the name ("Which city is Priya based in?" over
     # "Rents a place in Glasgow" and "Relocated to Dublin"): the newer one is the better guess.
     # (Ties on the same non-empty words are left to RECENCY_MARGIN: "Likes the Fika café's buns"
     # does not answer "Fika café" better than "Is a barista at the Fika café" for being newer.)
-    if ATTRIBUTE_TIES and not c.asked and not d.asked and not _protected(c, d, q):
+    if ATTRIBUTE_TIES and c.asks and d.asks and not c.asked and not d.asked and not _protected(c, d, q):
         return "no question word but the name"
     return None
 
