@@ -35,6 +35,7 @@ import re
 from typing import NamedTuple
 
 from gitmem.layout import evidence_quote, in_bank
+from gitmem.parse import attributes
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
@@ -54,18 +55,8 @@ _STOP = frozenset(
 )
 # Opinion verbs: what an opinion says about its subject, not the subject itself.
 _OPINION_WORDS = frozenset("prefe like likes love loves hate hates think enjoy drink eat eats favou favor".split())
-# Attribute families: two statements that both use a word of one family are about the same thing.
-# Whole words (a few inflections each), not 5-letter stems: "workshop" is not "works", and owning
-# "a flat in Rome" says nothing about where one lives.
-_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
-    "lives live living lived <relocation> relocated relocating",
-    "works work working worked job joined employed employee hired teaches teach teaching career careers role position",
-    "dating dates seeing married marriage partner girlfriend boyfriend broke engaged divorced",
-    "vegetarian vegan eats eat meat cheese diet",
-    "drives drive driving car",
-    "phone number email address",
-    "planned scheduled postponed delayed rescheduled",
-))
+# Attribute families for hiding: parse/attributes.py's narrow, cue-gated list (CUED_FAMILIES).
+_FAMILIES = attributes.CUED_FAMILIES
 # Weak cues: "now" and "new" also open statements that add to what was said ("The farm now has
 # solar panels", "Now walks the dog before work"); they count only next to the attribute itself
 # (within two words: "now lives in", "a new phone number", "four in the city now").

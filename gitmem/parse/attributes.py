@@ -19,7 +19,9 @@ A *weak* family (likes, hobbies, media, health, things owned) is too broad to sa
 are about the same thing by itself: recall also asks them to share a content word ("Loves
 jazz" / "Has gone off jazz").
 
-Imports only `re` (the parse layer is the bottom of the import order).
+Also the narrow CUED_FAMILIES that index/supersede.py hides an older statement by (with a change
+cue). Imports only `re` (the parse layer is the bottom of the import order; the post-commit
+hook's indexer imports it).
 """
 
 from __future__ import annotations
@@ -206,9 +208,24 @@ _THING_SUBJECT = re.compile(
 
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"})."""
+    return frozenset(said_words(text))
+
+
+def said_words(text: str) -> dict[str, set[str]]:
+    """The families a statement gives a value of, each with the words of it that say so
+    ({"residence": {"relocated"}}; a phrase's marker stands for the phrase)."""
     text = _THING_SUBJECT.sub(" ", text, count=1)
-    fams = _lookup(_words(text), "said", _NOUNISH)
-    return fams - {"residence"} if _NOT_HOME.search(text) else fams
+    out: dict[str, set[str]] = {}
+    words = _words(text)
+    if any(_occupation(w) for w in words):
+        out["work"] = {w for w in words if _occupation(w)}
+    for fam in FAMILIES:
+        hit = {w for w in words if w not in _NOUNISH and any(f in fam.said for f in _forms(w))}
+        if hit:
+            out.setdefault(fam.name, set()).update(hit)
+    if _NOT_HOME.search(text):
+        out.pop("residence", None)
+    return out
 
 
 # "When did she move?" asks about an event, not a schedule.
@@ -224,6 +241,21 @@ def asked(question: str) -> frozenset[str]:
 
 
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)
+
+# The narrow list index/supersede.py uses to *hide* an older statement (with a change cue too):
+# whole words, a few inflections each. Kept apart from FAMILIES on purpose: supersession built on
+# FAMILIES marked "Has a sister in Edinburgh who is a vet" replaced by "Relocated to Dublin ...
+# for the new role" (vet / role) on the current-truth held-out half; a ranking signal can afford
+# the broad list, hiding cannot.
+CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
+    "lives live living lived <relocation> relocated relocating",
+    "works work working worked job joined employed employee hired teaches teach teaching career careers role position",
+    "dating dates seeing married marriage partner girlfriend boyfriend broke engaged divorced",
+    "vegetarian vegan eats eat meat cheese diet",
+    "drives drive driving car",
+    "phone number email address",
+    "planned scheduled postponed delayed rescheduled",
+))
 # The families' own words as 5-letter stems: two statements sharing only these ("prefers",
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))
