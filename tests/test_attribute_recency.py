@@ -52,6 +52,8 @@ def test_families_of_statements_and_questions() -> None:
     assert asked("Who is Victor's employer?") == {"work"}
     assert "schedule" in asked("When is the wedding?")
     assert "schedule" not in asked("When did Alice move?")  # a past event, not a date set
+    assert said("@launch: The launch date moved to 2025-10-01.") == {"schedule"}  # a date moved, not a home
+    assert "work" in asked("What does Pia do?")
 
 
 @pytest.fixture

@@ -84,7 +84,7 @@ FAMILIES: tuple[Family, ...] = (
     _family("schedule",
             "plan planned scheduled schedule reschedule rescheduled book booked booking postpone "
             "postponed delay delayed forward pushed due deadline appointment cancel cancelled "
-            "canceled slated",
+            "canceled slated <rescheduled>",
             "when date"),
     _family("contact", "phone email e-mail handle username", "number reach mobile address"),
     # A car and a bike are two things one can own at once: two families.
@@ -116,6 +116,7 @@ FAMILIES: tuple[Family, ...] = (
             "sick ill illness injury injured hurt recovering recovered surgery cast pregnant "
             "pregnancy diagnosed treatment therapy allergy allergic",
             "health", weak=True),
+    _family("pets", "pet pets cat cats dog dogs kitten puppy hamster rabbit parrot tortoise", "", weak=True),
     _family("owns", "own owns owned bought sold", "have", weak=True),
 )
 
@@ -131,6 +132,10 @@ _PHRASES = (
     (re.compile(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
                 r"houseboat|place|room|cottage|bungalow|loft)\s+(?:in|on|near|at|by|outside)\b|\bhome is\b", re.I),
      "<dwelling>"),
+    # A date set or moved: "set for 2025-09-01", "moved to Friday", "pushed back to March".
+    (re.compile(r"\b(?:set|fixed) for\b|\btakes place\b|\b(?:moved|pushed|brought|shifted|changed)(?: back| forward| up)?"
+                r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+                r"next|later|earlier)", re.I), "<rescheduled>"),
     (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
     (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
@@ -175,7 +180,10 @@ def _words(text: str) -> set[str]:
     words = {w.strip("'-") for w in _WORD.findall(low)}
     # "e-bike" is a bike, "self-employed" is itself a word of the list: both forms are looked up.
     words |= {p for w in words if "-" in w for p in w.split("-") if len(p) > 2}
-    return words | {m for pat, m in _PHRASES if pat.search(low)}
+    markers = {m for pat, m in _PHRASES if pat.search(low)}
+    if "<rescheduled>" in markers:
+        markers.discard("<relocation>")  # "moved to Friday" moves a date, not a home
+    return words | markers
 
 
 # "-ist" names a trade ("novelist", "pianist", "dentist") but for these words.
@@ -230,6 +238,8 @@ def said_words(text: str) -> dict[str, set[str]]:
 
 # "When did she move?" asks about an event, not a schedule.
 _PAST_WHEN = re.compile(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
+# "What does Pia do?", "what do they do for a living": the job.
+_WHAT_DO = re.compile(r"\bwhat (?:does|do) [\w' -]+? do\b", re.I)
 
 
 def asked(question: str) -> frozenset[str]:
@@ -237,7 +247,8 @@ def asked(question: str) -> frozenset[str]:
     words = _words(question)
     if _PAST_WHEN.search(question):
         words.discard("when")
-    return _lookup(words, "asked")
+    fams = _lookup(words, "asked")
+    return fams | {"work"} if _WHAT_DO.search(question) else fams
 
 
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)
@@ -259,10 +270,11 @@ CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in 
 # The families' own words as 5-letter stems: two statements sharing only these ("prefers",
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))
-_VOCAB = tuple(sorted({w for f in FAMILIES for w in f.asked if not w.startswith("<")}))
+_VOCAB = {f.name: tuple(sorted(w for w in f.asked if not w.startswith("<"))) for f in FAMILIES}
 
 
-def vocabulary(stem: str) -> bool:
-    """Whether a question word's crude stem ("employ", "stay") starts a word of some family: a
-    word that names an attribute, not a particular thing ("brother", "bakery")."""
-    return any(w.startswith(stem) for w in _VOCAB)
+def vocabulary(stem: str, family: str | None = None) -> bool:
+    """Whether a question word's crude stem ("employ", "stay") starts a word of `family` (of any
+    family without one): a word that names the attribute, not a particular thing ("brother",
+    "bakery"; "dog" in "What is Abe's dog called?" for the name family)."""
+    return any(w.startswith(stem) for name in ([family] if family else _VOCAB) for w in _VOCAB[name])

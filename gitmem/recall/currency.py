@@ -213,15 +213,17 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if not (c.subject and c.subject == d.subject and c.kind == d.kind and d.own):
         return None
     # The question names something the older one has and the newer one lacks ("Where does Kira's
-    # brother live?"): the newer one answers something else.
-    if any(not attributes.vocabulary(st) for st in d.asked - c.asked):
-        return None
+    # brother live?", "What is Abe's dog called?"): the newer one answers something else. Words of
+    # the attribute itself do not count ("Where does Yuki stay?": "stays in Osaka" / "apartment").
+    missing = d.asked - c.asked
     shared = c.words & d.words
     # A weak family (likes, pastimes, media) needs the same thing named too ("Loves jazz more than
     # any other music" / "Has gone off jazz"): two likes of one person are not one attribute.
-    for fam in q.families & c.attrs & d.attrs:
-        if fam not in attributes.WEAK or shared:
+    for fam in sorted(q.families & c.attrs & d.attrs):
+        if (fam not in attributes.WEAK or shared) and all(attributes.vocabulary(st, fam) for st in missing):
             return f"same attribute {fam}"
+    if any(not attributes.vocabulary(st) for st in missing):
+        return None
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
     if d.for_now and shared:
         return "ends a for-now statement"
