@@ -11,6 +11,10 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 - Time-bounded statements: "Currently in Tokyo (Mar 3–Mar 10, 2025)" is current only inside its
   event window. After it the statement is past: its score is multiplied by PAST_FACTOR and the
   result says so; inside it, it is the most current thing said (ACTIVE_FACTOR).
+- Recency (`newer_first`, ranking only, nothing hidden): among statements about the same entity,
+  the newer one goes first on a close call, and, without any change cue, when it gives another
+  value of the attribute the question asks about (parse/attributes.py: "Where does Yuki stay?"
+  puts "Has her own apartment in Kyoto" over the older "stays in Osaka").
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
 """
 
