@@ -27,6 +27,7 @@ hook's indexer imports it).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 
@@ -141,6 +142,15 @@ _PHRASES = (
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
 )
+# A phrase is searched for only in a text holding one of its words (a substring test runs at C
+# speed; the alternations do not).
+_HINTS = {
+    "<relocation>": ("mov",), "<evaluative>": ("off", "stand", " of", "rather", "found", "find"),
+    "<dwelling>": ("flat", "apartment", "house", "condo", "studio", "place", "room", "cottage", "bungalow", "loft",
+                   "home is"),
+    "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
+    "<name>": (" by", "known as"), "<business>": ("run",), "<leave>": ("leave",),
+}
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
 # bare "work" is a place as often as an activity ("before work", "at work", "to work"), and a
@@ -180,7 +190,7 @@ def _words(text: str) -> set[str]:
     words = {w.strip("'-") for w in _WORD.findall(low)}
     # "e-bike" is a bike, "self-employed" is itself a word of the list: both forms are looked up.
     words |= {p for w in words if "-" in w for p in w.split("-") if len(p) > 2}
-    markers = {m for pat, m in _PHRASES if pat.search(low)}
+    markers = {m for pat, m in _PHRASES if any(h in low for h in _HINTS[m]) and pat.search(low)}
     if "<rescheduled>" in markers:
         markers.discard("<relocation>")  # "moved to Friday" moves a date, not a home
     return words | markers
@@ -196,13 +206,32 @@ def _occupation(word: str) -> bool:
     return len(w) > 5 and w.endswith("ist") and w not in _NOT_IST
 
 
-def _lookup(words: set[str], table: str, skip: frozenset[str] = frozenset()) -> frozenset[str]:
-    out: set[str] = {"work"} if any(_occupation(w) for w in words) else set()
+def _index(table: str) -> dict[str, tuple[str, ...]]:
+    """Each word of a table -> the families whose table holds it (one dict lookup per form)."""
+    out: dict[str, list[str]] = {}
     for fam in FAMILIES:
-        vocab = fam.said if table == "said" else fam.asked
-        if any(f in vocab for w in words if w not in skip for f in _forms(w)):
-            out.add(fam.name)
-    return frozenset(out)
+        for w in fam.said if table == "said" else fam.asked:
+            out.setdefault(w, []).append(fam.name)
+    return {w: tuple(names) for w, names in out.items()}
+
+
+_SAID = _index("said")
+_ASKED = _index("asked")
+
+
+def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
+            skip: frozenset[str] = frozenset()) -> dict[str, set[str]]:
+    """The families the words belong to, each with the words that do."""
+    out: dict[str, set[str]] = {}
+    for w in words:
+        if w in skip:
+            continue
+        for f in _forms(w):
+            for name in table.get(f, ()):
+                out.setdefault(name, set()).add(w)
+        if _occupation(w):
+            out.setdefault("work", set()).add(w)
+    return out
 
 
 # A statement whose subject is a thing ("@Peter: The Lisbon flat has fibre", "The farm now has
@@ -214,26 +243,15 @@ _THING_SUBJECT = re.compile(
     r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*", re.I)
 
 
+@lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
-    """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"})."""
-    return frozenset(said_words(text))
-
-
-def said_words(text: str) -> dict[str, set[str]]:
-    """The families a statement gives a value of, each with the words of it that say so
-    ({"residence": {"relocated"}}; a phrase's marker stands for the phrase)."""
+    """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).
+    Cached: recall asks it of the same statements question after question."""
     text = _THING_SUBJECT.sub(" ", text, count=1)
-    out: dict[str, set[str]] = {}
-    words = _words(text)
-    if any(_occupation(w) for w in words):
-        out["work"] = {w for w in words if _occupation(w)}
-    for fam in FAMILIES:
-        hit = {w for w in words if w not in _NOUNISH and any(f in fam.said for f in _forms(w))}
-        if hit:
-            out.setdefault(fam.name, set()).update(hit)
+    out = _lookup(_words(text), _SAID, _NOUNISH)
     if _NOT_HOME.search(text):
         out.pop("residence", None)
-    return out
+    return frozenset(out)
 
 
 # "When did she move?" asks about an event, not a schedule.
@@ -247,7 +265,7 @@ def asked(question: str) -> frozenset[str]:
     words = _words(question)
     if _PAST_WHEN.search(question):
         words.discard("when")
-    fams = _lookup(words, "asked")
+    fams = frozenset(_lookup(words, _ASKED))
     return fams | {"work"} if _WHAT_DO.search(question) else fams
 
 

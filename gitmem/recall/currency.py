@@ -197,7 +197,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if ent_list else "",
         kind=_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
-        attrs=attributes.said(content) if ents else frozenset(),
+        attrs=attributes.said(content) if ents and q.families else frozenset(),
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None,
         own=not about_someone_else(content),
