@@ -129,3 +129,17 @@ def test_the_evidence_line_format_round_trips() -> None:
     assert is_bookkeeping(OPINIONS_PAGE, "confidence: 0.55 (stated 0.70; this reflection -0.15)")
     assert not is_bookkeeping("memory/2025-12-04.md", "confidence: 0.55 (stated 0.70; this reflection -0.15)")
     assert not is_bookkeeping(OPINIONS_PAGE, "@Peter: Prefers concise replies on WhatsApp.")
+
+
+def test_an_additive_statement_replaces_nothing() -> None:
+    """"also", "still", "too", "as well" say the earlier state goes on (the guard's pattern held
+    two backspace characters instead of word boundaries since it was written: it never matched)."""
+    from gitmem.index.supersede import Statement, supersedes
+
+    def st(text: str, day: str) -> Statement:
+        return Statement(f"memory/{day}.md", "world", True, ("gita",), text, day)
+
+    old = st("@Gita: Sings alto in the city choir on Tuesdays.", "2025-05-01")
+    assert supersedes(st("@Gita: Now also sings alto in a second choir.", "2025-06-01"), old) is None
+    assert supersedes(st("@Gita: Now sings alto in the church choir as well.", "2025-06-01"), old) is None
+    assert supersedes(st("@Gita: Now sings alto in the church choir.", "2025-06-01"), old) is not None

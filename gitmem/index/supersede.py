@@ -63,7 +63,7 @@ _FAMILIES = attributes.CUED_FAMILIES
 _WEAK = frozenset(("now", "new"))
 # A statement that says the earlier state continues or is joined by another ("still commutes",
 # "works there too", "sings in the church choir as well") replaces nothing.
-_ADDITIVE = re.compile(r"(?:still|too|as well|also)", re.I)
+_ADDITIVE = re.compile(r"\b(?:still|too|as well|also)\b", re.I)
 # Someone else's state: "Her brother lives in Seoul", "@Zoe's parents moved", "His sister @Xia
 # now works ..." are about a relative, not the entity the statement is filed under.
 _THIRD_PARTY = re.compile(
