@@ -200,8 +200,8 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         attrs=attributes.said(content) if ents and q.families else frozenset(),
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None,
-        own=not about_someone_else(content),
-        mover=c.score is not None and row[ID] not in past and not about_someone_else(content))
+        own=(own_subject := not about_someone_else(content)),
+        mover=c.score is not None and row[ID] not in past and own_subject)
 
 
 def _later(c: _Said, d: _Said) -> bool:
