@@ -1,12 +1,15 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
-    .venv/bin/python bench/current_truth.py [--half tune|heldout|both] [--write]
+    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|all] [--write]
 
-Two halves: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
-written looking at it) and the held-out half (bench/current_truth_heldout.json, 26 questions and
-49 must-not-supersede facts: written before the rule was run on it, frozen in commit 9b14dd1;
-its kinds keep-attribute / keep-similar / keep-event hold only the pairs). Each half is its own
-workspace; both are reported side by side.
+Three sets: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
+written looking at it), the first held-out half (bench/current_truth_heldout.json, 26 questions
+and 49 must-not-supersede facts: written before the rule was run on it, frozen in commit 9b14dd1;
+its kinds keep-attribute / keep-similar / keep-event hold only the pairs; looked at since wave 3,
+so tuning data now too) and the blind held-out set (bench/current_truth_heldout2.json, written
+by another engineer on branch w5/sets without seeing the rule, brought in after the rule was
+final: issue 13 wave 5). Each set is its own workspace; all are reported side by side (a set
+whose file is missing is skipped with a note).
 
 Scenarios (bench/current_truth.json, loaded by `load()`; tests can build the same histories with
 `build()`): moves (across logs, and an in-place memory.md edit as a control), job changes, a
@@ -54,7 +57,8 @@ from gm import Asker, Result, entity_key, index  # noqa: E402
 
 DATA = HERE / "current_truth.json"
 HELDOUT = HERE / "current_truth_heldout.json"
-HALVES = {"tune": DATA, "heldout": HELDOUT}
+HELDOUT2 = HERE / "current_truth_heldout2.json"
+HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2}
 K = 10
 
 
@@ -293,10 +297,15 @@ def report(half: str, scenarios: list[Scenario], rep: Report) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true", help="update the Current truth section of bench/RESULTS.md")
-    ap.add_argument("--half", choices=[*HALVES, "both"], default="both", help="which half to run (default both)")
+    ap.add_argument("--half", choices=[*HALVES, "all", "both"], default="all",
+                    help="which set to run (default all; both = tune and heldout)")
     args = ap.parse_args(argv)
     out: list[str] = []
-    for half in HALVES if args.half == "both" else [args.half]:
+    halves = {"all": list(HALVES), "both": ["tune", "heldout"]}.get(args.half, [args.half])
+    for half in halves:
+        if not HALVES[half].exists():
+            print(f"{HALVES[half].name}: not in this checkout, skipped", file=sys.stderr)
+            continue
         scenarios = load(HALVES[half])
         root = build(scenarios, OUT / ("current-truth" if half == "tune" else f"current-truth-{half}"))
         out += report(half, scenarios, evaluate(scenarios, root))

@@ -5,7 +5,9 @@ same indexes (gitmem/recall/currency.py `newer_first`).
 
 SUITE is a bench module with a `main(argv)` (current_truth, knowledge_update, recall). A variant
 is `off` (no recency step), `eM` (entity recency, margin M), `uM` (entity and untyped recency,
-both margin M) or `eAuB` (entity margin A, untyped margin B). ARGS go to every suite (never `--write`: the tables are printed and copied into
+both margin M) or `eAuB` (entity margin A, untyped margin B), each optionally followed by `a`
+(attribute recency on: `_same_thing`, ties included) or `at` (attribute recency without the
+no-question-word ties); without it attribute recency is off. ARGS go to every suite (never `--write`: the tables are printed and copied into
 bench/RESULTS.md by hand with this command). Choose a margin on the tune halves, report the others.
 """
 
@@ -27,32 +29,36 @@ import gm  # noqa: E402,F401  (puts the checkout's gitmem on sys.path)
 from gitmem.recall import currency  # noqa: E402
 
 
-def margins(name: str) -> tuple[float, float]:
-    """(entity margin, untyped margin) of a variant: off, eA, uM (= eMuM) or eAuB."""
+def margins(name: str) -> tuple[float, float, bool, bool]:
+    """(entity margin, untyped margin, attribute recency, its ties) of a variant: off, eA, uM
+    (= eMuM) or eAuB, optionally followed by `a` or `at`."""
     if name == "off":
-        return 0.0, 0.0
-    m = re.fullmatch(r"(?:e([\d.]+))?(?:u([\d.]+))?", name)
-    if m is None or not name:
-        raise SystemExit(f"bad variant {name!r}: off, e0.1, u0.2 or e0.1u0.2")
-    e, u = m.group(1), m.group(2)
-    return float(e if e is not None else u), float(u or 0.0)
+        return 0.0, 0.0, False, False
+    m = re.fullmatch(r"(?:e([\d.]+))?(?:u([\d.]+))?(a|at)?", name)
+    if m is None or not name or not (m.group(1) or m.group(2)):
+        raise SystemExit(f"bad variant {name!r}: off, e0.1, u0.2, e0.1u0.2, e0.1a or e0.1at")
+    e, u, a = m.group(1), m.group(2), m.group(3)
+    return float(e if e is not None else u), float(u or 0.0), a is not None, a == "a"
 
 
 @contextlib.contextmanager
 def variant(name: str) -> Iterator[None]:
-    saved = currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN
-    currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN = margins(name)
+    names = ("RECENCY_MARGIN", "UNTYPED_MARGIN", "ATTRIBUTE_RECENCY", "ATTRIBUTE_TIES")
+    saved = tuple(getattr(currency, n) for n in names)
+    for n, v in zip(names, margins(name)):
+        setattr(currency, n, v)
     try:
         yield
     finally:
-        currency.RECENCY_MARGIN, currency.UNTYPED_MARGIN = saved
+        for n, v in zip(names, saved):
+            setattr(currency, n, v)
 
 
 def main(argv: list[str]) -> int:
     own, rest = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suites", nargs="+")
-    ap.add_argument("--variants", default="off,e0.1,e0.2,e0.3,u0.1,u0.2,e0.1u0.2")
+    ap.add_argument("--variants", default="off,e0.1,e0.1at,e0.1a")
     args = ap.parse_args(own)
     rest = [a for a in rest if a != "--write"]
     for name in args.suites:

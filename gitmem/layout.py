@@ -132,3 +132,36 @@ def parse_citation(text: str) -> Citation | None:
 # the same shape as CITATION, unanchored; the path stops at whitespace, parentheses and backquotes.
 CITATION_IN_TEXT = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)\b")
 
+
+
+# --- bank/opinions.md's evidence section -------------------------------------------------------------
+# Written by reflection (reflect/pages.py), read back by the index (a quoted fact is a copy of the
+# line it quotes: index/supersede.py) and by recall (the bookkeeping lines are no memory).
+EVIDENCE_RELATIONS = ("supports", "contradicts")
+NO_EVIDENCE = "no evidence judged yet"
+_EVIDENCE = re.compile(r"^(?:-\s+)?(?:supports|contradicts)\s*\([^()]*\):\s*(.+)$")
+# The lines an opinion's evidence record states about the opinion itself, not about the world.
+_BOOKKEEPING = re.compile(r"^(?:-\s+)?(?:confidence: \d|last_updated:|stated in:|" + NO_EVIDENCE + ")")
+
+
+def evidence_line(relation: str, strength: str, delta: float, text: str, source: str) -> str:
+    """`- supports (strong, +0.06): <the fact's text> (<its citation>)`."""
+    return f"- {relation} ({strength}, {delta:+.2f}): {text} ({source})"
+
+
+def evidence_quote(line: str) -> str | None:
+    """The text an evidence line quotes (its citation still at the end), or None for another line."""
+    m = _EVIDENCE.match(line)
+    return m.group(1) if m else None
+
+
+def record_lines(confidence: float, stated: str, delta: float, last_updated: str, source: str) -> list[str]:
+    """The bookkeeping lines of an opinion's evidence record: its confidence, when, where stated."""
+    return [f"- confidence: {confidence:.2f} (stated {stated}; this reflection {delta:+.2f})",
+            f"- last_updated: {last_updated}", f"- stated in: {source}"]
+
+
+def is_bookkeeping(rel: str, content: str) -> bool:
+    """Whether a chunk of `rel` is one of those bookkeeping lines (or "no evidence judged yet"):
+    never a recall result."""
+    return rel == OPINIONS_PAGE and _BOOKKEEPING.match(content) is not None

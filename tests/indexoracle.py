@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from gitmem.layout import is_bookkeeping
 from gitmem.parse import parse_markdown
 from gitmem.recall.search import Options, Session
 from gitmem.workspace import Workspace
@@ -28,8 +29,10 @@ def tree_chunks(repo: Path, oid: str, max_bytes: int = 5_000_000) -> set[tuple[s
         data = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", f"{oid}:{name}"],
                               capture_output=True, check=True).stdout
         # A block left with no text once HTML comments are stripped (a generated-block marker,
-        # template guidance) is indexed but never recalled.
-        out |= {(name, b.content) for b in parse_markdown(data, name, max_bytes=max_bytes).blocks if b.content}
+        # template guidance), or an opinion's bookkeeping line in bank/opinions.md ("confidence:
+        # 0.70 (stated ...)"), is indexed but never recalled.
+        out |= {(name, b.content) for b in parse_markdown(data, name, max_bytes=max_bytes).blocks
+                if b.content and not is_bookkeeping(name, b.content)}
     return out
 
 

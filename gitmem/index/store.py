@@ -40,7 +40,8 @@ ID, PATH, START, END, HEADING, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CON
 # The ranked candidates carry only what ranking reads, in the same positions (NULL elsewhere):
 # building ~700 full rows per question cost ~1 ms at 1M lines; the few returned are re-read whole.
 COLS_RANK = ", ".join(
-    c if i in (ID, PATH, START, END, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT) else "NULL" for i, c in enumerate(COLS_ALL.split(", "))
+    c if i in (ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT) else "NULL"
+    for i, c in enumerate(COLS_ALL.split(", "))
 )
 # Memory a reflection reads: outside bank/ (its own output), facts or notes that name someone.
 _MEMORY = f"c.path NOT LIKE '{layout.BANK_DIR}/%' AND (c.fact = 1 OR c.entities != '')"

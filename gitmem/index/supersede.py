@@ -34,7 +34,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from gitmem.layout import in_bank
+from gitmem.layout import evidence_quote, in_bank
+from gitmem.parse import attributes
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
@@ -54,25 +55,15 @@ _STOP = frozenset(
 )
 # Opinion verbs: what an opinion says about its subject, not the subject itself.
 _OPINION_WORDS = frozenset("prefe like likes love loves hate hates think enjoy drink eat eats favou favor".split())
-# Attribute families: two statements that both use a word of one family are about the same thing.
-# Whole words (a few inflections each), not 5-letter stems: "workshop" is not "works", and owning
-# "a flat in Rome" says nothing about where one lives.
-_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
-    "lives live living lived <relocation> relocated relocating",
-    "works work working worked job joined employed employee hired teaches teach teaching career careers role position",
-    "dating dates seeing married marriage partner girlfriend boyfriend broke engaged divorced",
-    "vegetarian vegan eats eat meat cheese diet",
-    "drives drive driving car",
-    "phone number email address",
-    "planned scheduled postponed delayed rescheduled",
-))
+# Attribute families for hiding: parse/attributes.py's narrow, cue-gated list (CUED_FAMILIES).
+_FAMILIES = attributes.CUED_FAMILIES
 # Weak cues: "now" and "new" also open statements that add to what was said ("The farm now has
 # solar panels", "Now walks the dog before work"); they count only next to the attribute itself
 # (within two words: "now lives in", "a new phone number", "four in the city now").
 _WEAK = frozenset(("now", "new"))
 # A statement that says the earlier state continues or is joined by another ("still commutes",
 # "works there too", "sings in the church choir as well") replaces nothing.
-_ADDITIVE = re.compile(r"(?:still|too|as well|also)", re.I)
+_ADDITIVE = re.compile(r"\b(?:still|too|as well|also)\b", re.I)
 # Someone else's state: "Her brother lives in Seoul", "@Zoe's parents moved", "His sister @Xia
 # now works ..." are about a relative, not the entity the statement is filed under.
 _THIRD_PARTY = re.compile(
@@ -115,6 +106,12 @@ def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
             continue
         out.add(w[:5])
     return out
+
+
+def content_words(text: str, entities: tuple[str, ...]) -> set[str]:
+    """What a statement is about: its content words as crude 5-letter stems, without stopwords
+    and the entities it names (recall's attribute recency asks two statements to share one)."""
+    return _stems(text, entities) - {"<relocation>"}
 
 
 def _words(text: str) -> set[str]:
@@ -230,17 +227,14 @@ def same_fact(copy: str, original: str) -> bool:
     # An evidence line in bank/opinions.md quotes its source after a label ("contradicts (weak,
     # -0.05): ...") and, if long, cut with "…": its quoted words, the cut word left out, are the
     # original's.
-    m = _EVIDENCE.match(" ".join(_CITED.sub(" ", copy).split()))
-    if m is None:
+    quoted = evidence_quote(" ".join(_CITED.sub(" ", copy).split()))
+    if quoted is None:
         return False
-    quoted = m.group(1)
     if quoted.endswith("…"):
         quoted = quoted[:-1].rsplit(" ", 1)[0]
     q = fact_words(quoted)
     return len(q) >= 12 and q in b
 
-
-_EVIDENCE = re.compile(r"^(?:-\s+)?(?:supports|contradicts)\s*\([^()]*\):\s*(.+)$")
 
 
 def restates(copy: str, original: str) -> bool:

@@ -11,6 +11,10 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 - Time-bounded statements: "Currently in Tokyo (Mar 3–Mar 10, 2025)" is current only inside its
   event window. After it the statement is past: its score is multiplied by PAST_FACTOR and the
   result says so; inside it, it is the most current thing said (ACTIVE_FACTOR).
+- Recency (`newer_first`, ranking only, nothing hidden): among statements about the same entity,
+  the newer one goes first on a close call, and, without any change cue, when it gives another
+  value of the attribute the question asks about (parse/attributes.py: "Where does Yuki stay?"
+  puts "Has her own apartment in Kyoto" over the older "stays in Osaka").
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
 """
 
@@ -19,9 +23,10 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, PATH, Link
-from gitmem.index.supersede import about_someone_else, fact_words
-from gitmem.layout import OPINIONS_PAGE, in_bank
+from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, KIND, PATH, Link
+from gitmem.index.supersede import about_someone_else, content_words, fact_words
+from gitmem.parse import attributes
+from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
@@ -34,6 +39,11 @@ ACTIVE_FACTOR = 1.5
 # @mentions). 0 turns either off. Measured in bench/RESULTS.md ("Recall: recency").
 RECENCY_MARGIN = 0.1
 UNTYPED_MARGIN = 0.0
+# Attribute recency (`_same_thing`): a newer statement about the same subject that gives a value of
+# the attribute the question asks about goes ahead of an older one whatever their scores;
+# ATTRIBUTE_TIES adds "matches the same question words". Off: False.
+ATTRIBUTE_RECENCY = True
+ATTRIBUTE_TIES = True
 RECENCY_SHARED = 2
 RECENCY_TOP = 30
 
@@ -138,41 +148,150 @@ def one_per_fact(cands: list[Candidate], need: int) -> tuple[list[Candidate], di
     return out, copies
 
 
-def newer_first(cands: list[Candidate], stems: set[str], replaced: frozenset[int] = frozenset()) -> list[Candidate]:
-    """Newer event time wins close calls between candidates that answer the same question about
-    the same entity: walking the head of the ranking, a candidate goes ahead of the first older
-    one above it that shares an entity with it and scores within RECENCY_MARGIN of it (or, both
-    naming none, matches the same question words and scores within UNTYPED_MARGIN of it). A statement without an event
-    time, or about someone else than the entity it is filed under ("Her sister @Ana lives in
-    Porto"), never moves ahead; a `replaced` statement shown on purpose (all that matched) is
-    never passed by its heirs."""
-    if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 or len(cands) < 2:
+class Asked(NamedTuple):
+    """What `newer_first` needs to know of the question."""
+
+    stems: set[str]  # its words' crude stems (rank.query_stems)
+    families: frozenset[str] = frozenset()  # the attributes it asks about (parse.attributes.asked)
+    entities: frozenset[str] = frozenset()  # the entity keys it names that memory knows
+
+
+class _Said(NamedTuple):
+    """What `newer_first` reads of a candidate, once."""
+
+    ev: str  # event day, "" if none
+    rid: int  # row id: ids follow the timeline, so a larger id was recorded later
+    ents: frozenset[str]
+    subject: str  # the first entity named: whom the statement is about
+    kind: str  # "opinion", "observation" or "fact" (world, experience, notes)
+    asks: bool  # the question has words besides the entities' names ("warelay" alone has none)
+    asked: frozenset[str]  # the question's stems it contains, the entities' names left out
+    attrs: frozenset[str]  # the attribute families it gives a value of
+    words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
+    for_now: bool  # "currently ...": holds for now only
+    own: bool  # about its subject itself, not a relative or friend of it
+    mover: bool  # may go ahead of older statements (about its own subject, not past)
+
+
+def _kind(kind: str | None) -> str:
+    return kind if kind in ("opinion", "observation") else "fact"
+
+
+def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
+    if c.uncommitted:
+        return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False, False, False)
+    row = c.row
+    content = row[CONTENT] or ""
+    ent_list = (row[ENTITIES] or "").split()
+    ents = frozenset(ent_list)
+    low = content.lower()
+    # The words naming an entity (the question's or the statement's) say whom, not what, is asked.
+    names = q.entities | ents
+    own = frozenset(st for st in q.stems if not any(e.startswith(st) or st.startswith(e) for e in names))
+    # A date ahead of the log's own day is a planned value ("booked for 2025-09-06"), not when the
+    # statement was true: such a statement is placed by when it was recorded.
+    ev = (row[EVENT_START] or "")[:10]
+    logged = log_date(row[PATH])
+    if ev and logged is not None and ev > logged.isoformat():
+        ev = ""
+    return _Said(
+        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if ent_list else "",
+        kind=_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
+        attrs=attributes.said(content) if ents and q.families else frozenset(),
+        words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
+        for_now=_FOR_NOW.search(content) is not None,
+        own=(own_subject := not about_someone_else(content)),
+        mover=c.score is not None and row[ID] not in past and own_subject)
+
+
+def _later(c: _Said, d: _Said) -> bool:
+    """Whether `c` is newer than `d`: by event day when both have one, else by when it was recorded."""
+    if c.ev and d.ev:
+        return c.ev > d.ev
+    return c.rid > d.rid
+
+
+def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why two statements of one subject give two values of what the question asks (None: no
+    reason). Ranking only: a reason here moves the newer one ahead, it hides nothing."""
+    if not (c.subject and c.subject == d.subject and c.kind == d.kind and d.own):
+        return None
+    # The question names something the older one has and the newer one lacks ("Where does Kira's
+    # brother live?", "What is Abe's dog called?"): the newer one answers something else. Words of
+    # the attribute itself do not count ("Where does Yuki stay?": "stays in Osaka" / "apartment").
+    missing = d.asked - c.asked
+    shared = c.words & d.words
+    # A weak family (likes, pastimes, media) needs the same thing named too ("Loves jazz more than
+    # any other music" / "Has gone off jazz"): two likes of one person are not one attribute.
+    for fam in sorted(q.families & c.attrs & d.attrs):
+        if (fam not in attributes.WEAK or shared) and all(attributes.vocabulary(st, fam) for st in missing):
+            return f"same attribute {fam}"
+    if any(not attributes.vocabulary(st) for st in missing):
+        return None
+    # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
+    if d.for_now and shared:
+        return "ends a for-now statement"
+    # Neither holds a word of a question that has some besides the name ("Which city is Priya based in?" over
+    # "Rents a place in Glasgow" and "Relocated to Dublin"): the newer one is the better guess.
+    # (Ties on the same non-empty words are left to RECENCY_MARGIN: "Likes the Fika café's buns"
+    # does not answer "Fika café" better than "Is a barista at the Fika café" for being newer.)
+    if ATTRIBUTE_TIES and c.asks and d.asks and not c.asked and not d.asked and not _protected(c, d, q):
+        return "no question word but the name"
+    return None
+
+
+def _protected(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `d` gives a value of an attribute the question asks about and `c` does not: then
+    `c` answers something else ("Where is Bob?": "Lives in Lyon" over a newer "Allergic to ...")."""
+    return bool(q.families & d.attrs) and not q.families & c.attrs
+
+
+def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: frozenset[int] = frozenset(),
+                past: frozenset[int] = frozenset()) -> list[Candidate]:
+    """Newer event time wins where two candidates answer the same question about the same entity:
+    walking the head of the ranking, a candidate goes ahead of the first older one above it that
+    - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
+    - is about the same subject (its first entity) and, with ATTRIBUTE_RECENCY on, gives a value of
+      the same attribute (`_same_thing`: an attribute family the question asks about, a
+      "currently ..." statement it speaks of, or neither holding a question word but the name), or
+    - both naming none, matches the same question words and scores within UNTYPED_MARGIN of it.
+    A statement without an event time is placed by when it was recorded; one about someone else
+    than the entity it is filed under ("Her sister @Ana lives in Porto") or `past` (its window is
+    over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
+    passed by its heirs."""
+    q = stems if isinstance(stems, Asked) else Asked(stems)
+    if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
+    gone = set(past)
     out: list[Candidate] = []
-    keys: list[tuple[str, frozenset[str], frozenset[str]]] = []
+    keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
-        ev = "" if c.uncommitted else (c.row[EVENT_START] or "")
-        ents = frozenset((c.row[ENTITIES] or "").split()) if not c.uncommitted else frozenset()
-        words = frozenset() if ents or UNTYPED_MARGIN <= 0 else frozenset(
-            st for st in stems if covered((c.row[CONTENT] or "").lower(), {st}))
+        me = _said(c, q, gone)
+        words = frozenset() if me.ents or UNTYPED_MARGIN <= 0 or c.uncommitted else frozenset(
+            st for st in q.stems if covered((c.row[CONTENT] or "").lower(), {st}))
         at = len(out)
-        if ev and c.score is not None and not about_someone_else(c.row[CONTENT] or ""):
+        if me.mover and (me.ev or me.ents):
             for j, d in enumerate(out):
-                dev, dents, dwords = keys[j]
-                if not dev or d.score is None or dev[:10] >= ev[:10] or (not d.uncommitted and d.row[ID] in replaced):
+                them, dwords = keys[j]
+                if d.score is None or d.uncommitted or d.row[ID] in replaced or not _later(me, them):
                     continue
-                if ents & dents:
+                if me.ents & them.ents:
+                    if ATTRIBUTE_RECENCY and _same_thing(me, them, q) is not None:
+                        at = j
+                        break
+                    if _protected(me, them, q):
+                        continue
                     margin = RECENCY_MARGIN
-                elif not ents and not dents and len(words & dwords) >= RECENCY_SHARED:
+                elif not me.ents and not them.ents and me.ev and them.ev and len(words & dwords) >= RECENCY_SHARED:
                     margin = UNTYPED_MARGIN
                 else:
                     continue
-                if margin > 0 and c.score >= d.score * (1 - margin):
+                if margin > 0 and c.score is not None and c.score >= d.score * (1 - margin):
                     at = j
                     break
         out.insert(at, c)
-        keys.insert(at, (ev, ents, words))
+        keys.insert(at, (me, words))
     return out + tail
 
 
@@ -198,8 +317,9 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     else from `fetched`): "Where does Alice live?" matches "Lives in Porto" by its words, and
     "Moved to Madrid" is the answer to that same question now."""
     past: dict[int, str] = {}
-    # A block that was only an HTML comment (a generated block's marker) has no text left to say.
-    cands = [c for c in cands if c.row[CONTENT]]
+    # A block that was only an HTML comment (a generated block's marker) has no text left to say;
+    # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
+    cands = [c for c in cands if c.row[CONTENT] and not is_bookkeeping(c.row[PATH], c.row[CONTENT])]
     by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
     matched = set(by_id)
     # With history asked for, every statement keeps its own relevance (`why` finds the statement

@@ -20,10 +20,10 @@ from gitmem.index import store
 from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
-from gitmem.parse import entity_key
+from gitmem.parse import attributes, entity_key
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
-from gitmem.recall.currency import Currency, collapse, heirs, newer_first, one_per_fact, settle
+from gitmem.recall.currency import Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import semantic
 from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, query_stems, rerank
@@ -252,7 +252,8 @@ class Session:
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
-            ranked = newer_first(ranked, query_stems(q), frozenset(cur.superseded))
+            asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted))
+            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past))
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
@@ -335,7 +336,9 @@ class Session:
                 links.update(store.superseded_by(self.conn, list(fetched), at))
             for o, more in store.copies_in_memory(self.conn, ids, where).items():
                 copies[o] = sorted(set(copies.get(o, [])) | set(more))
-            ranked = head + ranked[n:]
+            # An original fetched for a copy in the head may also rank below it: it is one answer.
+            placed = {c.row[ID] for c in head if not c.uncommitted}
+            ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
         ranked, past = settle(ranked, links, fetched, day, opts.include_history)
         # Enough for k results or a budget's worth of short lines, with room for what this drops.
         ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})

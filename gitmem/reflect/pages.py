@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from gitmem.layout import EVIDENCE_RELATIONS, NO_EVIDENCE, evidence_line, record_lines
 from gitmem.parse import aliases_line, is_retain_heading
 from gitmem.recall.result import Result
 from gitmem.reflect.records import Opinion
@@ -308,12 +309,10 @@ def opinions_block(opinions: list[Opinion]) -> str:
     out = ["## Retain", *retain, "", "## Evidence"]
     for n, o in enumerate(opinions, 1):
         out += ["", f"### {n}. {clean_inline(o.statement, 120)}",
-                f"- confidence: {o.confidence:.2f} (stated {o.stated_text}; this reflection {o.delta:+.2f})",
-                f"- last_updated: {o.last_updated}",
-                f"- stated in: {o.source}"]
-        for rel, evidence in (("supports", o.supports), ("contradicts", o.contradicts)):
+                *record_lines(o.confidence, o.stated_text, o.delta, o.last_updated, o.source)]
+        for rel, evidence in zip(EVIDENCE_RELATIONS, (o.supports, o.contradicts)):
             for ev in evidence:
-                out.append(f"- {rel} ({ev['strength']}, {ev['delta']:+.2f}): {clean_inline(ev['content'], 200)} ({ev['source']})")
+                out.append(evidence_line(rel, ev["strength"], ev["delta"], clean_inline(ev["content"], 200), ev["source"]))
         if not o.supports and not o.contradicts:
-            out.append("- no evidence judged yet")
+            out.append(f"- {NO_EVIDENCE}")
     return "\n".join(out)

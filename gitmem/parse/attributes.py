@@ -1,0 +1,298 @@
+"""Attribute families: which attribute of a person or thing a statement (or a question) is about.
+
+"Where does Yuki stay?" asks where Yuki lives; "Has her own apartment in Kyoto since June" and
+"@Yuki stays in Osaka with her parents" both say where she lives, without a word in common and
+without a change cue. Recall (currency.newer_first) uses these families to tell that two
+statements about the same entity give two values of the same attribute, so the newer one is
+the current answer; nothing is hidden on this evidence alone (ranking only).
+
+The families are the slots a personal memory holds about someone: where they live, their work,
+their partner, their schedule, their contact details, what they drive, eat, read, play, like,
+their health, age, studies and what things are called. They were written from that list, not
+from a benchmark's sentences. Two kinds of word per family:
+- `said`: the words a statement uses to give the attribute a value (predicates and the nouns
+  that only name that attribute: "lives", "relocated", "apartment"; "nurse", "employer"). A noun
+  that merely can appear ("city", bare "work" as in "walks the dog before work") is not one;
+- `asked`: further words a question uses to ask for it ("which city", "what does she do for a
+  living", "when is ...").
+A *weak* family (likes, hobbies, media, health, things owned) is too broad to say two statements
+are about the same thing by itself: recall also asks them to share a content word ("Loves
+jazz" / "Has gone off jazz").
+
+Also the narrow CUED_FAMILIES that index/supersede.py hides an older statement by (with a change
+cue). Imports only `re` (the parse layer is the bottom of the import order; the post-commit
+hook's indexer imports it).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+
+class Family(NamedTuple):
+    name: str
+    said: frozenset[str]
+    asked: frozenset[str]
+    weak: bool
+
+
+def _family(name: str, said: str, asked: str = "", weak: bool = False) -> Family:
+    return Family(name, frozenset(said.split()), frozenset(said.split()) | frozenset(asked.split()), weak)
+
+
+# Common occupations (a statement naming one gives someone's job). Base forms; plurals and
+# "-s" forms are found by `_forms`.
+_OCCUPATIONS = (
+    "accountant actor actress administrator analyst animator architect artist assistant astronaut "
+    "attorney auditor author baker banker barber barista bartender biologist blacksmith bookkeeper "
+    "builder butcher buyer captain caretaker carpenter cashier caterer ceo cfo chef chemist "
+    "cleaner clerk coach cook counsellor counselor courier curator cto dancer dentist designer "
+    "detective developer dietitian diplomat director doctor driver economist editor electrician "
+    "engineer entrepreneur farmer firefighter fisherman florist founder gardener geologist "
+    "hairdresser historian illustrator inspector instructor intern interpreter investor janitor "
+    "journalist judge lawyer lecturer librarian lifeguard locksmith manager mechanic midwife "
+    "miner musician nanny navigator negotiator nurse optician paramedic pharmacist photographer "
+    "physician physicist physiotherapist pilot plumber poet policeman policewoman politician "
+    "porter postman producer professor programmer psychiatrist psychologist publisher "
+    "receptionist recruiter reporter researcher sailor salesman saleswoman scientist secretary "
+    "surgeon solicitor soldier statistician stylist supervisor surveyor tailor teacher technician "
+    "therapist translator tutor veterinarian vet waiter waitress welder writer tester "
+    "paralegal principal headteacher lead"
+)
+
+FAMILIES: tuple[Family, ...] = (
+    _family("residence",
+            "live lives lived living reside resides resided resident residence address based <dwelling> "
+            "lodgings stay stays staying settle settled "
+            "relocate relocated relocating <relocation> rent rents rented renting tenant flatmate "
+            "roommate landlord hometown neighbourhood neighborhood",
+            "where home city town village country area suburb house flat apartment"),
+    _family("work",
+            "works worked working job jobs employ employed employer employee employment career "
+            "hire hired profession occupation promote promoted promotion retrain retrained resign "
+            "resigned teach teaches teaching taught retire retired retirement freelance freelancer freelancing self-employed "
+            "contractor consultant consulting intern internship unemployed jobless "
+            "sabbatical <leave> <business> title role position salary apprentice apprenticeship head heads "
+            "manage manages "
+            + _OCCUPATIONS,
+            "work living employer company"),
+    _family("partner",
+            "dating seeing married marry marries marriage wed engaged engagement "
+            "fiance fiancee fiancé fiancée divorce divorced separated single partner girlfriend "
+            "boyfriend wife husband spouse relationship widow widowed widower"),
+    _family("schedule",
+            "plan planned scheduled schedule reschedule rescheduled book booked booking postpone "
+            "postponed delay delayed forward pushed due deadline appointment cancel cancelled "
+            "canceled slated <rescheduled>",
+            "when date"),
+    _family("contact", "phone email e-mail handle username", "number reach mobile address"),
+    # A car and a bike are two things one can own at once: two families.
+    _family("car", "car cars drive drives driving vehicle van truck", ""),
+    _family("bike", "bike bikes bicycle motorbike motorcycle scooter ride rides riding cycle cycles cycling", ""),
+    _family("diet",
+            "vegetarian vegan pescatarian diet meat dairy gluten keto halal kosher",
+            "food eat eats eating"),
+    _family("age", "age aged birthday born turns turned", "old"),
+    _family("study",
+            "study studies studying student degree university college graduate "
+            "phd thesis enrolled enrol enroll semester",
+            "school"),
+    _family("name", "called named name renamed rename codename nickname formerly previously <name>", ""),
+    # Weak: shared content words are needed too (see the module docstring).
+    _family("likes",
+            "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
+            "favourite favorite fan hate hates dislike dislikes adore adores fond keen <evaluative>",
+            "", weak=True),
+    _family("pastime",
+            "play plays playing practise practice practises training learn learning "
+            "hobby hobbies club choir sing sings band gym climb climbs swim swims",
+            "sport instrument weekends", weak=True),
+    _family("media",
+            "read reads reading book books novel watch watches watching series show listen "
+            "listens listening podcast album music song",
+            "", weak=True),
+    _family("health",
+            "sick ill illness injury injured hurt recovering recovered surgery cast pregnant "
+            "pregnancy diagnosed treatment therapy allergy allergic",
+            "health", weak=True),
+    _family("pets", "pet pets cat cats dog dogs kitten puppy hamster rabbit parrot tortoise", "", weak=True),
+    _family("owns", "own owns owned bought sold", "have", weak=True),
+)
+
+# Phrases folded into one marker word before the families are looked up.
+_PHRASES = (
+    (re.compile(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
+     "<relocation>"),
+    (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b|\bwould rather\b"
+                r"|\b(?:finds?|found) [\w ]{1,30}? (?:boring|dull|tedious|fun|enjoyable|exciting|great|awful)\b", re.I),
+     "<evaluative>"),
+    # A home is a dwelling that is someone's ("her own apartment in Kyoto", "took a flat in Porto",
+    # "home is a houseboat"), not a flat mentioned in passing ("fibre at the Lisbon flat").
+    (re.compile(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
+                r"houseboat|place|room|cottage|bungalow|loft)\s+(?:in|on|near|at|by|outside)\b|\bhome is\b", re.I),
+     "<dwelling>"),
+    # A date set or moved: "set for 2025-09-01", "moved to Friday", "pushed back to March".
+    (re.compile(r"\b(?:set|fixed) for\b|\btakes place\b|\b(?:moved|pushed|brought|shifted|changed)(?: back| forward| up)?"
+                r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+                r"next|later|earlier)", re.I), "<rescheduled>"),
+    (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
+    (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
+                r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
+    (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
+)
+# A phrase is searched for only in a text holding one of its words (a substring test runs at C
+# speed; the alternations do not).
+_HINTS = {
+    "<relocation>": ("mov",), "<evaluative>": ("off", "stand", " of", "rather", "found", "find"),
+    "<dwelling>": ("flat", "apartment", "house", "condo", "studio", "place", "room", "cottage", "bungalow", "loft",
+                   "home is"),
+    "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
+    "<name>": (" by", "known as"), "<business>": ("run",), "<leave>": ("leave",),
+}
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
+# Words a statement uses that look like a family's but are not (a question's are):
+# bare "work" is a place as often as an activity ("before work", "at work", "to work"), and a
+# statement's work is its verb forms and job words.
+# "Stayed at a hotel" is a visit (where one stays is where one lives; where one stayed is not).
+_NOUNISH = frozenset(("work", "stayed"))
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """The word and the base forms a regular inflection may come from ("nurses" -> "nurse",
+    "relocating" -> "relocate", "stopped" -> "stop")."""
+    out = [word]
+    if word.endswith("'s"):
+        word = word[:-2]
+        out.append(word)
+    if word.endswith("ies"):
+        out.append(word[:-3] + "y")
+    if word.endswith(("ses", "xes", "zes", "ches", "shes", "oes")):
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    for suffix in ("ed", "ing"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)]
+            out += [stem, stem + "e"]
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                out.append(stem[:-1])
+    return tuple(out)
+
+
+# What a landlord does with a flat says nothing about where they live.
+_NOT_HOME = re.compile(r"\b(?:rents?|rented|renting|lets?|letting) (?:it |them )?out\b", re.I)
+
+
+def _words(text: str) -> set[str]:
+    low = text.lower()
+    words = {w.strip("'-") for w in _WORD.findall(low)}
+    # "e-bike" is a bike, "self-employed" is itself a word of the list: both forms are looked up.
+    words |= {p for w in words if "-" in w for p in w.split("-") if len(p) > 2}
+    markers = {m for pat, m in _PHRASES if any(h in low for h in _HINTS[m]) and pat.search(low)}
+    if "<rescheduled>" in markers:
+        markers.discard("<relocation>")  # "moved to Friday" moves a date, not a home
+    return words | markers
+
+
+# "-ist" names a trade ("novelist", "pianist", "dentist") but for these words.
+_NOT_IST = frozenset("list exist wrist twist mist fist gist resist insist assist persist consist enlist "
+                     "playlist checklist wishlist shortlist waitlist tourist".split())
+
+
+def _occupation(word: str) -> bool:
+    w = word[:-1] if word.endswith("s") else word
+    return len(w) > 5 and w.endswith("ist") and w not in _NOT_IST
+
+
+def _index(table: str) -> dict[str, tuple[str, ...]]:
+    """Each word of a table -> the families whose table holds it (one dict lookup per form)."""
+    out: dict[str, list[str]] = {}
+    for fam in FAMILIES:
+        for w in fam.said if table == "said" else fam.asked:
+            out.setdefault(w, []).append(fam.name)
+    return {w: tuple(names) for w, names in out.items()}
+
+
+_SAID = _index("said")
+_ASKED = _index("asked")
+
+
+def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
+            skip: frozenset[str] = frozenset()) -> dict[str, set[str]]:
+    """The families the words belong to, each with the words that do."""
+    out: dict[str, set[str]] = {}
+    for w in words:
+        if w in skip:
+            continue
+        for f in _forms(w):
+            for name in table.get(f, ()):
+                out.setdefault(name, set()).add(w)
+        if _occupation(w):
+            out.setdefault("work", set()).add(w)
+    return out
+
+
+# A statement whose subject is a thing ("@Peter: The Lisbon flat has fibre", "The farm now has
+# solar panels") says something about that thing: the words of its subject ("flat", "farm") are
+# not a value of the entity's attributes. The subject runs from the determiner to the first
+# verb-like word after it (a closed list, or a word ending in -s / -ed).
+_THING_SUBJECT = re.compile(
+    r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
+    r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*", re.I)
+
+
+@lru_cache(maxsize=8192)
+def said(text: str) -> frozenset[str]:
+    """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).
+    Cached: recall asks it of the same statements question after question."""
+    text = _THING_SUBJECT.sub(" ", text, count=1)
+    out = _lookup(_words(text), _SAID, _NOUNISH)
+    if _NOT_HOME.search(text):
+        out.pop("residence", None)
+    return frozenset(out)
+
+
+# "When did she move?" asks about an event, not a schedule.
+_PAST_WHEN = re.compile(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
+# "What does Pia do?", "what do they do for a living": the job.
+_WHAT_DO = re.compile(r"\bwhat (?:does|do) [\w' -]+? do\b", re.I)
+
+
+def asked(question: str) -> frozenset[str]:
+    """The families a question asks about ("Which city is Priya based in?" -> {"residence"})."""
+    words = _words(question)
+    if _PAST_WHEN.search(question):
+        words.discard("when")
+    fams = frozenset(_lookup(words, _ASKED))
+    return fams | {"work"} if _WHAT_DO.search(question) else fams
+
+
+WEAK = frozenset(f.name for f in FAMILIES if f.weak)
+
+# The narrow list index/supersede.py uses to *hide* an older statement (with a change cue too):
+# whole words, a few inflections each. Kept apart from FAMILIES on purpose: supersession built on
+# FAMILIES marked "Has a sister in Edinburgh who is a vet" replaced by "Relocated to Dublin ...
+# for the new role" (vet / role) on the current-truth held-out half; a ranking signal can afford
+# the broad list, hiding cannot.
+CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in (
+    "lives live living lived <relocation> relocated relocating",
+    "works work working worked job joined employed employee hired teaches teach teaching career careers role position",
+    "dating dates seeing married marriage partner girlfriend boyfriend broke engaged divorced",
+    "vegetarian vegan eats eat meat cheese diet",
+    "drives drive driving car",
+    "phone number email address",
+    "planned scheduled postponed delayed rescheduled",
+))
+# The families' own words as 5-letter stems: two statements sharing only these ("prefers",
+# "plays") are not about the same thing.
+VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))
+_VOCAB = {f.name: tuple(sorted(w for w in f.asked if not w.startswith("<"))) for f in FAMILIES}
+
+
+def vocabulary(stem: str, family: str | None = None) -> bool:
+    """Whether a question word's crude stem ("employ", "stay") starts a word of `family` (of any
+    family without one): a word that names the attribute, not a particular thing ("brother",
+    "bakery"; "dog" in "What is Abe's dog called?" for the name family)."""
+    return any(w.startswith(stem) for name in ([family] if family else _VOCAB) for w in _VOCAB[name])
