@@ -205,6 +205,23 @@ def test_fuse_counts_a_chunk_once() -> None:
     assert [x.row for x in semantic.fuse(lexical, dense, 0.0)][:2] == [a, b]
 
 
+def test_fuse_max_keeps_the_better_rank_and_gap_credits_only_what_words_miss() -> None:
+    a, b, c = (1, "a"), (2, "b"), (3, "c")
+    lexical = [Candidate(a, 3.0), Candidate(b, 2.0), Candidate(c, 1.0)]
+    dense = [Candidate(c, 0.9), Candidate(b, 0.8), Candidate(a, 0.1)]
+    # max: c takes its dense rank (1/60, tied with a's lexical 1/60: lexical order first), no sum.
+    fused = semantic.fuse(lexical, dense, 1.0, "max")
+    assert [x.row for x in fused] == [a, c, b]
+    assert [x.score for x in fused] == pytest.approx([1 / 60, 1 / 60, 1 / 61])
+    # gap: only chunks sharing no word with the question get dense credit; a and b share one.
+    fused = semantic.fuse(lexical, dense, 1.0, "gap", shares=lambda x: x.row != c)
+    assert [x.row for x in fused] == [c, a, b]
+    assert fused[0].score == pytest.approx(1 / 62 + 1 / 60) and fused[1].score == pytest.approx(1 / 60)
+    # Without a word test, gap is the summed fusion.
+    assert [x.row for x in semantic.fuse(lexical, dense, 1.0, "gap")] == \
+        [x.row for x in semantic.fuse(lexical, dense, 1.0, "rrf")]
+
+
 def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None:
     ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
     assert cli(ws.path, "index", "--vectors").returncode == 0

