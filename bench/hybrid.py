@@ -147,7 +147,10 @@ def haystack_questions(limit: int, part: int, parts: int, every: int = 1) -> Ite
 
     data = hs.load(LME)
     pool = hs.session_pool(data)
-    for n, q in enumerate(data[:limit]):
+    # In a fixed pseudo-random order (the oracle file is sorted by question type): a run stopped
+    # early, or cut by --haystack-limit, is a sample of every type.
+    order = sorted(data, key=lambda q: hashlib.sha1(q["question_id"].encode()).hexdigest())
+    for n, q in enumerate(order[:limit]):
         if n % parts != part or (n // parts) % every:
             continue
         h = hs.build(q, pool, n=DISTRACTORS, root=OUT / "hybrid-haystack" / f"{q['question_id']}-{DISTRACTORS}")
@@ -239,7 +242,7 @@ def embed_all(args: argparse.Namespace) -> None:
 
 
 def ask_part(args: argparse.Namespace, part: str) -> None:
-    emb = CachedEmbedder(writer=False)
+    emb = CachedEmbedder(writer=args.write_cache)
     names = args.variants.split(",")
     run = Run(names, emb)
     t0 = time.perf_counter()
@@ -254,17 +257,19 @@ def ask_part(args: argparse.Namespace, part: str) -> None:
     out = OUT / "hybrid-runs" / (args.tag or "final") / f"{label}.pickle"
     out.parent.mkdir(parents=True, exist_ok=True)
 
-    def save() -> None:
+    def save(n: int) -> None:
+        if n % 5 == 4:
+            emb.save()
         out.write_bytes(pickle.dumps({"t": run.t, "seconds": time.perf_counter() - t0, "cpu": run.seconds,
                                       "names": names, "every": args.every, "embedded": emb.embedded}))
 
     for n, (root, qs) in enumerate(src):
         fill(root, emb)  # a no-op when the embed part filled it; else from the cache
         run.workspace(root, qs)
-        if n % 10 == 9 or part == "locomo":
-            save()
-            print(f"{label}: {n + 1} workspaces, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    save()
+        save(n)  # as it goes: a run stopped early still reports what it measured (with its n)
+        print(f"{label}: {n + 1} workspaces, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    emb.save()
+    save(0)
 
 
 # -- the report ----------------------------------------------------------------------------------
@@ -353,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=1, help="every K-th question (exploration)")
     ap.add_argument("--locomo-half", choices=("tune", "validate"), help="only this LoCoMo half")
     ap.add_argument("--slice", default="0/1", metavar="I/N", help="haystack: every N-th question from the I-th")
+    ap.add_argument("--write-cache", action="store_true", help="an asking part that also saves the texts it"
+                    " embedded to the shared cache (one such process at a time; `embed` does it for all)")
     ap.add_argument("--tag", default="", help="this run's name: tallies under bench/out/hybrid-runs/<tag>/ (default"
                     " final); report merges one tag's")
     ap.add_argument("--section", default="Recall: hybrid", help="the RESULTS.md section --write replaces")
