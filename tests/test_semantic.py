@@ -205,7 +205,7 @@ def test_fuse_counts_a_chunk_once() -> None:
     assert [x.row for x in semantic.fuse(lexical, dense, 0.0)][:2] == [a, b]
 
 
-def test_fuse_max_keeps_the_better_rank_and_gap_credits_only_what_words_miss() -> None:
+def test_fuse_max_keeps_the_better_rank_and_z_fuses_scores() -> None:
     a, b, c = (1, "a"), (2, "b"), (3, "c")
     lexical = [Candidate(a, 3.0), Candidate(b, 2.0), Candidate(c, 1.0)]
     dense = [Candidate(c, 0.9), Candidate(b, 0.8), Candidate(a, 0.1)]
@@ -213,10 +213,6 @@ def test_fuse_max_keeps_the_better_rank_and_gap_credits_only_what_words_miss() -
     fused = semantic.fuse(lexical, dense, 1.0, "max")
     assert [x.row for x in fused] == [a, c, b]
     assert [x.score for x in fused] == pytest.approx([1 / 60, 1 / 60, 1 / 61])
-    # gap: only chunks sharing no word with the question get dense credit; a and b share one.
-    fused = semantic.fuse(lexical, dense, 1.0, "gap", shares=lambda x: x.row != c)
-    assert [x.row for x in fused] == [c, a, b]
-    assert fused[0].score == pytest.approx(1 / 62 + 1 / 60) and fused[1].score == pytest.approx(1 / 60)
     # z: scores, not ranks. Lexically a (z 1.22) leads b (0) and c (-1.22); by cosine c (0.9) and
     # b (0.8) lead a (0.1) (z 0.84, 0.56, -1.40). At w 0.5: a 0.52, b 0.28, c -0.80.
     fused = semantic.fuse(lexical, dense, 0.5, "z")
@@ -229,9 +225,6 @@ def test_fuse_max_keeps_the_better_rank_and_gap_credits_only_what_words_miss() -
     # A chunk only one side found gets the other side's lowest z-score.
     only = semantic.fuse([Candidate(a, 2.0), Candidate(b, 1.0)], [Candidate(c, 0.9), Candidate(a, 0.5)], 1.0, "z")
     assert {x.row: x.score for x in only} == pytest.approx({a: 1.0 - 1.0, b: -1.0 - 1.0, c: -1.0 + 1.0})
-    # Without a word test, gap is the summed fusion.
-    assert [x.row for x in semantic.fuse(lexical, dense, 1.0, "gap")] == \
-        [x.row for x in semantic.fuse(lexical, dense, 1.0, "rrf")]
 
 
 def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None:

@@ -26,7 +26,7 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import semantic
-from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, query_stems, rerank, stem
+from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, query_stems, rerank
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.recall.semantic import Dense
 from gitmem.timeline import git
@@ -248,9 +248,7 @@ class Session:
             ranked = in_window(ranked, question_window(text, ref))
         report = None
         if pending is not None:
-            content = query_stems(q) - {stem(n) for n in names(text)}  # the question's words, less the people it names
-            ranked, report = semantic.hybrid(self.conn, pending, ranked, where,
-                                             shares=lambda c: covered(c.row[CONTENT].lower(), content) > 0)
+            ranked, report = semantic.hybrid(self.conn, pending, ranked, where)
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:

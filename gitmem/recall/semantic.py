@@ -41,9 +41,8 @@ RRF_K = 60
 WEIGHT = 0.5
 # How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed), "max" (a chunk
 # keeps the better of its two reciprocal ranks: dense hits join the ranking where the dense side puts
-# them, without doubling what both sides agree on), "gap" (weighted RRF in which only chunks sharing no
-# content word with the question get the dense credit: the vocabulary gap words cannot bridge), "z"
-# (z-scored lexical score + w x z-scored cosine).
+# them, without doubling what both sides agree on), "z" (z-scored lexical score + w x z-scored cosine).
+# Measured side by side in bench/RESULTS.md "Recall: hybrid".
 FUSION = "rrf"
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
@@ -235,11 +234,9 @@ def missing_note(missing: int, visible: int) -> str:
 
 
 
-def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str = "rrf",
-         shares: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
+def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str = "rrf") -> list[Candidate]:
     """The two rankings of candidates fused into one, best first (see FUSION). A chunk in both is
-    one item; its score is the fused score (ties keep lexical order). `shares(c)`: whether a
-    candidate holds a content word of the question (the "gap" fusion credits the others only)."""
+    one item; its score is the fused score (ties keep lexical order)."""
     if fusion == "z":
         return _z_fuse(lexical, dense, w)
     score: dict[tuple[bool, Any], float] = {}
@@ -253,8 +250,6 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str
         d = w / (RRF_K + j)
         if fusion == "max":
             score[key] = max(score.get(key, 0.0), d)
-        elif fusion == "gap" and shares is not None and shares(item.get(key, c)):
-            score.setdefault(key, 0.0)
         else:
             score[key] = score.get(key, 0.0) + d
         item.setdefault(key, c)
@@ -303,7 +298,7 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
 
 
 def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
-           w: float | None = None, shares: Callable[[Candidate], bool] | None = None) -> tuple[list[Candidate], Report]:
+           w: float | None = None) -> tuple[list[Candidate], Report]:
     """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
     answer is then the lexical ranking, and the report's note says why in one line."""
@@ -321,4 +316,4 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
         return lexical, Report(False, w, 0, got.missing, note)
     rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
     cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
-    return fuse(lexical, cands, w, FUSION, shares), Report(True, w, len(cands), got.missing, note)
+    return fuse(lexical, cands, w, FUSION), Report(True, w, len(cands), got.missing, note)
