@@ -181,9 +181,9 @@ def variant(name: str) -> contextlib.AbstractContextManager[Any]:
     return on()
 
 
-# name -> semantic module attributes for the run (FUSION: "rrf", "max"; WEIGHT).
+# name -> semantic module attributes for the run (FUSION: "rrf", "z"; WEIGHT).
 VARIANTS: dict[str, dict[str, Any]] = {
-    f"{f}{w}": {"FUSION": f, "WEIGHT": w} for f in ("rrf", "max", "z") for w in (0.25, 0.5, 0.7, 1.0, 1.5)
+    f"{f}{w}": {"FUSION": f, "WEIGHT": w} for f in ("rrf", "z") for w in (0.25, 0.5, 0.7, 1.0, 1.5)
 }
 
 

@@ -205,14 +205,10 @@ def test_fuse_counts_a_chunk_once() -> None:
     assert [x.row for x in semantic.fuse(lexical, dense, 0.0)][:2] == [a, b]
 
 
-def test_fuse_max_keeps_the_better_rank_and_z_fuses_scores() -> None:
+def test_fuse_z_fuses_scores_not_ranks() -> None:
     a, b, c = (1, "a"), (2, "b"), (3, "c")
     lexical = [Candidate(a, 3.0), Candidate(b, 2.0), Candidate(c, 1.0)]
     dense = [Candidate(c, 0.9), Candidate(b, 0.8), Candidate(a, 0.1)]
-    # max: c takes its dense rank (1/60, tied with a's lexical 1/60: lexical order first), no sum.
-    fused = semantic.fuse(lexical, dense, 1.0, "max")
-    assert [x.row for x in fused] == [a, c, b]
-    assert [x.score for x in fused] == pytest.approx([1 / 60, 1 / 60, 1 / 61])
     # z: scores, not ranks. Lexically a (z 1.22) leads b (0) and c (-1.22); by cosine c (0.9) and
     # b (0.8) lead a (0.1) (z 0.84, 0.56, -1.40). At w 0.5: a 0.52, b 0.28, c -0.80.
     fused = semantic.fuse(lexical, dense, 0.5, "z")

@@ -39,10 +39,10 @@ RRF_K = 60
 # The dense ranking's weight against the lexical one (chosen on the tune halves only:
 # bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
 WEIGHT = 0.5
-# How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed), "max" (a chunk
-# keeps the better of its two reciprocal ranks: dense hits join the ranking where the dense side puts
-# them, without doubling what both sides agree on), "z" (z-scored lexical score + w x z-scored cosine).
-# Measured side by side in bench/RESULTS.md "Recall: hybrid".
+# How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed) or "z" (z-scored
+# lexical score + w x z-scored cosine: validation +0.004 over rrf, but a tie on the tune half at 1000
+# tokens, so not the default). Best-of-ranks and dense credit only where the words miss were measured
+# worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions").
 FUSION = "rrf"
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
@@ -232,8 +232,6 @@ def missing_note(missing: int, visible: int) -> str:
 
 
 
-
-
 def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str = "rrf") -> list[Candidate]:
     """The two rankings of candidates fused into one, best first (see FUSION). A chunk in both is
     one item; its score is the fused score (ties keep lexical order)."""
@@ -247,11 +245,7 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str
         item.setdefault(key, c)
     for j, c in enumerate(dense):
         key = (c.uncommitted, c.row[0])
-        d = w / (RRF_K + j)
-        if fusion == "max":
-            score[key] = max(score.get(key, 0.0), d)
-        else:
-            score[key] = score.get(key, 0.0) + d
+        score[key] = score.get(key, 0.0) + w / (RRF_K + j)
         item.setdefault(key, c)
     order = sorted(score, key=lambda k: -score[k])  # sorted() is stable: equal scores keep insertion order
     # The fused score becomes the candidate's score: later stages (currency.settle) order by score.
