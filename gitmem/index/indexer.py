@@ -40,7 +40,6 @@ except ImportError:  # an interpreter built without it
 BATCH_COMMITS = 2000
 BATCH_SECONDS = 2.0
 _PARSE_CACHE = 512
-_STATEMENTS = 50_000  # older statements _derive_links keeps built (cleared when it holds more)
 _PAIR_WORDS = 80  # words of each chunk compared when pairing edits
 # Problems worth telling the user about; lint-style grammar diagnostics are `gitmem lint`'s job.
 _INDEX_PROBLEMS = {"binary", "too-large", "decode-replaced"}
@@ -111,7 +110,6 @@ class _Writer:
         self.successors: list[tuple[int, int]] = []
         self.problems: list[tuple[int, str, str, str]] = []
         self.reported: list[dict[str, str]] = []
-        self.statements: dict[int, Statement] = {}  # older statements read by _derive_links, by id
         self.added = 0
         self.closed = 0
 
@@ -318,9 +316,6 @@ class _Writer:
         c = self.conn
         links: list[tuple[int, int, int, str]] = []
         copies: list[tuple[int, int]] = []
-        if len(self.statements) > _STATEMENTS:
-            self.statements.clear()
-        statements = self.statements
         for rid, path, _s, _e, _h, kind, fact, entities, _c, ev_start, _ee, content, _i, pos in self.inserts:
             if in_bank(path):
                 src = cited_source(content) if ".md#L" in content else None
@@ -351,12 +346,7 @@ class _Writer:
                 if old[0] in seen:
                     continue
                 seen.add(old[0])
-                # A chunk version never changes, and the newest statements about an entity are the
-                # candidates of every new statement about it: each is built once.
-                st = statements.get(old[0])
-                if st is None:
-                    st = statements[old[0]] = Statement(old[1], old[2], bool(old[3]), tuple(old[4].split()), old[5], old[6])
-                reason = supersedes(new, st)
+                reason = supersedes(new, Statement(old[1], old[2], bool(old[3]), tuple(old[4].split()), old[5], old[6]))
                 if reason is not None:
                     links.append((old[0], rid, pos, reason))
         c.executemany("INSERT OR IGNORE INTO supersessions VALUES (?,?,?,?)", links)

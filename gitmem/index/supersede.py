@@ -26,15 +26,12 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   archive", "I moved flights") stays true whatever happens next (opinions excepted);
 - old's event time does not start after new's (a later note about an earlier time replaces nothing).
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
-suite; see bench/RESULTS.md. This module imports only `re`, `functools` (which `re` imports) and layout: the
-post-commit hook runs it.
+suite; see bench/RESULTS.md. This module imports only `re` (and layout): the post-commit hook runs it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Set
-from functools import lru_cache
 from typing import NamedTuple
 
 from gitmem.layout import in_bank
@@ -126,24 +123,11 @@ def _words(text: str) -> set[str]:
     return out | {"<relocation>"} if _RELOCATION.search(text) else out
 
 
-# The indexer asks `supersedes` of one new statement against up to 256 older ones, and the same
-# older statements come back for every new statement about their entity: their word sets are
-# computed once here (as frozensets, so no caller can change a cached value). Performance only.
-@lru_cache(maxsize=16384)
-def _stem_set(text: str, entities: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_stems(text, entities))
-
-
-@lru_cache(maxsize=16384)
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(_words(text))
-
-
 def _strong_cue(content: str) -> re.Match[str] | None:
     return next((m for m in _CUE.finditer(content) if m.group(0).lower() not in _WEAK), None)
 
 
-def _near_weak_cue(content: str, words: Set[str]) -> bool:
+def _near_weak_cue(content: str, words: set[str]) -> bool:
     """Whether one of `words` (whole words or 5-letter stems) stands within two words of "now"/"new"."""
     toks = [w.strip("'-").lower() for w in _WORD.findall(content)]
     for i, t in enumerate(toks):
@@ -197,7 +181,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
     if about_someone_else(new.content) or about_someone_else(old.content) or _ADDITIVE.search(new.content):
         return None
     strong = _strong_cue(new.content)
-    a, b = _stem_set(new.content, new.entities), _stem_set(old.content, old.entities)
+    a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)
     # Another entity both name counts as a shared word ("Works at @Initech" / "Left @Initech").
     shared = (a & b) | {"@" + e for e in old.entities[1:] if e in new.entities}
     if new.kind == "opinion":
@@ -208,7 +192,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
             return f"cue {strong.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}"
         # The same opinion restated (a newer confidence, a sharper wording) needs no cue.
         return f"restated, same subject {'/'.join(sorted(subject))}" if len(subject) >= 3 else None
-    wa, wb = _word_set(new.content), _word_set(old.content)
+    wa, wb = _words(new.content), _words(old.content)
     for fam in () if selfish else _FAMILIES:
         if wa & fam and wb & fam:
             cue = strong.group(0).lower() if strong else ("now/new" if _near_weak_cue(new.content, wa & fam) else None)
