@@ -261,3 +261,43 @@ def test_a_warm_embedder_that_cannot_start_is_one_note(ws: GitRepo) -> None:
     assert data["semantic"]["used"] is False and data["results"][0]["content"] == OTHERS[0]
     (note,) = data["notes"]
     assert note.startswith("the warm embedder did not start (") and "many" in note
+
+
+def test_status_counts_vectors_by_distinct_current_text(ws: GitRepo) -> None:
+    texts = [f"Note number {i}: {t}" for i, t in enumerate(OTHERS * 3)]  # 12 notes
+    ws.commit("a", "2025-11-01", {"memory/a.md": log(texts), "memory/b.md": log(texts[:4])})  # b repeats 4 of them
+    edited = [*texts[:7], "Note number 7: renewed the boat insurance instead.", *texts[8:]]
+    ws.commit("edit", "2025-11-02", {"memory/a.md": log(edited)})  # the old note 7 leaves memory
+
+    def status() -> dict[str, Any]:
+        r = cli(ws.path, "status", "--json")
+        assert r.returncode == 0, r.stderr
+        return dict(json.loads(r.stdout)["vectors"])
+
+    # Current: a.md's 12 notes and b.md's 4 (16 versions); distinct texts: the 12 notes (the old
+    # note 7 is history, not counted).
+    assert cli(ws.path, "index").returncode == 0
+    assert status() == {"texts_embedded": 0, "texts_total": 12, "chunks_missing": 16, "model": None,
+                        "extra_installed": True, "extra_missing": None}
+    text = cli(ws.path, "status").stdout
+    assert "vectors:   0 of 12 distinct current texts embedded (embed extra installed; run `gitmem index --vectors`)" in text
+
+    # Five current versions, newest first: the edited note 7 and b.md's four notes (texts a.md shares).
+    assert cli(ws.path, "index", "--vectors", "--vectors-limit", "5").returncode == 0
+    part = status()
+    assert (part["texts_embedded"], part["texts_total"], part["chunks_missing"]) == (5, 12, 11)
+    assert part["model"] == semantic.MODEL
+
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    done = status()
+    assert (done["texts_embedded"], done["texts_total"], done["chunks_missing"]) == (12, 12, 0)
+    assert "vectors:   12 of 12 distinct current texts embedded (embed extra installed)" in cli(ws.path, "status").stdout
+
+    # The extra uninstalled, as far as this process can tell: status says so, and how to install it.
+    code = ("import sys; sys.modules['onnxruntime'] = None; from gitmem.cli import main; "
+            f"main(['-C', {str(ws.path)!r}, 'status', '--json'])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    off = json.loads(r.stdout)["vectors"]
+    assert off["extra_installed"] is False and off["texts_embedded"] == 12
+    assert off["extra_missing"] == "semantic recall is not installed (onnxruntime is missing): " + semantic.EXTRA_HINT

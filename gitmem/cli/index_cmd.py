@@ -104,7 +104,7 @@ def _embed(ws: Any, wait: float, limit: int | None, quiet: bool) -> dict[str, An
 @json_option
 @click.pass_context
 def status_command(ctx: click.Context, as_json: bool) -> None:
-    """Show what the index reflects: indexed commit, HEAD, lag, counts, uncommitted files.
+    """Show what the index reflects: indexed commit, HEAD, lag, counts, vectors, uncommitted files.
 
     \b
     Example:
@@ -112,10 +112,11 @@ def status_command(ctx: click.Context, as_json: bool) -> None:
     """
     from gitmem.githooks import last_hook_error
     from gitmem.index.status import workspace_status
+    from gitmem.recall.warm import missing_extra
     from gitmem.workspace import Workspace
 
     ws = Workspace.find(cwd(ctx))
-    data = workspace_status(ws, last_hook_error(ws))
+    data = workspace_status(ws, last_hook_error(ws), missing_extra())
 
     def text(d: dict[str, Any]) -> str:
         c = d["counts"]
@@ -129,6 +130,11 @@ def status_command(ctx: click.Context, as_json: bool) -> None:
             f"index:     {c['commits']} commits, {c['chunks_current']} current chunks "
             f"({c['facts_current']} facts), {c['chunks_total']} versions, {c['entities']} entities",
         ]
+        v = d["vectors"]
+        todo = ("" if not v["chunks_missing"] else
+                "; run `gitmem index --vectors`" if v["extra_installed"] else f"; {v['extra_missing']}")
+        lines.append(f"vectors:   {v['texts_embedded']} of {v['texts_total']} distinct current texts embedded"
+                     f" (embed extra {'installed' if v['extra_installed'] else 'not installed'}{todo})")
         if d["shallow"]:
             lines.append("shallow:   yes (history before the shallow boundary is not indexed)")
         if d["uncommitted"]:

@@ -357,17 +357,21 @@ class _Writer:
         """The statements a new chunk could replace: recorded before it and still in memory then,
         naming one of its entities (newest 64 per entity), or for a typed fact naming no one, the
         newest 64 such facts of its kind outside bank/."""
-        live = "c.id < ? AND c.valid_from < ? AND (c.valid_to IS NULL OR c.valid_to > ?)"
+        live = "c.valid_from < ? AND (c.valid_to IS NULL OR c.valid_to > ?)"
         cols = "c.id, c.path, c.kind, c.fact, c.entities, c.content, c.event_start"
         if not keys:
             return self.conn.execute(
                 f"SELECT {cols} FROM chunks c WHERE c.kind = ? AND c.fact = 1 AND c.entities = ''"
-                f" AND c.path NOT LIKE '{BANK_DIR}/%' AND {live} ORDER BY c.id DESC LIMIT 64", (kind, rid, pos, pos)).fetchall()
+                f" AND c.path NOT LIKE '{BANK_DIR}/%' AND c.id < ? AND {live} ORDER BY c.id DESC LIMIT 64", (kind, rid, pos, pos)).fetchall()
         out: list[tuple] = []
+        # Ordered by the entity index's own column: SQLite then walks (entity, chunk_id) backwards
+        # and stops at the 64th live row. "ORDER BY c.id" (the same order) made it read and sort
+        # every mention of the entity for each new chunk, which made a rebuild quadratic in the
+        # history (a 10k-day history: 53 ms per common entity, 165 s CPU for the rebuild).
         for key in keys[:4]:
             out += self.conn.execute(
                 f"SELECT {cols} FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id WHERE e.entity = ?"
-                f" AND {live} ORDER BY c.id DESC LIMIT 64", (key, rid, pos, pos)).fetchall()
+                f" AND e.chunk_id < ? AND {live} ORDER BY e.chunk_id DESC LIMIT 64", (key, rid, pos, pos)).fetchall()
         return out
 
 

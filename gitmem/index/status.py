@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitmem.index import vectors
 from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
 from gitmem.timeline import git
 from gitmem.layout import is_memory_markdown
 from gitmem.workspace import Workspace
 
 
-def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[str, Any]:
-    """Indexed commit, HEAD, how far behind, row counts, uncommitted Markdown, and the last hook
-    error (read by the caller from githooks, which sits above the index)."""
+def workspace_status(ws: Workspace, last_hook_error: str | None = None,
+                     embed_missing: str | None = None) -> dict[str, Any]:
+    """Indexed commit, HEAD, how far behind, row counts, vectors, uncommitted Markdown, and the
+    last hook error (read by the caller from githooks, which sits above the index), and why the
+    embed extra cannot run (None: it can; the caller asks recall, which sits above it too)."""
     head = target_commit(ws)
     exists = ws.index_path.exists()
     conn, note = open_index(ws)
@@ -29,6 +32,7 @@ def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[
                 "SELECT count(DISTINCT entity) FROM chunk_entities"
             ).fetchone()[0],
         }
+        cov = vectors.coverage(conn)
         problems = [
             {"path": r[0], "code": r[1], "message": r[2]}
             for r in conn.execute(
@@ -65,6 +69,7 @@ def workspace_status(ws: Workspace, last_hook_error: str | None = None) -> dict[
         "recovered": note,
         "shallow": shallow,
         "counts": counts,
+        "vectors": {**cov._asdict(), "extra_installed": embed_missing is None, "extra_missing": embed_missing},
         "uncommitted": [p for _, p in git.status(ws.root) if is_memory_markdown(p)],
         "problems": problems,
         "last_hook_error": last_hook_error,

@@ -97,6 +97,23 @@ def missing_count(conn: sqlite3.Connection, current_only: bool = False) -> int:
     ).fetchone()[0])
 
 
+class Coverage(NamedTuple):
+    """How much of what is in memory now semantic recall can find (`gitmem status`)."""
+
+    texts_embedded: int  # distinct texts of current chunk versions that have a vector
+    texts_total: int  # distinct texts of current chunk versions
+    chunks_missing: int  # current chunk versions without a vector
+    model: str | None  # what made the vectors (None: none made yet)
+
+
+def coverage(conn: sqlite3.Connection) -> Coverage:
+    """Vectors of the chunks in memory now, counted by distinct text (versions share one)."""
+    embedded, total = conn.execute(
+        "SELECT (SELECT count(DISTINCT v.text_id) FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id"
+        " WHERE c.valid_to IS NULL), (SELECT count(DISTINCT content) FROM chunks WHERE valid_to IS NULL)").fetchone()
+    return Coverage(int(embedded), int(total), missing_count(conn, current_only=True), get_meta(conn, "vectors.model"))
+
+
 def has_vectors(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT EXISTS (SELECT 1 FROM chunk_vectors)").fetchone()[0] == 1
 

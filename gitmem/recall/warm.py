@@ -65,7 +65,7 @@ class Client:
             # Nothing to search: no process to start. Every chunk version in memory is missing one.
             count = visible_count(conn, ask.at, ask.history, ask.since, ask.until)
             return lambda: Hits([], [], count, count)
-        missing = _missing_extra()
+        missing = missing_extra()
         if missing:
             raise _unavailable(missing)
         path = self.ws.derived_file(SOCKET)
@@ -97,7 +97,7 @@ class Client:
                     int(reply["missing"]), int(reply["visible"]))
 
 
-def _missing_extra() -> str | None:
+def missing_extra() -> str | None:
     """Why the embed extra cannot run here (found without importing it), or None."""
     from importlib.util import find_spec
 
