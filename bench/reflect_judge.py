@@ -346,8 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.store:
         for r in results:
             cal = r["report"].calibration
-            if "heldout" in r:  # nothing about the judge is re-fitted here: only the drafts' shares are new
-                cal = r["heldout"].calibration._replace(summaries=cal.summaries, retain=cal.retain)
+            if "heldout" in r:  # nothing about the judge is re-fitted here: the drafts' shares and the
+                # fresh set's wrong-direction rate (trust goes by the worse rate) are new
+                h: Heldout = r["heldout"]
+                cal = h.calibration._replace(summaries=cal.summaries, retain=cal.retain,
+                                             fresh_wrong_direction=round(h.metrics.wrong_direction, 4),
+                                             fresh_cases=h.metrics.cases)
             J.write_table(SHIPPED, cal)
         print(f"stored {len(results)} calibration(s) in {SHIPPED}", file=sys.stderr)
     return 0

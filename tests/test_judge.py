@@ -196,6 +196,16 @@ def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
     J.write_table(J.workspace_calibration_path(ws), bad)
     t = J.trust(ws, name)
     assert not t.allowed and "wrong direction 6%" in t.reason and "the bar is 5%" in t.reason
+    # A fresh set judged with the calibration unchanged can only make the estimate worse: trust goes
+    # by the worse rate (the 1.5B: 3% on the report half, 11% on fresh cases).
+    fresh_bad = good._replace(fresh_wrong_direction=0.11, fresh_cases=102)
+    J.write_table(J.workspace_calibration_path(ws), fresh_bad)
+    assert J.load_calibration(ws, name) == fresh_bad
+    t = J.trust(ws, name)
+    assert not t.allowed and "wrong direction 11% on 102 fresh cases" in t.reason
+    fresh_good = good._replace(fresh_wrong_direction=0.01, fresh_cases=102)
+    J.write_table(J.workspace_calibration_path(ws), fresh_good)
+    assert J.trust(ws, name).allowed
     # Derived data: never shows up as a change in the workspace.
     assert repo.git("status", "--porcelain") == ""
     # A damaged table is no calibration, not a crash.

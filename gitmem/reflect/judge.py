@@ -278,10 +278,20 @@ class Calibration(NamedTuple):
     summaries: float | None = None
     # Share of drafted Retain bullets that passed the Retain gate (`check.retain_check`); None: not measured.
     retain: float | None = None
+    # Wrong-direction rate on a fresh labelled set judged with this calibration unchanged
+    # (bench/reflect_judge.py --heldout); None: not measured. The report half chose nothing, but the
+    # method was designed while looking at it, so a fresh set can only make the estimate worse.
+    fresh_wrong_direction: float | None = None
+    fresh_cases: int = 0
+
+    @property
+    def worst_wrong_direction(self) -> float:
+        """The rate trust goes by: the worse of the report half's and the fresh set's."""
+        return max(self.wrong_direction, self.fresh_wrong_direction or 0.0)
 
     @property
     def trusted(self) -> bool:
-        return self.wrong_direction <= WRONG_DIRECTION_BAR
+        return self.worst_wrong_direction <= WRONG_DIRECTION_BAR
 
     @property
     def writes_summaries(self) -> bool:
@@ -382,6 +392,8 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
                                   f"judge; run `gitmem model check`, or set a checked model with `{CONFIG_HINT}`")
     rates = (f"wrong direction {cal.wrong_direction:.0%}, accuracy {cal.accuracy:.0%}, "
              f"abstains {cal.abstain:.0%} on {cal.cases} labelled cases")
+    if cal.fresh_wrong_direction is not None:
+        rates += f"; wrong direction {cal.fresh_wrong_direction:.0%} on {cal.fresh_cases} fresh cases"
     if not cal.trusted:
         return Trust(False, cal, f"opinion confidence not moved: the model {model_name} judges the wrong way too often "
                                  f"({rates}; the bar is {WRONG_DIRECTION_BAR:.0%}); set a larger model with `{CONFIG_HINT}`")
