@@ -130,14 +130,21 @@ def position_at(conn: sqlite3.Connection, point: Point) -> int:
                 "name a commit on the current branch, or a date",
             )
         return pos
-    row = conn.execute("SELECT max(pos) FROM commits WHERE record_time <= ?", (point.timestamp,)).fetchone()
-    return int(row[0] or 0)
+    return _last_pos_by_time(conn, "<=", point.timestamp)
 
 
 def position_before(conn: sqlite3.Connection, timestamp: int) -> int:
     """The last position recorded strictly before `timestamp` (0: none)."""
-    row = conn.execute("SELECT max(pos) FROM commits WHERE record_time < ?", (timestamp,)).fetchone()
-    return int(row[0] or 0)
+    return _last_pos_by_time(conn, "<", timestamp)
+
+
+def _last_pos_by_time(conn: sqlite3.Connection, op: str, timestamp: int) -> int:
+    # record_time never decreases along pos (migrations.py), so the newest position at or before a
+    # time is the last entry of the (record_time, pos) index below it: one index step backwards.
+    # `max(pos) ... WHERE record_time <= ?` read the whole range instead (3.9 ms at 40k commits).
+    row = conn.execute(f"SELECT pos FROM commits WHERE record_time {op} ? ORDER BY record_time DESC, pos DESC LIMIT 1",
+                       (timestamp,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def position_of(conn: sqlite3.Connection, oid: str) -> int | None:
@@ -153,7 +160,8 @@ def last_position(conn: sqlite3.Connection) -> int:
 
 def last_commit_time(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
     """(newest position, newest record time) of the indexed commits; (None, None) when empty."""
-    row = conn.execute("SELECT max(pos), max(record_time) FROM commits").fetchone()
+    # Two subqueries: each max() is one index step; both in one SELECT scan the table (7.5 ms at 40k commits).
+    row = conn.execute("SELECT (SELECT max(pos) FROM commits), (SELECT max(record_time) FROM commits)").fetchone()
     return row[0], row[1]
 
 
