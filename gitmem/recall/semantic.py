@@ -231,7 +231,6 @@ def missing_note(missing: int, visible: int) -> str:
             " cannot find them (words still can): run `gitmem index --vectors`")
 
 
-
 def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str = "rrf") -> list[Candidate]:
     """The two rankings of candidates fused into one, best first (see FUSION). A chunk in both is
     one item; its score is the fused score (ties keep lexical order)."""
@@ -240,15 +239,25 @@ def fuse(lexical: list[Candidate], dense: list[Candidate], w: float, fusion: str
     score: dict[tuple[bool, Any], float] = {}
     item: dict[tuple[bool, Any], Candidate] = {}
     for i, c in enumerate(lexical):
-        key = (c.uncommitted, c.row[0])
+        key = _key(c)
         score[key] = score.get(key, 0.0) + 1.0 / (RRF_K + i)
         item.setdefault(key, c)
     for j, c in enumerate(dense):
-        key = (c.uncommitted, c.row[0])
+        key = _key(c)
         score[key] = score.get(key, 0.0) + w / (RRF_K + j)
         item.setdefault(key, c)
-    order = sorted(score, key=lambda k: -score[k])  # sorted() is stable: equal scores keep insertion order
-    # The fused score becomes the candidate's score: later stages (currency.settle) order by score.
+    return _by_score(score, item)
+
+
+def _key(c: Candidate) -> tuple[bool, Any]:
+    """One item per chunk across both rankings (an uncommitted edit is its own item)."""
+    return c.uncommitted, c.row[0]
+
+
+def _by_score(score: dict[tuple[bool, Any], float], item: dict[tuple[bool, Any], Candidate]) -> list[Candidate]:
+    """The fused items best first, each carrying its fused score: later stages (currency.settle)
+    order by score. sorted() is stable: equal scores keep insertion order (lexical first)."""
+    order = sorted(score, key=lambda k: -score[k])
     return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
 
 
@@ -262,14 +271,12 @@ def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[
         if not vals:
             return {}
         mu, sd = statistics.fmean(vals), (statistics.pstdev(vals) or 1.0)
-        return {(c.uncommitted, c.row[0]): ((c.score or 0.0) - mu) / sd for c in cands}
+        return {_key(c): ((c.score or 0.0) - mu) / sd for c in cands}
 
     zl, zd = z(lexical), z(dense)
     low_l, low_d = min(zl.values(), default=0.0), min(zd.values(), default=0.0)
-    item = {(c.uncommitted, c.row[0]): c for c in [*dense, *lexical]}
-    score = {k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}
-    order = sorted(score, key=lambda k: -score[k])
-    return [Candidate(item[k].row, score[k], item[k].uncommitted) for k in order]
+    item = {_key(c): c for c in [*dense, *lexical]}
+    return _by_score({k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}, item)
 
 
 def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, ask: Ask) -> Callable[[], Hits]:
