@@ -133,13 +133,12 @@ def parse_citation(text: str) -> Citation | None:
 CITATION_IN_TEXT = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)\b")
 
 
-
 # --- bank/opinions.md's evidence section -------------------------------------------------------------
 # Written by reflection (reflect/pages.py), read back by the index (a quoted fact is a copy of the
 # line it quotes: index/supersede.py) and by recall (the bookkeeping lines are no memory).
 EVIDENCE_RELATIONS = ("supports", "contradicts")
 NO_EVIDENCE = "no evidence judged yet"
-_EVIDENCE = re.compile(r"^(?:-\s+)?(?:supports|contradicts)\s*\([^()]*\):\s*(.+)$")
+_EVIDENCE = re.compile(r"^(?:-\s+)?(?:" + "|".join(EVIDENCE_RELATIONS) + r")\s*\([^()]*\):\s*(.+)$")
 # The lines an opinion's evidence record states about the opinion itself, not about the world.
 _BOOKKEEPING = re.compile(r"^(?:-\s+)?(?:confidence: \d|last_updated:|stated in:|" + NO_EVIDENCE + ")")
 

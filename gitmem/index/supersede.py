@@ -236,7 +236,6 @@ def same_fact(copy: str, original: str) -> bool:
     return len(q) >= 12 and q in b
 
 
-
 def restates(copy: str, original: str) -> bool:
     """Whether an uncited bank/ line is `original` restated: bank/opinions.md's "O(c=0.70) @Peter:
     Prefers ..." (reflection copies the statement verbatim) or an entity page's "c=0.70: @Peter:
