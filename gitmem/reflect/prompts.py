@@ -368,10 +368,12 @@ def gated_retain(model: Model, log_text: str, log_date: str) -> RetainDraft:
     told = gate.instructions(*retain_prompt(log_text, log_date))
     kept: list[str] = []
     rejected: list[tuple[str, str]] = []
+    seen: set[str] = set()  # the drafted bullets as drafted (a rejected one is shown capped)
     for text, line in _drafted(model, log_text, log_date):
         bullet = line if line is not None else text
-        if bullet in kept or any(bullet == b for b, _ in rejected):
+        if bullet in seen:
             continue
+        seen.add(bullet)
         fact = parse_retain_bullet(line) if line is not None else None
         why = (gate.problem(fact.body, log_text, told, grounded=True) if isinstance(fact, RetainFact)
                else "not a valid Retain bullet")
