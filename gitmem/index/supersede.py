@@ -89,7 +89,9 @@ class Statement(NamedTuple):
     event_start: str | None
 
 
-def _family(kind: str) -> str:
+def statement_kind(kind: str | None) -> str:
+    """What a chunk kind states: "opinion", "observation", or "fact" (world, experience, notes).
+    Only statements of one kind can replace each other (or, in recall, pass each other)."""
     return kind if kind in ("opinion", "observation") else "fact"
 
 
@@ -164,7 +166,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
     """The reason `new` replaces `old` (e.g. "cue 'moved', shared 'lives/flat'"), or None."""
     if in_bank(new.path) or in_bank(old.path):
         return None
-    if _family(new.kind) != _family(old.kind):
+    if statement_kind(new.kind) != statement_kind(old.kind):
         return None
     # The user's own typed facts name no one ("W: I have tried three Korean restaurants"): with no
     # entity to anchor them, they need three shared words instead of two.

@@ -24,7 +24,7 @@ import re
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, KIND, PATH, Link
-from gitmem.index.supersede import about_someone_else, content_words, fact_words
+from gitmem.index.supersede import about_someone_else, content_words, fact_words, statement_kind
 from gitmem.parse import attributes
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
@@ -173,10 +173,6 @@ class _Said(NamedTuple):
     mover: bool  # may go ahead of older statements (about its own subject, not past)
 
 
-def _kind(kind: str | None) -> str:
-    return kind if kind in ("opinion", "observation") else "fact"
-
-
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if c.uncommitted:
         return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False, False, False)
@@ -196,7 +192,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         ev = ""
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if ent_list else "",
-        kind=_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
+        kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attributes.said(content) if ents and q.families else frozenset(),
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None,
