@@ -139,8 +139,10 @@ CITATION_IN_TEXT = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+)
 EVIDENCE_RELATIONS = ("supports", "contradicts")
 NO_EVIDENCE = "no evidence judged yet"
 _EVIDENCE = re.compile(r"^(?:-\s+)?(?:" + "|".join(EVIDENCE_RELATIONS) + r")\s*\([^()]*\):\s*(.+)$")
-# The lines an opinion's evidence record states about the opinion itself, not about the world.
-_BOOKKEEPING = re.compile(r"^(?:-\s+)?(?:confidence: \d|last_updated:|stated in:|" + NO_EVIDENCE + ")")
+# The lines an opinion's evidence record states about the opinion itself, not about the world:
+# "- <label>: <value>", written by record_lines and recognised by is_bookkeeping.
+_RECORD_LABELS = ("confidence", "last_updated", "stated in")
+_BOOKKEEPING = re.compile(r"^(?:-\s+)?(?:(?:" + "|".join(_RECORD_LABELS) + r"): |" + NO_EVIDENCE + ")")
 
 
 def evidence_line(relation: str, strength: str, delta: float, text: str, source: str) -> str:
@@ -156,8 +158,9 @@ def evidence_quote(line: str) -> str | None:
 
 def record_lines(confidence: float, stated: str, delta: float, last_updated: str, source: str) -> list[str]:
     """The bookkeeping lines of an opinion's evidence record: its confidence, when, where stated."""
-    return [f"- confidence: {confidence:.2f} (stated {stated}; this reflection {delta:+.2f})",
-            f"- last_updated: {last_updated}", f"- stated in: {source}"]
+    conf, updated, where = _RECORD_LABELS
+    return [f"- {conf}: {confidence:.2f} (stated {stated}; this reflection {delta:+.2f})",
+            f"- {updated}: {last_updated}", f"- {where}: {source}"]
 
 
 def is_bookkeeping(rel: str, content: str) -> bool:
