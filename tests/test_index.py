@@ -394,3 +394,40 @@ def test_reusing_the_previous_parse_changes_nothing(repo: GitRepo, monkeypatch: 
     monkeypatch.setattr(indexer, "_PARSE_CACHE", 0)  # no previous parse kept: every file compared whole
     assert _rebuilt_rows(ws) == reused
     check_every_commit(repo, ws)
+
+
+def test_a_grown_fts_index_is_merged_into_one_segment_with_the_same_answers(repo: GitRepo,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # One flush per commit leaves FTS5 several segments (each read by every query); once the index
+    # has grown enough, update() merges them. The answers, scores included, must not change.
+    from gitmem.index import indexer
+    from gitmem.recall.search import Options, Session
+
+    def segments(ws: Workspace) -> int:
+        with sqlite3.connect(ws.index_path) as conn:
+            return int(conn.execute("SELECT count(DISTINCT segid) FROM chunks_fts_idx").fetchone()[0])
+
+    def answers(ws: Workspace) -> list[list[tuple[str, float | None]]]:
+        with Session(ws, catch_up=False) as s:
+            return [[(r.source, r.score) for r in s.search(q, Options(k=20)).results]
+                    for q in ("kiwi", "plum tree", "day 3 kiwi plum")]
+
+    monkeypatch.setattr(indexer, "BATCH_COMMITS", 1)
+    monkeypatch.setattr(indexer, "FTS_COMPACT_ROWS", 10**9)  # off while the history is built
+    for day in range(1, 4):
+        repo.commit(f"day {day}", date=f"2025-11-0{day}", files={f"memory/2025-11-0{day}.md": "".join(
+            f"- kiwi {'plum ' * (i % 3)}tree {i} of day {day}\n\n" for i in range(6))})
+    ws = Workspace(repo.path)
+    update(ws)
+    assert segments(ws) == 3
+    before = answers(ws)
+    assert before[0] and before[1]
+    monkeypatch.setattr(indexer, "FTS_COMPACT_ROWS", 5)
+    repo.commit("day 4", date="2025-11-04", files={"memory/2025-11-04.md": "- an unrelated line\n"})
+    update(ws)  # 19 rows since the last merge (none) >= max(5, 19 // 4): merged
+    assert segments(ws) == 1
+    assert answers(ws) == before
+    repo.commit("day 5", date="2025-11-05", files={"memory/2025-11-05.md": "- another unrelated line\n"})
+    update(ws)  # 1 row since the last merge < max(5, 20 // 4): left to FTS5's own merging
+    assert segments(ws) == 2
+    assert answers(ws) == before
