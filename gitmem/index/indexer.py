@@ -38,13 +38,6 @@ except ImportError:  # an interpreter built without it
     from hashlib import blake2b
 
 BATCH_COMMITS = 2000
-# FTS5 keeps its index in segments, merging them as they pile up (automerge); a query walks every
-# segment's part of each term's doclist, and at 1M lines the ~10 segments a rebuild leaves made
-# bm25 over 3,000 matches ~2.5x slower than one segment (bench/RESULTS.md, "Recall latency,
-# wave 6"). Merging them all rewrites the FTS index (~2 s of CPU at 1M lines), so it is done once
-# the index has grown by a quarter since the last time (the cost is amortised over the rows
-# added) and by at least this many rows (a small index is fast however it is split).
-FTS_COMPACT_ROWS = 20_000
 BATCH_SECONDS = 2.0
 _PARSE_CACHE = 512
 _PAIR_WORDS = 80  # words of each chunk compared when pairing edits
@@ -547,26 +540,3 @@ def _update_locked(
     result.tip = get_meta(conn, "tip")
     result.problems = writer.reported
     set_meta(conn, "shallow", "1" if result.shallow else None)
-    if done:
-        compact_fts(conn)
-
-
-def compact_fts(conn: sqlite3.Connection) -> bool:
-    """Merge the FTS index's segments into one when it has grown enough since the last merge (see
-    FTS_COMPACT_ROWS); returns whether it did. Results are the same either way: bm25 reads the
-    same rows and statistics, only from fewer places."""
-    top = conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
-    last = int(get_meta(conn, "fts_compacted_at") or 0)
-    if last > top:  # rolled back to (or near) the start and indexed again: ids were reused
-        last = 0
-    if top - last < max(FTS_COMPACT_ROWS, top // 4):
-        return False
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
-        set_meta(conn, "fts_compacted_at", str(top))
-        conn.execute("COMMIT")
-    except BaseException:
-        _rollback(conn)
-        raise
-    return True
