@@ -9,7 +9,7 @@ CODE:REPO answers from its own indexed copy of the history (a checkout whose ind
 CODE alone shares this checkout's. Each round runs every base's code and this checkout's in turn,
 each in a fresh process answering recall_latency's questions (k=10, now and as of the middle)
 `--repeat` times after a warm-up, then (with --cli-runs) `python -m gitmem recall --json` end to
-end that many times, so load on a shared machine hits all alike. p50/p95 of wall and CPU time
+end that many times (and `--help` twice), so load on a shared machine hits all alike. p50/p95 of wall and CPU time
 (time.process_time; for the CLI, the process and the git processes it waited for) are over every
 call of every round; the ratios are this / each base.
 """
@@ -69,6 +69,14 @@ def cli(code: Path, repo: Path, questions: list[str], runs: int, offset: int) ->
     return wall, cpu
 
 
+def noop(code: Path) -> float:
+    """`python -m gitmem --help` from `code`: the interpreter and click doing nothing (the floor)."""
+    env = {**os.environ, "PYTHONPATH": str(code.resolve())}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "gitmem", "--help"], cwd=code, env=env, check=True, capture_output=True)
+    return (time.perf_counter() - t0) * 1000
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", action="append", default=[], help="CODE or CODE:REPO (repeatable)")
@@ -97,7 +105,7 @@ def main() -> int:
     runs["this"] = (HERE.parent, ws.root)
     for code, _ in runs.values():  # start-up as a user has it: with compiled bytecode
         compileall.compile_dir(str(code / "gitmem"), quiet=1)
-    keys = ("wall", "cpu", "cli", "cli_cpu")
+    keys = ("wall", "cpu", "cli", "cli_cpu", "help")
     got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in keys} for k in runs}
     for rnd in range(a.rounds):
         for name, (code, repo) in runs.items():
@@ -110,13 +118,14 @@ def main() -> int:
                 cw, cc = cli(code, repo, list(QUESTIONS), a.cli_runs, rnd * a.cli_runs)
                 got[name]["cli"] += cw
                 got[name]["cli_cpu"] += cc
+                got[name]["help"] += [noop(code) for _ in range(2)]
         print(f"round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
     print("| code | in-process wall p50 / p95 (ms) | in-process CPU p50 / p95 (ms) | CLI wall median / p95 (ms) |"
-          " CLI CPU median / p95 (ms) | n |")
-    print("|---|---|---|---|---|---|")
+          " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
+    print("|---|---|---|---|---|---|---|")
     for name, m in got.items():
         clis = (f"{pct(m['cli'], 0.5):.0f} / {pct(m['cli'], 0.95):.0f} | {pct(m['cli_cpu'], 0.5):.0f} / "
-                f"{pct(m['cli_cpu'], 0.95):.0f}") if m["cli"] else "- | -"
+                f"{pct(m['cli_cpu'], 0.95):.0f} | {pct(m['help'], 0.5):.0f}") if m["cli"] else "- | - | -"
         print(f"| {name} | {pct(m['wall'], 0.5):.1f} / {pct(m['wall'], 0.95):.1f} | {pct(m['cpu'], 0.5):.1f} / "
               f"{pct(m['cpu'], 0.95):.1f} | {clis} | {len(m['wall'])} |")
     this = got["this"]
