@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -109,11 +110,12 @@ def main() -> int:
     got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in keys} for k in runs}
     for rnd in range(a.rounds):
         for name, (code, repo) in runs.items():
-            out = subprocess.run([sys.executable, __file__, "--child", str(code), str(repo), "--repeat",
-                                  str(a.repeat), "--plan", plan], capture_output=True, text=True, check=True).stdout
-            wall, cpu = json.loads(out)
-            got[name]["wall"] += wall
-            got[name]["cpu"] += cpu
+            if a.repeat:  # --repeat 0: the CLI alone
+                out = subprocess.run([sys.executable, __file__, "--child", str(code), str(repo), "--repeat",
+                                      str(a.repeat), "--plan", plan], capture_output=True, text=True, check=True).stdout
+                wall, cpu = json.loads(out)
+                got[name]["wall"] += wall
+                got[name]["cpu"] += cpu
             if a.cli_runs:
                 cw, cc = cli(code, repo, list(QUESTIONS), a.cli_runs, rnd * a.cli_runs)
                 got[name]["cli"] += cw
@@ -124,6 +126,8 @@ def main() -> int:
           " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
     print("|---|---|---|---|---|---|---|")
     for name, m in got.items():
+        if not m["wall"]:  # --repeat 0: no in-process column (NaN, left out of the ratios)
+            m["wall"] = m["cpu"] = [math.nan]
         clis = (f"{pct(m['cli'], 0.5):.0f} / {pct(m['cli'], 0.95):.0f} | {pct(m['cli_cpu'], 0.5):.0f} / "
                 f"{pct(m['cli_cpu'], 0.95):.0f} | {pct(m['help'], 0.5):.0f}") if m["cli"] else "- | - | -"
         print(f"| {name} | {pct(m['wall'], 0.5):.1f} / {pct(m['wall'], 0.95):.1f} | {pct(m['cpu'], 0.5):.1f} / "
@@ -133,7 +137,7 @@ def main() -> int:
         if name == "this":
             continue
         ratios = [f"{k} p{int(p * 100)} {pct(this[k], p) / pct(m[k], p):.3f}"
-                  for k in keys if m[k] for p in (0.5, 0.95)]
+                  for k in keys if m[k] and not math.isnan(m[k][0]) for p in (0.5, 0.95)]
         print(f"ratio this / {name}: " + ", ".join(ratios))
     return 0
 
