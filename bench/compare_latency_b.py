@@ -9,7 +9,8 @@ CODE:REPO answers from its own indexed copy of the history (a checkout whose ind
 CODE alone shares this checkout's. Each round runs every base's code and this checkout's in turn,
 each in a fresh process answering recall_latency's questions (k=10, now and as of the middle)
 `--repeat` times after a warm-up, then (with --cli-runs) `python -m gitmem recall --json` end to
-end that many times (and `--help` twice), so load on a shared machine hits all alike. p50/p95 of wall and CPU time
+end that many times (and `--help` twice; `--repeat 0`: the CLI alone), so load on a shared machine
+hits all alike. p50/p95 of wall and CPU time
 (time.process_time; for the CLI, the process and the git processes it waited for) are over every
 call of every round; the ratios are this / each base.
 """
