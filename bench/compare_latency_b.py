@@ -1,17 +1,27 @@
-"""Recall latency of two checkouts side by side on one history: the ratio, not absolute times.
+"""Recall latency of checkouts side by side on one history: the ratio, not absolute times.
 
     .venv/bin/python bench/compare_latency_b.py --base /tmp/main-checkout --size 100k [--rounds 6]
+    .venv/bin/python bench/compare_latency_b.py --size 1m --rounds 8 --repeat 3 --cli-runs 5 \\
+        --base /tmp/old:/tmp/old/bench/out/lat/g1m --base /tmp/main-checkout
 
-The history is bench/recall_latency.py's (built and indexed once by this checkout). Each round
-runs the base checkout's and this checkout's code in turn, each in a fresh process answering
-recall_latency's questions (k=10, now and as of the middle) `--repeat` times after a warm-up, so
-load on a shared machine hits both alike; p50/p95 are over every call of every round.
+The history is bench/recall_latency.py's (built and indexed once by this checkout). A base given as
+CODE:REPO answers from its own indexed copy of the history (a checkout whose index schema differs);
+CODE alone shares this checkout's. Each round runs every base's code and this checkout's in turn,
+each in a fresh process answering recall_latency's questions (k=10, now and as of the middle)
+`--repeat` times after a warm-up, then (with --cli-runs) `python -m gitmem recall --json` end to
+end that many times (and `--help` twice; `--repeat 0`: the CLI alone), so load on a shared machine
+hits all alike. p50/p95 of wall and CPU time
+(time.process_time; for the CLI, the process and the git processes it waited for) are over every
+call of every round; the ratios are this / each base.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -27,24 +37,55 @@ def child(code: Path, repo: Path, repeat: int, plan: str) -> None:
 
     questions, as_of = json.loads(plan)
     times: list[float] = []
+    cpu: list[float] = []
     with Session(Workspace(repo), catch_up=False) as s:
         for when in (None, as_of):
             for q in questions:
                 s.search(q, Options(k=10, as_of=when))
             for _ in range(repeat):
                 for q in questions:
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     s.search(q, Options(k=10, as_of=when))
                     times.append((time.perf_counter() - t0) * 1000)
-    print(json.dumps(times))
+                    cpu.append((time.process_time() - c0) * 1000)
+    print(json.dumps([times, cpu]))
+
+
+def cli(code: Path, repo: Path, questions: list[str], runs: int, offset: int) -> tuple[list[float], list[float]]:
+    """`python -m gitmem recall --json Q` from `code`, wall and CPU (with its git children) per run;
+    one unmeasured run first warms the page cache."""
+    env = {**os.environ, "PYTHONPATH": str(code.resolve())}
+    wall: list[float] = []
+    cpu: list[float] = []
+    for i in range(runs + 1):
+        q = questions[(offset + i) % len(questions)]
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo), "recall", "--json", q], cwd=code,
+                       env=env, check=True, capture_output=True)
+        t1 = time.perf_counter()
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if i:
+            wall.append((t1 - t0) * 1000)
+            cpu.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
+    return wall, cpu
+
+
+def noop(code: Path) -> float:
+    """`python -m gitmem --help` from `code`: the interpreter and click doing nothing (the floor)."""
+    env = {**os.environ, "PYTHONPATH": str(code.resolve())}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "gitmem", "--help"], cwd=code, env=env, check=True, capture_output=True)
+    return (time.perf_counter() - t0) * 1000
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--base", type=Path)
+    ap.add_argument("--base", action="append", default=[], help="CODE or CODE:REPO (repeatable)")
     ap.add_argument("--size", default="100k")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cli-runs", type=int, default=0)
     ap.add_argument("--child", nargs=2, type=Path, metavar=("CODE", "REPO"))
     ap.add_argument("--plan", default="")
     a = ap.parse_args()
@@ -57,17 +98,48 @@ def main() -> int:
     ws, _ = build(a.size)
     with Session(ws, catch_up=False) as s:
         plan = json.dumps([list(QUESTIONS), middle_date(s)])
-    codes = {"base": a.base, "this": HERE.parent}
-    got: dict[str, list[float]] = {k: [] for k in codes}
-    for _ in range(a.rounds):
-        for name, code in codes.items():
-            out = subprocess.run([sys.executable, __file__, "--child", str(code), str(ws.root), "--repeat",
-                                  str(a.repeat), "--plan", plan], capture_output=True, text=True, check=True).stdout
-            got[name] += json.loads(out)
-    for name, xs in got.items():
-        print(f"{name}: p50 {pct(xs, 0.5):.2f} ms  p95 {pct(xs, 0.95):.2f} ms  (n={len(xs)})")
-    for p in (0.5, 0.95):
-        print(f"ratio this/base at p{int(p * 100)}: {pct(got['this'], p) / pct(got['base'], p):.3f}")
+    import compileall
+
+    runs: dict[str, tuple[Path, Path]] = {}
+    for b in a.base:
+        code, _, repo = b.partition(":")
+        runs[f"base {Path(code).name}"] = (Path(code), Path(repo) if repo else ws.root)
+    runs["this"] = (HERE.parent, ws.root)
+    for code, _ in runs.values():  # start-up as a user has it: with compiled bytecode
+        compileall.compile_dir(str(code / "gitmem"), quiet=1)
+    keys = ("wall", "cpu", "cli", "cli_cpu", "help")
+    got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in keys} for k in runs}
+    for rnd in range(a.rounds):
+        for name, (code, repo) in runs.items():
+            if a.repeat:  # --repeat 0: the CLI alone
+                out = subprocess.run([sys.executable, __file__, "--child", str(code), str(repo), "--repeat",
+                                      str(a.repeat), "--plan", plan], capture_output=True, text=True, check=True).stdout
+                wall, cpu = json.loads(out)
+                got[name]["wall"] += wall
+                got[name]["cpu"] += cpu
+            if a.cli_runs:
+                cw, cc = cli(code, repo, list(QUESTIONS), a.cli_runs, rnd * a.cli_runs)
+                got[name]["cli"] += cw
+                got[name]["cli_cpu"] += cc
+                got[name]["help"] += [noop(code) for _ in range(2)]
+        print(f"round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    print("| code | in-process wall p50 / p95 (ms) | in-process CPU p50 / p95 (ms) | CLI wall median / p95 (ms) |"
+          " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
+    print("|---|---|---|---|---|---|---|")
+    for name, m in got.items():
+        if not m["wall"]:  # --repeat 0: no in-process column (NaN, left out of the ratios)
+            m["wall"] = m["cpu"] = [math.nan]
+        clis = (f"{pct(m['cli'], 0.5):.0f} / {pct(m['cli'], 0.95):.0f} | {pct(m['cli_cpu'], 0.5):.0f} / "
+                f"{pct(m['cli_cpu'], 0.95):.0f} | {pct(m['help'], 0.5):.0f}") if m["cli"] else "- | - | -"
+        print(f"| {name} | {pct(m['wall'], 0.5):.1f} / {pct(m['wall'], 0.95):.1f} | {pct(m['cpu'], 0.5):.1f} / "
+              f"{pct(m['cpu'], 0.95):.1f} | {clis} | {len(m['wall'])} |")
+    this = got["this"]
+    for name, m in got.items():
+        if name == "this":
+            continue
+        ratios = [f"{k} p{int(p * 100)} {pct(this[k], p) / pct(m[k], p):.3f}"
+                  for k in keys if m[k] and not math.isnan(m[k][0]) for p in (0.5, 0.95)]
+        print(f"ratio this / {name}: " + ", ".join(ratios))
     return 0
 
 

@@ -3,6 +3,7 @@
     .venv/bin/python bench/compare_recall.py --code /tmp/main-checkout --out /tmp/a.jsonl
     .venv/bin/python bench/compare_recall.py --code . --out /tmp/b.jsonl
     cmp /tmp/a.jsonl /tmp/b.jsonl
+    .venv/bin/python bench/compare_recall.py --code . --history bench/out/lat/g1m --out /tmp/c.jsonl
 
 Each LoCoMo conversation is built into a repo (bench/recall.py's builder) under --work, indexed by
 the checkout's own indexer, and every question is asked with several option sets (top k, a token
@@ -10,6 +11,11 @@ budget, with history since the middle of the conversation and a kind filter). On
 line per (question, setting): the ordered citations, text, status and score of the results. A
 refactor that changes no behaviour gives byte-identical files; --summary counts the lines that
 differ between two dumps.
+
+--history asks bench/recall_latency.py's questions instead, of a history that is already indexed
+(e.g. its 1M-line one; both checkouts read the same index, which is not updated): now and as of the
+middle, top k, under a token budget, with history and since the middle. A speed change to the read
+path is checked on the size it is for.
 """
 
 from __future__ import annotations
@@ -75,6 +81,29 @@ def dump(code: Path, out: Path, work: Path, limit: int) -> int:
     return n
 
 
+def dump_history(code: Path, out: Path, repo: Path) -> int:
+    _, Options, Session, Workspace = _load(code)
+    sys.path.insert(0, str(HERE))
+    from recall_latency import QUESTIONS, middle_date
+
+    n = 0
+    with Session(Workspace(repo), catch_up=False) as s, out.open("w") as f:
+        mid = middle_date(s)
+        settings = {
+            "k10": {"k": 10},
+            "k10-asof": {"k": 10, "as_of": mid},
+            "tok1000": {"k": 10, "budget": 1000},
+            "tok500-asof": {"k": 10, "budget": 500, "as_of": mid},
+            "hist-since-mid": {"k": 10, "since": mid, "include_history": True},
+        }
+        for q in QUESTIONS:
+            for name, kw in settings.items():
+                res = [r.to_json() for r in s.search(q, Options(**kw)).results]
+                f.write(json.dumps({"q": q, "set": name, "r": res}) + "\n")
+                n += 1
+    return n
+
+
 def summary(a: Path, b: Path) -> str:
     la, lb = a.read_text().splitlines(), b.read_text().splitlines()
     same = sum(x == y for x, y in zip(la, lb))
@@ -88,9 +117,13 @@ def main() -> int:
     p.add_argument("--work", type=Path, default=Path("/tmp/compare_recall"))
     p.add_argument("--limit", type=int, default=0, help="conversations (0: all 10)")
     p.add_argument("--summary", nargs=2, type=Path, metavar=("A", "B"))
+    p.add_argument("--history", type=Path, help="an indexed workspace: ask recall_latency's questions of it")
     a = p.parse_args()
     if a.summary:
         print(summary(*a.summary))
+        return 0
+    if a.history:
+        print(f"{dump_history(a.code, a.out, a.history)} answers written to {a.out}")
         return 0
     n = dump(a.code, a.out, a.work / a.code.resolve().name, a.limit)
     print(f"{n} answers written to {a.out}")

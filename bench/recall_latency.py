@@ -151,8 +151,10 @@ most SCORED_ROWS ({SCORED_ROWS:,}) rows are scored: the rarest query terms first
 left out still count in the rerank's term coverage), and when even the rarest term matches more,
 its newest {SCORED_ROWS:,} matches. Memories under {SCORED_ROWS:,} chunks (LoCoMo, LongMemEval) are
 never affected; at 1M lines this bound is what keeps questions of common words ("what does Peter
-prefer?": 39k matching chunks, 47 ms of bm25 alone) near 15 ms. Only the returned candidates
-become result dicts, and ranking reads only the columns it needs.
+prefer?": 39k matching chunks, 47 ms of bm25 alone) near 15 ms. The top rows' chunk rows are read
+in the same statement (the ranked FTS5 subquery joined to `chunks` on the filters), through a
+memory map of the index file (no read() call per page). Only the returned candidates become
+result records, and ranking reads only the columns it needs.
 
 The CLI adds process start-up (`gitmem --help` alone: Python and click), importing the read path
 (the indexer and the Markdown parser are imported only when the index must catch up), and git

@@ -120,6 +120,40 @@ def test_as_of_search_for_a_word_is_exactly_that_times_matching_memory(repo: Git
             assert all(r.status == "current" for r in got)
 
 
+def test_fts_first_candidates_are_the_filtered_join_in_its_order(repo: GitRepo) -> None:
+    # store.ranked reads FTS5's top rows and their chunk rows in one statement (a LEFT JOIN on the
+    # filters): whatever it returns must be the exact filtered ranking, row for row and score for
+    # score, also when the filter drops rows from the middle of FTS5's order (ended versions).
+    from gitmem.index import store
+
+    def lines(day: int) -> str:  # distinct lengths: no two bm25 scores tie
+        return "".join(f"- kiwi {'pad ' * (i * 3 + day)}line {i} of day {day}\n\n" for i in range(6))
+
+    for day in range(1, 5):
+        repo.commit(f"day {day}", date=f"2025-11-0{day}", files={"memory.md": lines(day)})
+    with Session(Workspace(repo.path)) as s:
+        for f in (store.Filter(), store.Filter(at=2), store.Filter(history=True), store.Filter(kinds=("world",))):
+            where, _ = f.compile()
+            for limit in (1, 3, 6, 30):
+                got = store.ranked(s.conn, '"kiwi"', where, limit, None, None)
+                rows, scores = store._search_join(s.conn, "chunks", '"kiwi"', where, limit)
+                assert [(r[store.ID], r[store.CONTENT], sc) for r, sc in got] == \
+                    [(r["id"], r["content"], scores[r["id"]]) for r in rows], (f, limit)
+        # The current version only: the first commits' lines were all replaced.
+        where, _ = store.Filter().compile()
+        assert {r[store.CONTENT] for r, _ in store.ranked(s.conn, '"kiwi"', where, 30, None, None)} == \
+            {line[2:] for line in lines(4).splitlines() if line}
+
+
+def test_a_session_reads_the_index_through_a_memory_map(repo: GitRepo) -> None:
+    from gitmem.index.db import READ_MMAP_BYTES
+
+    repo.commit("day", date="2025-11-03", files={"memory.md": "- kiwi\n"})
+    with Session(Workspace(repo.path)) as s:
+        assert s.conn.execute("PRAGMA mmap_size").fetchone()[0] == READ_MMAP_BYTES
+        assert [r.content for r in s.search("kiwi", Options(k=3)).results] == ["kiwi"]
+
+
 def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     from gitmem.index import store
 

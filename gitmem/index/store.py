@@ -460,18 +460,23 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
     rowids = "".join(f" AND {x}" for x in conds)
     want = limit + limit // 8 + 20  # room for rows the filters drop (closed versions, other kinds)
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    # One statement: FTS5's top rows (a co-routine, read in its order) each joined to its chunk
+    # row where that passes the filters (NULLs where not). Reading the ~700 rows by `id IN (...)`
+    # in a second statement cost ~40% more at 1M lines (binding the ids, sorting them again).
+    cur = conn.cursor()
+    cur.row_factory = None
     try:
-        top = conn.execute(
-            f"SELECT rowid, bm25(chunks_fts, {w}) FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
-            " ORDER BY 2 LIMIT ?", [match, *rparams, want]).fetchall()
+        top = cur.execute(
+            f"SELECT {COLS_RANK}, t.score FROM (SELECT rowid AS id, bm25(chunks_fts, {w}) AS score FROM chunks_fts"
+            f" WHERE chunks_fts MATCH ?{rowids} ORDER BY 2 LIMIT ?) t LEFT JOIN chunks c ON c.id = t.id{where.tail()}",
+            [match, *rparams, want, *where.params]).fetchall()
     except sqlite3.OperationalError as exc:
         raise _bad_query(match, exc) from None
     if not top:
         return []
-    got = tuples_by_id(conn, COLS_RANK, [i for i, _ in top], where)
+    got = [r for r in top if r[ID] is not None]
     if len(got) >= limit or len(top) < want:
-        best: list[Scored] = [(got[i], -s) for i, s in top if i in got]
-        return best[:limit]
+        return [(r[:-1], -r[-1]) for r in got[:limit]]
     crow, cparams = _rowid_range("c.id", low, bound)
     rows, scores = _search_join(conn, "chunks", match, Where((*where.conds, *crow), (*where.params, *cparams)), limit)
     exact: list[Scored] = [(r, scores[r["id"]]) for r in rows]

@@ -17,7 +17,7 @@ from typing import Any, Self
 
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import store
-from gitmem.index.db import get_meta, open_index, target_commit, unshallowed
+from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import attributes, entity_key
@@ -109,6 +109,7 @@ class Session:
         self._status: git.Status | None = git.Status.take(ws.root) if catch_up else None
         self.head = target_commit(ws)
         self.conn, note = open_index(ws)
+        map_for_reading(self.conn)
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
