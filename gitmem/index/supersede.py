@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from gitmem.layout import evidence_quote, in_bank
 from gitmem.parse import attributes
+from gitmem.parse.entities import about_someone_else
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
@@ -64,16 +65,6 @@ _WEAK = frozenset(("now", "new"))
 # A statement that says the earlier state continues or is joined by another ("still commutes",
 # "works there too", "sings in the church choir as well") replaces nothing.
 _ADDITIVE = re.compile(r"\b(?:still|too|as well|also)\b", re.I)
-# Someone else's state: "Her brother lives in Seoul", "@Zoe's parents moved", "His sister @Xia
-# now works ..." are about a relative, not the entity the statement is filed under.
-_THIRD_PARTY = re.compile(
-    r"^\s*(?:@[\w-]+:\s*)?(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?"
-    r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
-    r"partner|boyfriend|girlfriend|friend|friends|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family)s?\b"
-    r"|@[\w-]+'s\s+(?:\w+\s+)?(?:brother|sister|mother|father|parents?|son|daughter|kids?|children|wife|"
-    r"husband|partner|family|friends?)\b)",
-    re.I,
-)
 # A citation closing a line, possibly with a note after it: "(memory/x.md#L7@1a2b3c4; replaced by ...)".
 _CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}(?:;[^()]*)?\)")
 
@@ -149,12 +140,6 @@ _EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGUL
 def is_event(content: str) -> bool:
     """Whether a statement reports something done (an event, never superseded), not a state."""
     return _EVENT.match(content) is not None
-
-
-def about_someone_else(content: str) -> bool:
-    """Whether a statement filed under an entity is about a relative or friend of it ("Her
-    sister @Ana lives in Porto"): not a value of the entity's own attributes."""
-    return _THIRD_PARTY.match(content) is not None
 
 
 def has_cue(content: str) -> bool:

@@ -24,8 +24,9 @@ import re
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, KIND, PATH, Link
-from gitmem.index.supersede import about_someone_else, content_words, fact_words, statement_kind
+from gitmem.index.supersede import content_words, fact_words, statement_kind
 from gitmem.parse import attributes
+from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
@@ -162,15 +163,15 @@ class _Said(NamedTuple):
     ev: str  # event day, "" if none
     rid: int  # row id: ids follow the timeline, so a larger id was recorded later
     ents: frozenset[str]
-    subject: str  # the first entity named: whom the statement is about
+    subject: str  # whom the statement is about (parse.entities.subject; "" for an unnamed relative)
     kind: str  # "opinion", "observation" or "fact" (world, experience, notes)
     asks: bool  # the question has words besides the entities' names ("warelay" alone has none)
     asked: frozenset[str]  # the question's stems it contains, the entities' names left out
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
     for_now: bool  # "currently ...": holds for now only
-    own: bool  # about its subject itself, not a relative or friend of it
-    mover: bool  # may go ahead of older statements (about its own subject, not past)
+    own: bool  # about the entity it is filed under (its first), not a relative or another @person
+    mover: bool  # may go ahead of older statements (not past)
 
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
@@ -191,13 +192,13 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if ev and logged is not None and ev > logged.isoformat():
         ev = ""
     return _Said(
-        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if ent_list else "",
+        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if (other := attributed(content)) is None and ent_list
+        else other or "",
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attributes.said(content) if ents and q.families else frozenset(),
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None,
-        own=(own_subject := not about_someone_else(content)),
-        mover=c.score is not None and row[ID] not in past and own_subject)
+        own=other is None, mover=c.score is not None and row[ID] not in past)
 
 
 def _later(c: _Said, d: _Said) -> bool:
@@ -210,7 +211,7 @@ def _later(c: _Said, d: _Said) -> bool:
 def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     """Why two statements of one subject give two values of what the question asks (None: no
     reason). Ranking only: a reason here moves the newer one ahead, it hides nothing."""
-    if not (c.subject and c.subject == d.subject and c.kind == d.kind and d.own):
+    if not (c.subject and c.subject == d.subject and c.kind == d.kind):
         return None
     # The question names something the older one has and the newer one lacks ("Where does Kira's
     # brother live?", "What is Abe's dog called?"): the newer one answers something else. Words of
@@ -242,17 +243,29 @@ def _protected(c: _Said, d: _Said, q: Asked) -> bool:
     return bool(q.families & d.attrs) and not q.families & c.attrs
 
 
+def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c`, about the entity the question names, goes ahead of `d`, filed under that entity
+    but about someone else ("Where does Linnea work?": "@Linnea: Left Spotify; joined Klarna" over
+    "@Linnea: @Anders works as a carpenter"), whatever their ages: unless `d` holds a word of the
+    question `c` lacks that names no attribute ("Where does Kira's brother live?") or gives the
+    asked attribute where `c` does not."""
+    if not (c.own and c.subject in q.entities and d.subject not in q.entities):
+        return False
+    return all(attributes.vocabulary(st) for st in d.asked - c.asked) and not _protected(c, d, q)
+
+
 def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: frozenset[int] = frozenset(),
                 past: frozenset[int] = frozenset()) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
-    - is about the same subject (its first entity) and, with ATTRIBUTE_RECENCY on, gives a value of
+    - is about the same subject (parse.entities.subject) and, with ATTRIBUTE_RECENCY on, gives a value of
       the same attribute (`_same_thing`: an attribute family the question asks about, a
       "currently ..." statement it speaks of, or neither holding a question word but the name), or
     - both naming none, matches the same question words and scores within UNTYPED_MARGIN of it.
     A statement without an event time is placed by when it was recorded; one about someone else
-    than the entity it is filed under ("Her sister @Ana lives in Porto") or `past` (its window is
+    than the entity it is filed under ("Her sister @Ana lives in Porto", "@Linnea: @Anders opened
+    his own studio") passes only statements about that someone else; a `past` one (its window is
     over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
     passed by its heirs."""
     q = stems if isinstance(stems, Asked) else Asked(stems)
@@ -270,13 +283,18 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
         if me.mover and (me.ev or me.ents):
             for j, d in enumerate(out):
                 them, dwords = keys[j]
-                if d.score is None or d.uncommitted or d.row[ID] in replaced or not _later(me, them):
+                if d.score is None or d.uncommitted or d.row[ID] in replaced:
+                    continue
+                if me.ents & them.ents and _before_someone_else(me, them, q):
+                    at = j
+                    break
+                if not _later(me, them):
                     continue
                 if me.ents & them.ents:
                     if ATTRIBUTE_RECENCY and _same_thing(me, them, q) is not None:
                         at = j
                         break
-                    if _protected(me, them, q):
+                    if not me.own or _protected(me, them, q):
                         continue
                     margin = RECENCY_MARGIN
                 elif not me.ents and not them.ents and me.ev and them.ev and len(words & dwords) >= RECENCY_SHARED:
