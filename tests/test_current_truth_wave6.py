@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gitrepo import GitRepo
 
 from gitmem.index.indexer import update
@@ -71,3 +72,59 @@ def test_another_persons_change_never_replaces_or_passes_the_filed_persons_own(t
                     "@Linnea: @Anders left Spotify; now works at a studio.", None)
     assert supersedes(new, old) is None
     assert supersedes(new._replace(content="@Linnea: Left Spotify; now works at a studio."), old)
+
+
+def test_an_end_date_without_a_window_is_read() -> None:
+    from datetime import date
+
+    from gitmem.parse.dates import ends
+
+    jan30 = date(2026, 1, 30)
+    assert ends("On sabbatical through May, writing a revision guide.", jan30) == date(2026, 5, 31)
+    assert ends("Away until the 14th.", jan30) == date(2026, 2, 14)  # the next 14th
+    assert ends("Away until the 31st.", jan30) == date(2026, 1, 31)
+    assert ends("Borrowing his sister's Fiat until the body shop finishes his car, around 6 March.",
+                jan30) == date(2026, 3, 6)
+    assert ends("Acting head while @Brenda is on leave, until the end of August 2026.", jan30) == date(2026, 8, 31)
+    assert ends("In Lisbon until 6 January.", date(2025, 12, 20)) == date(2026, 1, 6)  # over the new year
+    assert ends("Until mid-June in Oslo.", jan30) == date(2026, 6, 30)
+    # No date after the word, or another sense of it.
+    assert ends("Walked through the park.", jan30) is None
+    assert ends("You may stay until we decide.", jan30) is None
+    assert ends("Works through the night.", jan30) is None
+
+
+@pytest.fixture
+def temporary(tmp_path: Path) -> GitRepo:
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("a", "2026-02-03", {".gitignore": ".memory/\n", **log(
+        "2026-02-03", "W @Amadou: Drives a blue Skoda estate.", "W @Kwame: Teaches chemistry at Hollins Park.",
+        "W @Dagny: Lives in Tromso with her partner.", "W @Ruairi: Deputy head of maths at St Columba's College.")})
+    repo.commit("b", "2026-02-25", log(
+        "2026-02-25", "W @Amadou: Borrowing his sister's Fiat until the body shop finishes his car, around 6 March.",
+        "W @Kwame: On sabbatical through May, writing a revision guide.",
+        "W @Dagny: In Lisbon on a work placement until 12 March 2026.",
+        "W @Ruairi: Acting head of department while @Brenda is on leave, until the end of August 2026."))
+    update(Workspace(repo.path))
+    return repo
+
+
+def test_a_temporary_state_is_the_answer_inside_its_end_and_past_after_it(temporary: GitRepo) -> None:
+    """Regressions (held-out 2, wave 5): a borrowed car passed the owned one after it was given
+    back; "Where is Dagny?" answered her home during a placement. Neither statement writes a
+    window of days, only an end."""
+    car = ask(temporary, "What car is Amadou driving?", as_of="2026-04-15")
+    assert "blue Skoda" in top_about(car, "amadou")
+    fiat = next(r for r in car if "Fiat" in r.content)
+    assert fiat.past  # marked as over, not hidden
+    assert "sister's Fiat" in top_about(ask(temporary, "What car is Amadou driving?", as_of="2026-03-01"), "amadou")
+    assert "Lisbon" in top_about(ask(temporary, "Where is Dagny?", as_of="2026-03-05"), "dagny")
+    assert "Tromso" in top_about(ask(temporary, "Where is Dagny?", as_of="2026-04-05"), "dagny")
+    assert "sabbatical" in top_about(ask(temporary, "What is Kwame doing for work?", as_of="2026-04-01"), "kwame")
+    assert "Teaches chemistry" in top_about(ask(temporary, "What is Kwame doing for work?", as_of="2026-07-01"),
+                                            "kwame")
+    # Inside its end a temporary role is the current one, whatever else the older line names.
+    assert "Acting head" in top_about(ask(temporary, "What is Ruairi's role at St Columba's?", as_of="2026-05-05"),
+                                      "ruairi")
+    assert "Deputy head" in top_about(ask(temporary, "What is Ruairi's role at St Columba's?", as_of="2026-10-05"),
+                                      "ruairi")

@@ -228,3 +228,42 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
         iso = default.isoformat()
         return iso, iso
     return None, None
+
+
+# An open-ended state with an end and no start: "On sabbatical through May", "away until the 14th",
+# "Borrowing his sister's Fiat until the body shop finishes his car, around 6 March". The end is the
+# first date after the word, in the same clause, within a few words of it.
+_UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to)\b(?P<rest>[^.;!?]{0,60})", re.I)
+_BARE_MONTH = re.compile(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
+                         + _mon("bm") + r"(?!\s*\d)", re.I)
+_ORDINAL = re.compile(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
+
+
+@lru_cache(maxsize=4096)
+def ends(text: str, written: date) -> date | None:
+    """The last day of a state the text says holds until a date ("through May" -> the end of May,
+    "until the 14th" -> the next 14th, "until 12 March 2026"), reading a year-less date from
+    `written` (the day it was written: a month or day before it is next year's / next month's).
+    None when the text names no such end."""
+    low = text[:SCAN_LIMIT].lower()
+    if "unti" not in low and "thr" not in low and "til" not in low and "up to" not in low:
+        return None
+    for m in _UNTIL.finditer(text[:SCAN_LIMIT]):
+        rest = m.group("rest")
+        span = find_dates(rest, written)
+        if span is not None:
+            end = span[1]
+            if end < written and not re.search(r"\d{4}", rest) and end.replace(year=end.year + 1) >= written:
+                end = _mkdate(end.year + 1, end.month, end.day) or end  # "until 6 March" written in December
+            return end
+        bare = _BARE_MONTH.match(rest)
+        if bare is not None:
+            mon = _MONTHS[bare.group("bm")[:3].lower()]
+            return _month_end(written.year + (mon < written.month), mon)
+        day = _ORDINAL.match(rest)
+        if day is not None:
+            d = int(day.group("od"))
+            y, mo = (written.year, written.month) if d >= written.day else \
+                (written.year + (written.month == 12), written.month % 12 + 1)
+            return _mkdate(y, mo, d)
+    return None

@@ -21,16 +21,20 @@ Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, KIND, PATH, Link
-from gitmem.index.supersede import content_words, fact_words, statement_kind
+from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
+from gitmem.index.supersede import content_words, fact_words, is_event, statement_kind
 from gitmem.parse import attributes
+from gitmem.parse.dates import ends
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
+# A cheap test before parse.dates.ends reads a statement (it runs on every candidate).
+_ENDS_HINT = re.compile(r"(?i:til|thr|up to)")
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
@@ -44,6 +48,8 @@ UNTYPED_MARGIN = 0.0
 # the attribute the question asks about goes ahead of an older one whatever their scores;
 # ATTRIBUTE_TIES adds "matches the same question words". Off: False.
 ATTRIBUTE_RECENCY = True
+# Open expiries (`bounded`): "through May", "until 12 March" end a state without a written window.
+OPEN_EXPIRY = True
 ATTRIBUTE_TIES = True
 RECENCY_SHARED = 2
 RECENCY_TOP = 30
@@ -57,14 +63,34 @@ class Currency(NamedTuple):
     past: dict[int, str]  # id -> the last day of its event window
 
 
-def bounded(row: Any, day: str) -> str | None:
-    """"past" / "active" for a statement that holds for now only and writes its window of days
-    (relative to `day`, an ISO date), else None. A single day is no window: every line of a daily
-    log has its log's day as event time ("I'm currently reading ..." is not over the next day)."""
-    start, end = row[EVENT_START], row[EVENT_END]
-    if not start or not end or start >= end or not _FOR_NOW.search(row[CONTENT]):
+def bounded(row: Any, day: str) -> tuple[str, str] | None:
+    """("past" or "active", the last day) for a statement that holds for a while only (relative to
+    `day`, an ISO date), else None: one that says it holds for now and writes its window of days
+    ("Currently in Tokyo (Mar 3-Mar 10)"), or, with OPEN_EXPIRY, a state about someone that names
+    its end ("On sabbatical through May", "away until the 14th": parse.dates.ends, read from the
+    day it was written). A single day is no window: every line of a daily log has its log's day as
+    event time ("I'm currently reading ..." is not over the next day); a report of something done
+    ("Lived in Porto until March") is no state; lines that name no one and are not typed facts
+    (chat logs) are left alone."""
+    start, end, content = row[EVENT_START], row[EVENT_END], row[CONTENT]
+    if start and end and start < end and _FOR_NOW.search(content):
+        return ("past" if end < day else "active"), end
+    last = _open_end(row)
+    return None if last is None else (("past" if last < day else "active"), last)
+
+
+def _open_end(row: Any) -> str | None:
+    """The last day of a state about someone that names its end and no start (`bounded`)."""
+    content = row[CONTENT]
+    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not _ENDS_HINT.search(content) or is_event(content):
         return None
-    return "past" if end < day else "active"
+    logged = log_date(row[PATH])
+    start = row[EVENT_START]
+    written = logged or (date.fromisoformat(start[:10]) if start else None)
+    last = ends(content, written) if written else None
+    if last is None or (logged is not None and last < logged):
+        return None
+    return last.isoformat()
 
 
 def _curated_opinion(c: Candidate) -> bool:
@@ -169,7 +195,7 @@ class _Said(NamedTuple):
     asked: frozenset[str]  # the question's stems it contains, the entities' names left out
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
-    for_now: bool  # "currently ...": holds for now only
+    for_now: bool  # "currently ...", "until 12 March": holds for a while only
     own: bool  # about the entity it is filed under (its first), not a relative or another @person
     mover: bool  # may go ahead of older statements (not past)
 
@@ -197,7 +223,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attributes.said(content) if ents and q.families else frozenset(),
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
-        for_now=_FOR_NOW.search(content) is not None,
+        for_now=_FOR_NOW.search(content) is not None or (bool(q.families) and _open_end(row) is not None),
         own=other is None, mover=c.score is not None and row[ID] not in past)
 
 
@@ -220,8 +246,12 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     shared = c.words & d.words
     # A weak family (likes, pastimes, media) needs the same thing named too ("Loves jazz more than
     # any other music" / "Has gone off jazz"): two likes of one person are not one attribute.
+    # A statement that holds for a while only and is not over (a mover is never past) is the most
+    # current value of its attribute, whatever else the older one names ("What is Ruairi's role
+    # at St Columba's?": "Acting head of department ... until the end of August" over "Deputy head
+    # of maths at St Columba's College").
     for fam in sorted(q.families & c.attrs & d.attrs):
-        if (fam not in attributes.WEAK or shared) and all(attributes.vocabulary(st, fam) for st in missing):
+        if (fam not in attributes.WEAK or shared) and (c.for_now or all(attributes.vocabulary(st, fam) for st in missing)):
             return f"same attribute {fam}"
     if any(not attributes.vocabulary(st) for st in missing):
         return None
@@ -351,10 +381,10 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
         if c.uncommitted or c.score is None:
             continue
         state = bounded(c.row, day)
-        if state == "past":
-            past[c.row[ID]] = c.row[EVENT_END]
+        if state is not None and state[0] == "past":
+            past[c.row[ID]] = state[1]
             c.score *= PAST_FACTOR
-        elif state == "active":
+        elif state is not None:
             c.score *= ACTIVE_FACTOR
     cands.sort(key=lambda c: -(c.score or 0.0))
     if not links:
