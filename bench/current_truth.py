@@ -58,7 +58,8 @@ from gm import Asker, Result, entity_key, index  # noqa: E402
 DATA = HERE / "current_truth.json"
 HELDOUT = HERE / "current_truth_heldout.json"
 HELDOUT2 = HERE / "current_truth_heldout2.json"
-HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2}
+PROBE = HERE / "current_truth_probe.json"
+HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "probe": PROBE}
 K = 10
 
 

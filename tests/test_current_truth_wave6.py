@@ -128,3 +128,55 @@ def test_a_temporary_state_is_the_answer_inside_its_end_and_past_after_it(tempor
                                       "ruairi")
     assert "Deputy head" in top_about(ask(temporary, "What is Ruairi's role at St Columba's?", as_of="2026-10-05"),
                                       "ruairi")
+
+
+@pytest.fixture
+def slots(tmp_path: Path) -> GitRepo:
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("a", "2026-01-10", {".gitignore": ".memory/\n", **log(
+        "2026-01-10", "W @The-Castle: Runs Postgres 16; upgrade to 17 planned with the SSD swap.",
+        "W @Idris: PhD viva scheduled for 3 June 2026 at Edinburgh.",
+        "O(c=0.6) @Noor: Finds podcasts a waste of time; would rather read.",
+        "W @Henrike: Building a recipe-scaling app she calls Larkspur.",
+        "W @Halima: Manages a team of six at the freight firm.",
+        "W @Yusuf: Lives on the 3rd floor of a block in Izmir.",
+        "O(c=0.7) @Omar: Prefers tea to coffee.",
+        "W @Esme: Wedding set for 5 September 2026 in Bath.",
+        "W @Owen: Cycles to work every day.")},)
+    repo.commit("b", "2026-03-08", log(
+        "2026-03-08", "W @The-Castle: Now on a 2 TB SSD with Postgres 17.",
+        "W @Idris: The examiners moved the viva to 9 September 2026.",
+        "O(c=0.7) @Noor: Recommends a history podcast to me almost every week.",
+        "W @Henrike: Her recipe-scaling app went live under the name Thimble.",
+        "W @Halima: Her team is now eleven people after the merger.",
+        "W @Yusuf: The lift to floors 5 to 9 is broken again.",
+        "O(c=0.6) @Omar: Thinks the coffee at the office is undrinkable.",
+        "W @Esme: Hen party on 15 August 2026 in Brighton.",
+        "W @Owen: Off the bike until the end of March with a broken wrist; takes the bus."))
+    update(Workspace(repo.path))
+    return repo
+
+
+def test_a_newer_value_of_the_same_slot_ranks_first_without_a_cue(slots: GitRepo) -> None:
+    """Two statements naming the thing asked about give two values of one slot when they give it
+    another number, another date set, an opinion, or the asked attribute where the older gives none."""
+    def top(q: str, who: str, day: str = "2026-04-01") -> str:
+        return top_about(ask(slots, q, as_of=day), who)
+
+    assert "Postgres 17" in top("What Postgres version does The Castle run?", "the-castle")  # the demo's miss
+    assert "9 September" in top("When is Idris's PhD viva?", "idris")
+    assert "history podcast" in top("How does Noor feel about podcasts?", "noor")
+    assert "Thimble" in top("What is Henrike's recipe app called?", "henrike")
+    assert "eleven" in top("How big is Halima's team?", "halima")
+    assert "takes the bus" in top("How does Owen get to work?", "owen", "2026-03-20")
+    assert "Cycles to work" in top("How does Owen get to work?", "owen", "2026-05-01")  # over: resumes
+
+
+def test_a_newer_statement_about_something_else_does_not_pass(slots: GitRepo) -> None:
+    """Traps: the older statement is still the answer."""
+    # A thing's numbers are not the entity's ("The lift to floors 5 to 9").
+    assert "3rd floor" in top_about(ask(slots, "Which floor does Yusuf live on?", as_of="2026-04-01"), "yusuf")
+    # An opinion on another thing that shares a word ("coffee"), the older naming what is asked ("tea").
+    assert "Prefers tea" in top_about(ask(slots, "Does Omar prefer tea or coffee?", as_of="2026-04-01"), "omar")
+    # Another event's date is not the wedding's.
+    assert "5 September" in top_about(ask(slots, "When is Esme's wedding?", as_of="2026-04-01"), "esme")

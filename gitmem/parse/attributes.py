@@ -102,7 +102,7 @@ FAMILIES: tuple[Family, ...] = (
     _family("name", "called named name renamed rename codename nickname formerly previously <name>", ""),
     # Weak: shared content words are needed too (see the module docstring).
     _family("likes",
-            "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
+            "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference want wants "
             "favourite favorite fan hate hates dislike dislikes adore adores fond keen <evaluative>",
             "", weak=True),
     _family("pastime",
@@ -241,6 +241,12 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
 _THING_SUBJECT = re.compile(
     r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
     r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*", re.I)
+
+
+def thing_subject(text: str) -> bool:
+    """Whether a statement's subject is a thing ("The lift to floors 5 to 9 is broken", "The
+    examiners moved the viva"), not the entity it names."""
+    return _THING_SUBJECT.match(text) is not None
 
 
 @lru_cache(maxsize=8192)

@@ -48,6 +48,10 @@ UNTYPED_MARGIN = 0.0
 # the attribute the question asks about goes ahead of an older one whatever their scores;
 # ATTRIBUTE_TIES adds "matches the same question words". Off: False.
 ATTRIBUTE_RECENCY = True
+# Slot recency (`_same_thing`, wave 6): two statements naming the same thing the question asks
+# about (a word of it that names no attribute) give two values of one slot when both are
+# opinions, both give a number or a date for it, or the newer one gives the asked attribute.
+SLOT_RECENCY = True
 # Open expiries (`bounded`): "through May", "until 12 March" end a state without a written window.
 OPEN_EXPIRY = True
 ATTRIBUTE_TIES = True
@@ -196,13 +200,17 @@ class _Said(NamedTuple):
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
     for_now: bool  # "currently ...", "until 12 March": holds for a while only
+    nums: frozenset[str]  # the numbers it gives ("16", "six" as "6")
+    counts: frozenset[tuple[str, str]]  # (question stem, number) next to each other: "Postgres 17"
     own: bool  # about the entity it is filed under (its first), not a relative or another @person
     mover: bool  # may go ahead of older statements (not past)
+    over: bool  # holds for a while only and that while is over (`past`)
 
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if c.uncommitted:
-        return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False, False, False)
+        return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
+                     frozenset(), frozenset(), False, False, False)
     row = c.row
     content = row[CONTENT] or ""
     ent_list = (row[ENTITIES] or "").split()
@@ -215,16 +223,57 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     # statement was true: such a statement is placed by when it was recorded.
     ev = (row[EVENT_START] or "")[:10]
     logged = log_date(row[PATH])
-    if ev and logged is not None and ev > logged.isoformat():
+    planned = bool(ev and logged is not None and ev > logged.isoformat())
+    if planned:
         ev = ""
+    # A thing as the subject ("The lift to floors 5 to 9 is broken") gives its own numbers, not a
+    # value of the entity's; a date ahead of the log's day is still a date set for what it names.
+    numbered = ents and SLOT_RECENCY and not attributes.thing_subject(content)
+    nums, counts = _numbers(low, own) if numbered else (frozenset(), frozenset())
+    attrs = attributes.said(content) if ents and q.families else frozenset()
+    if planned and SLOT_RECENCY:
+        attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if (other := attributed(content)) is None and ent_list
         else other or "",
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
-        attrs=attributes.said(content) if ents and q.families else frozenset(),
+        attrs=attrs,
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None or (bool(q.families) and _open_end(row) is not None),
-        own=other is None, mover=c.score is not None and row[ID] not in past)
+        nums=nums, counts=counts, own=other is None, mover=c.score is not None and row[ID] not in past,
+        over=row[ID] in past)
+
+
+_NUMBER = re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
+                                                 "twelve".split())} | {
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
+    "ninety": "90", "hundred": "100"}
+_TOKEN = re.compile(r"[\w.,]*\w")
+_LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v"))
+
+
+def _numbers(low: str, stems: frozenset[str]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The numbers a statement gives, and which question stems stand next to one ("postgres 17",
+    "team of six": a link word or two may stand between)."""
+    if not _NUMBER.search(low):
+        return frozenset(), frozenset()
+    toks = _TOKEN.findall(low)
+    nums: set[str] = set()
+    counts: set[tuple[str, str]] = set()
+    for i, t in enumerate(toks):
+        n = _NUMBER_WORDS.get(t, t if t[:1].isdigit() else None)
+        if n is None:
+            continue
+        nums.add(n)
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(toks) and toks[j] in _LINKS and abs(j - i) < 3:
+                j += step
+            if 0 <= j < len(toks):
+                counts.update((st, n) for st in stems if toks[j].startswith(st))
+    return frozenset(nums), frozenset(counts)
 
 
 def _later(c: _Said, d: _Said) -> bool:
@@ -253,6 +302,12 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     for fam in sorted(q.families & c.attrs & d.attrs):
         if (fam not in attributes.WEAK or shared) and (c.for_now or all(attributes.vocabulary(st, fam) for st in missing)):
             return f"same attribute {fam}"
+    # ... and so it is for an attribute the question does not name ("How does Owen get to work?":
+    # "Off the bike until the end of March; takes the bus" over "Cycles to work every day").
+    if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared for f in c.attrs & d.attrs):
+        return "a temporary value of the same attribute"
+    if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
+        return why
     if any(not attributes.vocabulary(st) for st in missing):
         return None
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
@@ -267,10 +322,53 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     return None
 
 
+def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | None:
+    """Why two statements give two values of one slot of the thing the question asks about, read
+    from their shape rather than a word list (None: no reason). Both must name that thing: a
+    question word naming no attribute ("viva", "hotel", "Postgres"); the older one's further
+    question words must name attributes ("PhD" in "When is Idris's PhD viva?" is a study word)."""
+    both = c.asked & d.asked
+    topical = {st for st in both if not attributes.vocabulary(st)}
+    # Two opinions of one person on the thing asked about: the newer one is what they think now
+    # ("Finds podcasts a waste of time" / "Recommends a history podcast ..."). What an opinion is
+    # about may be a word of a family ("podcast" is media), not of the likes themselves.
+    if c.kind == "opinion" and all(attributes.vocabulary(st, "likes") for st in missing) and \
+            any(not attributes.vocabulary(st, "likes") for st in both):
+        return "an opinion on the same thing"
+    if not topical:
+        return None
+    # "Runs Postgres 16" / "Now on Postgres 17": the same thing with another number is its new
+    # value, whatever else either says.
+    mine = {st: n for st, n in c.counts if st in topical}
+    if any(st in mine and n != mine[st] and (st, mine[st]) not in d.counts for st, n in d.counts):
+        return "a new number for the same thing"
+    if any(not attributes.vocabulary(st) for st in missing):
+        return None
+    if c.nums and d.nums and not c.nums <= d.nums:
+        return "another number for the same thing"
+    # Two dates set for the thing asked about ("PhD viva scheduled for 3 June" / "The examiners
+    # moved the viva to 9 September"): the newer plan is the plan.
+    if "schedule" in c.attrs & d.attrs & q.families:
+        return "another date for the same thing"
+    # The newer one gives the attribute asked for and the older gives none ("What is the app
+    # called?": "went live under the name Thimble" / "an app she calls Larkspur").
+    if q.families & c.attrs and not q.families & d.attrs:
+        return "the asked attribute for the same thing"
+    return None
+
+
 def _protected(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `d` gives a value of an attribute the question asks about and `c` does not: then
     `c` answers something else ("Where is Bob?": "Lives in Lyon" over a newer "Allergic to ...")."""
     return bool(q.families & d.attrs) and not q.families & c.attrs
+
+
+def _resumes(c: _Said, d: _Said) -> bool:
+    """Whether `c` is the value of an attribute that a temporary statement `d` interrupted and
+    that holds again now `d` is over ("Drives a blue Skoda estate" after "Borrowing his sister's
+    Fiat until around 6 March"), whatever their ages."""
+    return d.over and not c.for_now and bool(c.subject) and c.subject == d.subject and c.kind == d.kind \
+        and bool(c.attrs & d.attrs)
 
 
 def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
@@ -315,7 +413,7 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
                 them, dwords = keys[j]
                 if d.score is None or d.uncommitted or d.row[ID] in replaced:
                     continue
-                if me.ents & them.ents and _before_someone_else(me, them, q):
+                if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)):
                     at = j
                     break
                 if not _later(me, them):
