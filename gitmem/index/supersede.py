@@ -86,13 +86,11 @@ def statement_kind(kind: str | None) -> str:
     return kind if kind in ("opinion", "observation") else "fact"
 
 
-# "Moved" is a relocation only with a direction: "Moved the release notes" is about something else.
-_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
 
 
 def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
     skip = set(entities)
-    out: set[str] = {"<relocation>"} if _RELOCATION.search(text) else set()
+    out: set[str] = {"<relocation>"} if attributes.CUED_RELOCATION.search(text) else set()
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
         if len(w) < 3 or w in _STOP or w in skip:
@@ -110,7 +108,7 @@ def content_words(text: str, entities: tuple[str, ...]) -> set[str]:
 def _words(text: str) -> set[str]:
     """Whole lowercased words (and the relocation marker), for the attribute families."""
     out = {w.strip("'-") for w in _WORD.findall(text.lower())}
-    return out | {"<relocation>"} if _RELOCATION.search(text) else out
+    return out | {"<relocation>"} if attributes.CUED_RELOCATION.search(text) else out
 
 
 def _strong_cue(content: str) -> re.Match[str] | None:

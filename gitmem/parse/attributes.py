@@ -291,6 +291,10 @@ CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in 
     "phone number email address",
     "planned scheduled postponed delayed rescheduled",
 ))
+# The relocation marker ("<relocation>") of CUED_FAMILIES: "moved" is a relocation only with a
+# direction ("Moved the release notes" is about something else). Narrower than the ranking's
+# phrase in _PHRASES ("moves abroad", "move into") for the same reason as the families.
+CUED_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
 # The families' own words as 5-letter stems: two statements sharing only these ("prefers",
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))
