@@ -180,3 +180,17 @@ def test_a_newer_statement_about_something_else_does_not_pass(slots: GitRepo) ->
     assert "Prefers tea" in top_about(ask(slots, "Does Omar prefer tea or coffee?", as_of="2026-04-01"), "omar")
     # Another event's date is not the wedding's.
     assert "5 September" in top_about(ask(slots, "When is Esme's wedding?", as_of="2026-04-01"), "esme")
+
+
+def test_an_ending_verb_ends_the_state_and_a_one_off_activity_does_not(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("a", "2026-01-22", {".gitignore": ".memory/\n", **log(
+        "2026-01-22", "W @Teodor: Learning Mandarin with a tutor twice a week.",
+        "W @Sina: Plays tennis every Sunday at the club.")})
+    repo.commit("b", "2026-04-08", log(
+        "2026-04-08", "W @Teodor: Let the Mandarin tutoring lapse in March; says the tones beat him.",
+        "W @Sina: Stopped at the tennis club cafe for lunch with @Jo."))
+    update(Workspace(repo.path))
+    assert "lapse" in top_about(ask(repo, "Is Teodor learning Mandarin?", as_of="2026-06-01"), "teodor")
+    # "Stopped at" is a visit, and a one-off activity is an instance of a pastime, not a new one.
+    assert "Plays tennis" in top_about(ask(repo, "Does Sina play tennis?", as_of="2026-06-01"), "sina")

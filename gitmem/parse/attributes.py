@@ -291,6 +291,12 @@ CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in 
     "phone number email address",
     "planned scheduled postponed delayed rescheduled",
 ))
+# Verbs that end a state rather than report one more event ("Gave up the piano", "Let the
+# tutoring lapse", "Stopped smoking", "Sold the van"): a newer statement of one of them about the
+# thing an older state names ends that state (recall's slot recency; ranking only).
+ENDS_STATE = re.compile(r"\b(?:quit|quits|quitting|gave up|given up|giving up|gives up|dropped out|cancell?ed|sold|"
+                        r"lapsed?|no longer|retired from|packed in|(?:stopped|stops|dropped)(?!\s+(?:at|by|in|off|over|"
+                        r"for|to|outside|into)\b))\b", re.I)
 # The relocation marker ("<relocation>") of CUED_FAMILIES: "moved" is a relocation only with a
 # direction ("Moved the release notes" is about something else). Narrower than the ranking's
 # phrase in _PHRASES ("moves abroad", "move into") for the same reason as the families.

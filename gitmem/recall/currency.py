@@ -202,6 +202,8 @@ class _Said(NamedTuple):
     for_now: bool  # "currently ...", "until 12 March": holds for a while only
     nums: frozenset[str]  # the numbers it gives ("16", "six" as "6")
     counts: frozenset[tuple[str, str]]  # (question stem, number) next to each other: "Postgres 17"
+    ending: bool  # ends a state ("gave up", "let ... lapse": attributes.ENDS_STATE)
+    event: bool  # reports something done ("Sang a solo at the concert": supersede.is_event)
     own: bool  # about the entity it is filed under (its first), not a relative or another @person
     mover: bool  # may go ahead of older statements (not past)
     over: bool  # holds for a while only and that while is over (`past`)
@@ -210,7 +212,7 @@ class _Said(NamedTuple):
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if c.uncommitted:
         return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
-                     frozenset(), frozenset(), False, False, False)
+                     frozenset(), frozenset(), False, False, False, False, False)
     row = c.row
     content = row[CONTENT] or ""
     ent_list = (row[ENTITIES] or "").split()
@@ -240,7 +242,8 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         attrs=attrs,
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None or (bool(q.families) and _open_end(row) is not None),
-        nums=nums, counts=counts, own=other is None, mover=c.score is not None and row[ID] not in past,
+        nums=nums, counts=counts, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
+        event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None, mover=c.score is not None and row[ID] not in past,
         over=row[ID] in past)
 
 
@@ -299,12 +302,15 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # current value of its attribute, whatever else the older one names ("What is Ruairi's role
     # at St Columba's?": "Acting head of department ... until the end of August" over "Deputy head
     # of maths at St Columba's College").
+    # An activity done once ("Stopped at the tennis club cafe", "Sang a solo at the choir's
+    # concert") is an instance of a weak attribute (pastimes, likes), not a new value of it.
+    instance = c.event and not d.event and not c.ending
     for fam in sorted(q.families & c.attrs & d.attrs):
-        if (fam not in attributes.WEAK or shared) and (c.for_now or all(attributes.vocabulary(st, fam) for st in missing)):
+        if (fam not in attributes.WEAK or shared and not instance) and (c.for_now or all(attributes.vocabulary(st, fam) for st in missing)):
             return f"same attribute {fam}"
     # ... and so it is for an attribute the question does not name ("How does Owen get to work?":
     # "Off the bike until the end of March; takes the bus" over "Cycles to work every day").
-    if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared for f in c.attrs & d.attrs):
+    if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared and not instance for f in c.attrs & d.attrs):
         return "a temporary value of the same attribute"
     if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
         return why
@@ -346,6 +352,9 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
         return None
     if c.nums and d.nums and not c.nums <= d.nums:
         return "another number for the same thing"
+    # "Let the Mandarin tutoring lapse" over "Learning Mandarin with a tutor".
+    if c.ending and not d.ending:
+        return "ends the state"
     # Two dates set for the thing asked about ("PhD viva scheduled for 3 June" / "The examiners
     # moved the viva to 9 September"): the newer plan is the plan.
     if "schedule" in c.attrs & d.attrs & q.families:
