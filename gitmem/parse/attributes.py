@@ -102,9 +102,9 @@ FAMILIES: tuple[Family, ...] = (
     _family("name", "called named name renamed rename codename nickname formerly previously <name>", ""),
     # Weak: shared content words are needed too (see the module docstring).
     _family("likes",
-            "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference want wants "
+            "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
             "favourite favorite fan hate hates dislike dislikes adore adores fond keen <evaluative>",
-            "", weak=True),
+            "want wants", weak=True),
     _family("pastime",
             "play plays playing practise practice practises training learn learning "
             "hobby hobbies club choir sing sings band gym climb climbs swim swims",
