@@ -9,12 +9,17 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   original collapse into one candidate, the original, at the better of their ranks; the copies are
   listed on the result and the budget pays for the fact once.
 - Time-bounded statements: "Currently in Tokyo (Mar 3–Mar 10, 2025)" is current only inside its
-  event window. After it the statement is past: its score is multiplied by PAST_FACTOR and the
-  result says so; inside it, it is the most current thing said (ACTIVE_FACTOR).
+  event window, and so is a state about someone that names only its end ("On sabbatical through
+  May", "until 12 March": parse/dates.py `ends`). After it the statement is past: its score is
+  multiplied by PAST_FACTOR and the result says so; inside it, it is the most current thing said
+  (ACTIVE_FACTOR).
 - Recency (`newer_first`, ranking only, nothing hidden): among statements about the same entity,
   the newer one goes first on a close call, and, without any change cue, when it gives another
   value of the attribute the question asks about (parse/attributes.py: "Where does Yuki stay?"
-  puts "Has her own apartment in Kyoto" over the older "stays in Osaka").
+  puts "Has her own apartment in Kyoto" over the older "stays in Osaka"), or when both name the
+  thing asked about and the newer gives it another number, date, opinion or ends it
+  (`_same_slot`: "Now on Postgres 17" over "Runs Postgres 16"). Whom a statement is about is
+  parse.entities.subject: "@Linnea: @Anders opened a studio" is Anders's, never Linnea's.
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
 """
 
