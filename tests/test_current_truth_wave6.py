@@ -9,26 +9,12 @@ from pathlib import Path
 
 import pytest
 from gitrepo import GitRepo
+from test_attribute_recency import ask, log, top_about
 
 from gitmem.index.indexer import update
 from gitmem.index.supersede import Statement, supersedes
 from gitmem.parse.entities import about_someone_else, subject
-from gitmem.recall.result import Result
-from gitmem.recall.search import Options, Session
 from gitmem.workspace import Workspace
-
-
-def log(day: str, *bullets: str) -> dict[str, str]:
-    return {f"memory/{day}.md": f"# {day}\n\n## Retain\n" + "".join(f"- {b}\n" for b in bullets)}
-
-
-def ask(repo: GitRepo, q: str, **kw: object) -> list[Result]:
-    with Session(Workspace(repo.path)) as s:
-        return s.search(q, Options(**kw)).results  # type: ignore[arg-type]
-
-
-def top_about(results: list[Result], entity: str) -> str:
-    return next(str(r.content) for r in results if entity in r.entities)
 
 
 def test_whom_a_statement_is_about() -> None:
