@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
@@ -205,8 +206,8 @@ class _Said(NamedTuple):
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
     for_now: bool  # "currently ...", "until 12 March": holds for a while only
-    nums: frozenset[str]  # the numbers it gives ("16", "six" as "6")
-    counts: frozenset[tuple[str, str]]  # (question stem, number) next to each other: "Postgres 17"
+    text: str  # its content, lowercased (numbers are read from it only when a pair needs them)
+    stems: frozenset[str]  # the question's stems that are not names
     ending: bool  # ends a state ("gave up", "let ... lapse": attributes.ENDS_STATE)
     event: bool  # reports something done ("Sang a solo at the concert": supersede.is_event)
     own: bool  # about the entity it is filed under (its first), not a relative or another @person
@@ -217,7 +218,7 @@ class _Said(NamedTuple):
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if c.uncommitted:
         return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
-                     frozenset(), frozenset(), False, False, False, False, False)
+                     "", frozenset(), False, False, False, False, False)
     row = c.row
     content = row[CONTENT] or ""
     ent_list = (row[ENTITIES] or "").split()
@@ -233,10 +234,6 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     planned = bool(ev and logged is not None and ev > logged.isoformat())
     if planned:
         ev = ""
-    # A thing as the subject ("The lift to floors 5 to 9 is broken") gives its own numbers, not a
-    # value of the entity's; a date ahead of the log's day is still a date set for what it names.
-    numbered = ents and SLOT_RECENCY and not attributes.thing_subject(content)
-    nums, counts = _numbers(low, own) if numbered else (frozenset(), frozenset())
     attrs = attributes.said(content) if ents and q.families else frozenset()
     if planned and SLOT_RECENCY:
         attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
@@ -247,7 +244,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         attrs=attrs,
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
         for_now=_FOR_NOW.search(content) is not None or (bool(q.families) and _open_end(row) is not None),
-        nums=nums, counts=counts, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
+        text=low, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None, mover=c.score is not None and row[ID] not in past,
         over=row[ID] in past)
 
@@ -262,10 +259,17 @@ _TOKEN = re.compile(r"[\w.,]*\w")
 _LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v"))
 
 
-def _numbers(low: str, stems: frozenset[str]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+def _numbers(said: _Said) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The numbers a statement gives, and which question stems stand next to one ("postgres 17",
-    "team of six": a link word or two may stand between)."""
-    if not _NUMBER.search(low):
+    "team of six": a link word or two may stand between). Read only for the few pairs that reach
+    `_same_slot`. A thing as the subject ("The lift to floors 5 to 9 is broken") gives its own
+    numbers, not a value of the entity's."""
+    return _read_numbers(said.text, said.stems)
+
+
+@lru_cache(maxsize=1024)
+def _read_numbers(low: str, stems: frozenset[str]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    if not _NUMBER.search(low) or attributes.thing_subject(low):
         return frozenset(), frozenset()
     toks = _TOKEN.findall(low)
     nums: set[str] = set()
@@ -350,12 +354,13 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
         return None
     # "Runs Postgres 16" / "Now on Postgres 17": the same thing with another number is its new
     # value, whatever else either says.
-    mine = {st: n for st, n in c.counts if st in topical}
-    if any(st in mine and n != mine[st] and (st, mine[st]) not in d.counts for st, n in d.counts):
+    (cnums, ccounts), (dnums, dcounts) = _numbers(c), _numbers(d)
+    mine = {st: n for st, n in ccounts if st in topical}
+    if any(st in mine and n != mine[st] and (st, mine[st]) not in dcounts for st, n in dcounts):
         return "a new number for the same thing"
     if any(not attributes.vocabulary(st) for st in missing):
         return None
-    if c.nums and d.nums and not c.nums <= d.nums:
+    if cnums and dnums and not cnums <= dnums:
         return "another number for the same thing"
     # "Let the Mandarin tutoring lapse" over "Learning Mandarin with a tutor".
     if c.ending and not d.ending:
