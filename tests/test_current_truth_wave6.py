@@ -74,6 +74,15 @@ def test_an_end_date_without_a_window_is_read() -> None:
     assert ends("Acting head while @Brenda is on leave, until the end of August 2026.", jan30) == date(2026, 8, 31)
     assert ends("In Lisbon until 6 January.", date(2025, 12, 20)) == date(2026, 1, 6)  # over the new year
     assert ends("Until mid-June in Oslo.", jan30) == date(2026, 6, 30)
+    # A weekday, the next week or month, or a while counted from the day it was written (a Friday).
+    assert ends("Away till Monday.", jan30) == date(2026, 2, 2)
+    assert ends("Away till Friday.", jan30) == date(2026, 2, 6)  # not the day it was written
+    assert ends("In Oslo until next week.", jan30) == date(2026, 2, 8)
+    assert ends("Staying with her parents for two weeks.", jan30) == date(2026, 2, 13)
+    # ... but not how long something has lasted, nor a stay dated elsewhere.
+    assert ends("Has lived in Rome for ten years.", jan30) is None
+    assert ends("Vegan for two months now.", jan30) is None
+    assert ends("Planning a trip to Japan for two weeks in April.", jan30) is None
     # No date after the word, or another sense of it.
     assert ends("Walked through the park.", jan30) is None
     assert ends("You may stay until we decide.", jan30) is None

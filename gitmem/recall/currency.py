@@ -40,7 +40,7 @@ from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
 # A cheap test before parse.dates.ends reads a statement (it runs on every candidate).
-_ENDS_HINT = re.compile(r"(?i:til|thr|up to)")
+_ENDS_HINT = re.compile(r"(?i:til|thr|up to|for )")
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
