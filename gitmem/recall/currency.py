@@ -54,11 +54,13 @@ UNTYPED_MARGIN = 0.0
 # the attribute the question asks about goes ahead of an older one whatever their scores;
 # ATTRIBUTE_TIES adds "matches the same question words". Off: False.
 ATTRIBUTE_RECENCY = True
-# Slot recency (`_same_thing`, wave 6): two statements naming the same thing the question asks
+# Slot recency (`_same_slot`, wave 6): two statements naming the same thing the question asks
 # about (a word of it that names no attribute) give two values of one slot when both are
-# opinions, both give a number or a date for it, or the newer one gives the asked attribute.
+# opinions, both give a number or a date for it, the newer one ends a state or gives the asked
+# attribute the older lacks; a statement holding for a while passes the value it interrupts.
 SLOT_RECENCY = True
-# Open expiries (`bounded`): "through May", "until 12 March" end a state without a written window.
+# Open expiries (`bounded`): "through May", "until 12 March", "for two weeks" end a state without a
+# written window; the value it interrupted goes back ahead once it is over (`_resumes`).
 OPEN_EXPIRY = True
 ATTRIBUTE_TIES = True
 RECENCY_SHARED = 2
@@ -386,7 +388,7 @@ def _resumes(c: _Said, d: _Said) -> bool:
     """Whether `c` is the value of an attribute that a temporary statement `d` interrupted and
     that holds again now `d` is over ("Drives a blue Skoda estate" after "Borrowing his sister's
     Fiat until around 6 March"), whatever their ages."""
-    return d.over and not c.for_now and bool(c.subject) and c.subject == d.subject and c.kind == d.kind \
+    return OPEN_EXPIRY and d.over and not c.for_now and bool(c.subject) and c.subject == d.subject and c.kind == d.kind \
         and bool(c.attrs & d.attrs)
 
 
