@@ -7,7 +7,9 @@ SUITE is a bench module with a `main(argv)` (current_truth, knowledge_update, re
 is `off` (no recency step), `eM` (entity recency, margin M), `uM` (entity and untyped recency,
 both margin M) or `eAuB` (entity margin A, untyped margin B), each optionally followed by `a`
 (attribute recency on: `_same_thing`, ties included) or `at` (attribute recency without the
-no-question-word ties); without it attribute recency is off. ARGS go to every suite (never `--write`: the tables are printed and copied into
+no-question-word ties); without it attribute recency is off. A final `o` turns wave 6's slot
+recency and open expiries off (`e0.1ao`: the ranking before wave 6, but for its attribution fix).
+ARGS go to every suite (never `--write`: the tables are printed and copied into
 bench/RESULTS.md by hand with this command). Choose a margin on the tune halves, report the others.
 """
 
@@ -29,21 +31,22 @@ import gm  # noqa: E402,F401  (puts the checkout's gitmem on sys.path)
 from gitmem.recall import currency  # noqa: E402
 
 
-def margins(name: str) -> tuple[float, float, bool, bool]:
-    """(entity margin, untyped margin, attribute recency, its ties) of a variant: off, eA, uM
-    (= eMuM) or eAuB, optionally followed by `a` or `at`."""
+def margins(name: str) -> tuple[float, float, bool, bool, bool, bool]:
+    """(entity margin, untyped margin, attribute recency, its ties, slot recency, open expiries) of
+    a variant: off, eA, uM (= eMuM) or eAuB, optionally followed by `a` or `at`, then by `o` (old:
+    wave 6's slot recency and open expiries off)."""
     if name == "off":
-        return 0.0, 0.0, False, False
-    m = re.fullmatch(r"(?:e([\d.]+))?(?:u([\d.]+))?(a|at)?", name)
+        return 0.0, 0.0, False, False, False, False
+    m = re.fullmatch(r"(?:e([\d.]+))?(?:u([\d.]+))?(a|at)?(o)?", name)
     if m is None or not name or not (m.group(1) or m.group(2)):
-        raise SystemExit(f"bad variant {name!r}: off, e0.1, u0.2, e0.1u0.2, e0.1a or e0.1at")
-    e, u, a = m.group(1), m.group(2), m.group(3)
-    return float(e if e is not None else u), float(u or 0.0), a is not None, a == "a"
+        raise SystemExit(f"bad variant {name!r}: off, e0.1, u0.2, e0.1u0.2, e0.1a, e0.1at or e0.1ao")
+    e, u, a, o = m.group(1), m.group(2), m.group(3), m.group(4) is None
+    return float(e if e is not None else u), float(u or 0.0), a is not None, a == "a", o, o
 
 
 @contextlib.contextmanager
 def variant(name: str) -> Iterator[None]:
-    names = ("RECENCY_MARGIN", "UNTYPED_MARGIN", "ATTRIBUTE_RECENCY", "ATTRIBUTE_TIES")
+    names = ("RECENCY_MARGIN", "UNTYPED_MARGIN", "ATTRIBUTE_RECENCY", "ATTRIBUTE_TIES", "SLOT_RECENCY", "OPEN_EXPIRY")
     saved = tuple(getattr(currency, n) for n in names)
     for n, v in zip(names, margins(name)):
         setattr(currency, n, v)

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from gitmem.layout import evidence_quote, in_bank
 from gitmem.parse import attributes
+from gitmem.parse.entities import about_someone_else
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
@@ -64,16 +65,6 @@ _WEAK = frozenset(("now", "new"))
 # A statement that says the earlier state continues or is joined by another ("still commutes",
 # "works there too", "sings in the church choir as well") replaces nothing.
 _ADDITIVE = re.compile(r"\b(?:still|too|as well|also)\b", re.I)
-# Someone else's state: "Her brother lives in Seoul", "@Zoe's parents moved", "His sister @Xia
-# now works ..." are about a relative, not the entity the statement is filed under.
-_THIRD_PARTY = re.compile(
-    r"^\s*(?:@[\w-]+:\s*)?(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?"
-    r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
-    r"partner|boyfriend|girlfriend|friend|friends|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family)s?\b"
-    r"|@[\w-]+'s\s+(?:\w+\s+)?(?:brother|sister|mother|father|parents?|son|daughter|kids?|children|wife|"
-    r"husband|partner|family|friends?)\b)",
-    re.I,
-)
 # A citation closing a line, possibly with a note after it: "(memory/x.md#L7@1a2b3c4; replaced by ...)".
 _CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}(?:;[^()]*)?\)")
 
@@ -95,13 +86,11 @@ def statement_kind(kind: str | None) -> str:
     return kind if kind in ("opinion", "observation") else "fact"
 
 
-# "Moved" is a relocation only with a direction: "Moved the release notes" is about something else.
-_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
 
 
 def _stems(text: str, entities: tuple[str, ...]) -> set[str]:
     skip = set(entities)
-    out: set[str] = {"<relocation>"} if _RELOCATION.search(text) else set()
+    out: set[str] = {"<relocation>"} if attributes.CUED_RELOCATION.search(text) else set()
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
         if len(w) < 3 or w in _STOP or w in skip:
@@ -119,7 +108,7 @@ def content_words(text: str, entities: tuple[str, ...]) -> set[str]:
 def _words(text: str) -> set[str]:
     """Whole lowercased words (and the relocation marker), for the attribute families."""
     out = {w.strip("'-") for w in _WORD.findall(text.lower())}
-    return out | {"<relocation>"} if _RELOCATION.search(text) else out
+    return out | {"<relocation>"} if attributes.CUED_RELOCATION.search(text) else out
 
 
 def _strong_cue(content: str) -> re.Match[str] | None:
@@ -149,12 +138,6 @@ _EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGUL
 def is_event(content: str) -> bool:
     """Whether a statement reports something done (an event, never superseded), not a state."""
     return _EVENT.match(content) is not None
-
-
-def about_someone_else(content: str) -> bool:
-    """Whether a statement filed under an entity is about a relative or friend of it ("Her
-    sister @Ana lives in Porto"): not a value of the entity's own attributes."""
-    return _THIRD_PARTY.match(content) is not None
 
 
 def has_cue(content: str) -> bool:

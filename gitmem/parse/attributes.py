@@ -104,7 +104,7 @@ FAMILIES: tuple[Family, ...] = (
     _family("likes",
             "like likes liked love loves loved enjoy enjoys prefer prefers preferred preference "
             "favourite favorite fan hate hates dislike dislikes adore adores fond keen <evaluative>",
-            "", weak=True),
+            "want wants", weak=True),
     _family("pastime",
             "play plays playing practise practice practises training learn learning "
             "hobby hobbies club choir sing sings band gym climb climbs swim swims",
@@ -243,6 +243,12 @@ _THING_SUBJECT = re.compile(
     r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*", re.I)
 
 
+def thing_subject(text: str) -> bool:
+    """Whether a statement's subject is a thing ("The lift to floors 5 to 9 is broken", "The
+    examiners moved the viva"), not the entity it names."""
+    return _THING_SUBJECT.match(text) is not None
+
+
 @lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).
@@ -285,6 +291,16 @@ CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in 
     "phone number email address",
     "planned scheduled postponed delayed rescheduled",
 ))
+# Verbs that end a state rather than report one more event ("Gave up the piano", "Let the
+# tutoring lapse", "Stopped smoking", "Sold the van"): a newer statement of one of them about the
+# thing an older state names ends that state (recall's slot recency; ranking only).
+ENDS_STATE = re.compile(r"\b(?:quit|quits|quitting|gave up|given up|giving up|gives up|dropped out|cancell?ed|sold|"
+                        r"lapsed?|no longer|retired from|packed in|(?:stopped|stops|dropped)(?!\s+(?:at|by|in|off|over|"
+                        r"for|to|outside|into)\b))\b", re.I)
+# The relocation marker ("<relocation>") of CUED_FAMILIES: "moved" is a relocation only with a
+# direction ("Moved the release notes" is about something else). Narrower than the ranking's
+# phrase in _PHRASES ("moves abroad", "move into") for the same reason as the families.
+CUED_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
 # The families' own words as 5-letter stems: two statements sharing only these ("prefers",
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))

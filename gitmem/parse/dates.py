@@ -228,3 +228,80 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
         iso = default.isoformat()
         return iso, iso
     return None, None
+
+
+# An open-ended state with an end and no start: "On sabbatical through May", "away until the 14th",
+# "Borrowing his sister's Fiat until the body shop finishes his car, around 6 March". The end is the
+# first date after the word, in the same clause, within a few words of it.
+_UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to)\b(?P<rest>[^.;!?]{0,60})", re.I)
+_BARE_MONTH = re.compile(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
+                         + _mon("bm") + r"(?!\s*\d)", re.I)
+_ORDINAL = re.compile(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
+
+
+_WEEKDAY = re.compile(r"^\s*(?:next\s+|this\s+)?(?P<wd>mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
+_WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+_NEXT = re.compile(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?P<weekend>weekend))\b", re.I)
+# "For two weeks", "for the next three days": a stay counted from the day it was written. Not when
+# the statement counts how long something has lasted ("Has lived there for ten years", "vegan for
+# two months now") or dates itself ("a trip to Japan for two weeks in April").
+_FOR = re.compile(r"\bfor\s+(?:the\s+next\s+|another\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
+                  r"a\s+couple\s+of|a\s+few|\d{1,2})\s+(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
+_LASTED = re.compile(r"\b(?:has|have|had|been|since|already|ago|now|every|each|per|a year|so far|next|later|"
+                     r"january|february|march|april|may|june|july|august|september|october|november|december|"
+                     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|summer|winter|spring|autumn|easter|christmas)\b",
+                     re.I)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10}
+_UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
+
+
+@lru_cache(maxsize=4096)
+def ends(text: str, written: date) -> date | None:
+    """The last day of a state the text says holds until a date ("through May" -> the end of May,
+    "until the 14th" -> the next 14th, "until 12 March 2026", "till Friday", "until next week")
+    or for a while from when it was written ("for two weeks"), reading a year-less date from
+    `written` (the day it was written: a month or day before it is next year's / next month's).
+    None when the text names no such end."""
+    low = text[:SCAN_LIMIT].lower()
+    if "unti" not in low and "thr" not in low and "til" not in low and "up to" not in low:
+        return _for_a_while(low, written) if "for " in low else None
+    for m in _UNTIL.finditer(text[:SCAN_LIMIT]):
+        rest = m.group("rest")
+        span = find_dates(rest, written)
+        if span is not None:
+            end = span[1]
+            if end < written and not re.search(r"\d{4}", rest):
+                end = _mkdate(end.year + 1, end.month, end.day) or end  # "until 6 March" written in December
+            return end
+        wd = _WEEKDAY.match(rest)
+        if wd is not None:
+            ahead = (_WEEKDAYS.index(wd.group("wd").lower()) - written.weekday() - 1) % 7 + 1
+            return written + timedelta(days=ahead)
+        nxt = _NEXT.match(rest)
+        if nxt is not None:
+            if nxt.group("unit") and nxt.group("unit").lower() == "month":
+                y, mo = written.year + (written.month == 12), written.month % 12 + 1
+                return _month_end(y, mo)
+            sunday = written + timedelta(days=6 - written.weekday())
+            return sunday if nxt.group("weekend") else sunday + timedelta(days=7)
+        bare = _BARE_MONTH.match(rest)
+        if bare is not None:
+            mon = _MONTHS[bare.group("bm")[:3].lower()]
+            return _month_end(written.year + (mon < written.month), mon)
+        day = _ORDINAL.match(rest)
+        if day is not None:
+            d = int(day.group("od"))
+            y, mo = (written.year, written.month) if d >= written.day else \
+                (written.year + (written.month == 12), written.month % 12 + 1)
+            return _mkdate(y, mo, d)
+    return _for_a_while(low, written) if "for " in low else None
+
+
+def _for_a_while(low: str, written: date) -> date | None:
+    m = _FOR.search(low)
+    if m is None or _LASTED.search(low) or find_dates(low, written) is not None:
+        return None
+    word = " ".join(m.group("n").split())
+    n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
+    return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])

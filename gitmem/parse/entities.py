@@ -96,6 +96,47 @@ def entity_slug(name: str) -> str:
     return slug
 
 
+# --- whom a statement is about ------------------------------------------------------------------
+# A line filed under one entity ("@Linnea: ...", a bullet of her page or her memory.md section) can
+# be about someone else: a relative or friend ("Her sister @Ana lives in Porto", "His brother lives
+# in Seoul", "@Zoe's parents moved") or another @person as the subject of its sentence ("@Linnea:
+# @Anders opened his own studio"). That statement gives no value of the filed entity's own
+# attributes: it must not replace or pass her own statements (index/supersede.py, recall/currency.py).
+_RELATIVE = (r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
+             r"partner|boyfriend|girlfriend|friends?|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family)s?")
+_FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
+_ABOUT_OTHER = re.compile(
+    _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b,?\s*(?P<named>@[^\W\d_][\w-]*)?)"
+    r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?" + _RELATIVE + r"\b"
+    r"|@(?P<other>[^\W\d_][\w-]*)(?!'s|\s+and\b|[\w-]))",
+    re.I,
+)
+
+
+def subject(content: str) -> str | None:
+    """The entity key a statement is about, when it is not the first one it names (whom it is
+    filed under): "@Linnea: @Anders opened his own studio" -> "anders", "Her husband @Anders is a
+    designer" -> "anders", "His brother lives in Seoul" and "@Zoe's parents moved" -> "" (someone
+    unnamed). None: the statement is about its first entity (or names none)."""
+    if "@" not in content and not content[:5].lower().startswith(("his ", "her ", "thei", "my ", "our ")):
+        return None
+    m = _ABOUT_OTHER.match(content)
+    if m is None:
+        return None
+    if m.group("other") is not None:
+        other = entity_key(m.group("other"))
+        filed = entity_key(m.group("filed") or "")
+        return None if not filed or other == filed else other
+    named = m.group("named")
+    return entity_key(named) if named else ""
+
+
+def about_someone_else(content: str) -> bool:
+    """Whether a statement filed under an entity is about a relative, friend or another @person
+    (`subject`): not a value of the filed entity's own attributes."""
+    return subject(content) is not None
+
+
 # --- renames and aliases -------------------------------------------------------------------------
 # A rename or alias stated in memory text, e.g. "@relay (formerly warelay)", "the project formerly
 # called warelay is now relay", "renamed warelay to relay", "warelay is now called relay",

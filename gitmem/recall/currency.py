@@ -9,27 +9,38 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   original collapse into one candidate, the original, at the better of their ranks; the copies are
   listed on the result and the budget pays for the fact once.
 - Time-bounded statements: "Currently in Tokyo (Mar 3–Mar 10, 2025)" is current only inside its
-  event window. After it the statement is past: its score is multiplied by PAST_FACTOR and the
-  result says so; inside it, it is the most current thing said (ACTIVE_FACTOR).
+  event window, and so is a state about someone that names only its end ("On sabbatical through
+  May", "until 12 March": parse/dates.py `ends`). After it the statement is past: its score is
+  multiplied by PAST_FACTOR and the result says so; inside it, it is the most current thing said
+  (ACTIVE_FACTOR).
 - Recency (`newer_first`, ranking only, nothing hidden): among statements about the same entity,
   the newer one goes first on a close call, and, without any change cue, when it gives another
   value of the attribute the question asks about (parse/attributes.py: "Where does Yuki stay?"
-  puts "Has her own apartment in Kyoto" over the older "stays in Osaka").
+  puts "Has her own apartment in Kyoto" over the older "stays in Osaka"), or when both name the
+  thing asked about and the newer gives it another number, date, opinion or ends it
+  (`_same_slot`: "Now on Postgres 17" over "Runs Postgres 16"). Whom a statement is about is
+  parse.entities.subject: "@Linnea: @Anders opened a studio" is Anders's, never Linnea's.
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date
+from functools import lru_cache
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, ID, KIND, PATH, Link
-from gitmem.index.supersede import about_someone_else, content_words, fact_words, statement_kind
+from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
+from gitmem.index.supersede import content_words, fact_words, is_event, statement_kind
 from gitmem.parse import attributes
+from gitmem.parse.dates import ends
+from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
+# A cheap test before parse.dates.ends reads a statement (it runs on every candidate).
+_ENDS_HINT = re.compile(r"(?i:til|thr|up to|for )")
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
@@ -43,6 +54,14 @@ UNTYPED_MARGIN = 0.0
 # the attribute the question asks about goes ahead of an older one whatever their scores;
 # ATTRIBUTE_TIES adds "matches the same question words". Off: False.
 ATTRIBUTE_RECENCY = True
+# Slot recency (`_same_slot`, wave 6): two statements naming the same thing the question asks
+# about (a word of it that names no attribute) give two values of one slot when both are
+# opinions, both give a number or a date for it, the newer one ends a state or gives the asked
+# attribute the older lacks; a statement holding for a while passes the value it interrupts.
+SLOT_RECENCY = True
+# Open expiries (`bounded`): "through May", "until 12 March", "for two weeks" end a state without a
+# written window; the value it interrupted goes back ahead once it is over (`_resumes`).
+OPEN_EXPIRY = True
 ATTRIBUTE_TIES = True
 RECENCY_SHARED = 2
 RECENCY_TOP = 30
@@ -56,14 +75,34 @@ class Currency(NamedTuple):
     past: dict[int, str]  # id -> the last day of its event window
 
 
-def bounded(row: Any, day: str) -> str | None:
-    """"past" / "active" for a statement that holds for now only and writes its window of days
-    (relative to `day`, an ISO date), else None. A single day is no window: every line of a daily
-    log has its log's day as event time ("I'm currently reading ..." is not over the next day)."""
-    start, end = row[EVENT_START], row[EVENT_END]
-    if not start or not end or start >= end or not _FOR_NOW.search(row[CONTENT]):
+def bounded(row: Any, day: str) -> tuple[str, str] | None:
+    """("past" or "active", the last day) for a statement that holds for a while only (relative to
+    `day`, an ISO date), else None: one that says it holds for now and writes its window of days
+    ("Currently in Tokyo (Mar 3-Mar 10)"), or, with OPEN_EXPIRY, a state about someone that names
+    its end ("On sabbatical through May", "away until the 14th": parse.dates.ends, read from the
+    day it was written). A single day is no window: every line of a daily log has its log's day as
+    event time ("I'm currently reading ..." is not over the next day); a report of something done
+    ("Lived in Porto until March") is no state; lines that name no one and are not typed facts
+    (chat logs) are left alone."""
+    start, end, content = row[EVENT_START], row[EVENT_END], row[CONTENT]
+    if start and end and start < end and _FOR_NOW.search(content):
+        return ("past" if end < day else "active"), end
+    last = _open_end(row)
+    return None if last is None else (("past" if last < day else "active"), last)
+
+
+def _open_end(row: Any) -> str | None:
+    """The last day of a state about someone that names its end and no start (`bounded`)."""
+    content = row[CONTENT]
+    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not _ENDS_HINT.search(content) or is_event(content):
         return None
-    return "past" if end < day else "active"
+    logged = log_date(row[PATH])
+    start = row[EVENT_START]
+    written = logged or (date.fromisoformat(start[:10]) if start else None)
+    last = ends(content, written) if written else None
+    if last is None or (logged is not None and last < logged):
+        return None
+    return last.isoformat()
 
 
 def _curated_opinion(c: Candidate) -> bool:
@@ -162,20 +201,26 @@ class _Said(NamedTuple):
     ev: str  # event day, "" if none
     rid: int  # row id: ids follow the timeline, so a larger id was recorded later
     ents: frozenset[str]
-    subject: str  # the first entity named: whom the statement is about
+    subject: str  # whom the statement is about (parse.entities.subject; "" for an unnamed relative)
     kind: str  # "opinion", "observation" or "fact" (world, experience, notes)
     asks: bool  # the question has words besides the entities' names ("warelay" alone has none)
     asked: frozenset[str]  # the question's stems it contains, the entities' names left out
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
-    for_now: bool  # "currently ...": holds for now only
-    own: bool  # about its subject itself, not a relative or friend of it
-    mover: bool  # may go ahead of older statements (about its own subject, not past)
+    for_now: bool  # "currently ...", "until 12 March": holds for a while only
+    text: str  # its content, lowercased (numbers are read from it only when a pair needs them)
+    stems: frozenset[str]  # the question's stems that are not names
+    ending: bool  # ends a state ("gave up", "let ... lapse": attributes.ENDS_STATE)
+    event: bool  # reports something done ("Sang a solo at the concert": supersede.is_event)
+    own: bool  # about the entity it is filed under (its first), not a relative or another @person
+    mover: bool  # may go ahead of older statements (not past)
+    over: bool  # holds for a while only and that while is over (`past`)
 
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     if c.uncommitted:
-        return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False, False, False)
+        return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
+                     "", frozenset(), False, False, False, False, False)
     row = c.row
     content = row[CONTENT] or ""
     ent_list = (row[ENTITIES] or "").split()
@@ -188,16 +233,61 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     # statement was true: such a statement is placed by when it was recorded.
     ev = (row[EVENT_START] or "")[:10]
     logged = log_date(row[PATH])
-    if ev and logged is not None and ev > logged.isoformat():
+    planned = bool(ev and logged is not None and ev > logged.isoformat())
+    if planned:
         ev = ""
+    attrs = attributes.said(content) if ents and q.families else frozenset()
+    if planned and SLOT_RECENCY:
+        attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
     return _Said(
-        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if ent_list else "",
+        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if (other := attributed(content)) is None and ent_list
+        else other or "",
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
-        attrs=attributes.said(content) if ents and q.families else frozenset(),
+        attrs=attrs,
         words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
-        for_now=_FOR_NOW.search(content) is not None,
-        own=(own_subject := not about_someone_else(content)),
-        mover=c.score is not None and row[ID] not in past and own_subject)
+        for_now=_FOR_NOW.search(content) is not None or (bool(q.families) and _open_end(row) is not None),
+        text=low, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
+        event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None, mover=c.score is not None and row[ID] not in past,
+        over=row[ID] in past)
+
+
+_NUMBER = re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
+                                                 "twelve".split())} | {
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
+    "ninety": "90", "hundred": "100"}
+_TOKEN = re.compile(r"[\w.,]*\w")
+_LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v"))
+
+
+def _numbers(said: _Said) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The numbers a statement gives, and which question stems stand next to one ("postgres 17",
+    "team of six": a link word or two may stand between). Read only for the few pairs that reach
+    `_same_slot`. A thing as the subject ("The lift to floors 5 to 9 is broken") gives its own
+    numbers, not a value of the entity's."""
+    return _read_numbers(said.text, said.stems)
+
+
+@lru_cache(maxsize=1024)
+def _read_numbers(low: str, stems: frozenset[str]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    if not _NUMBER.search(low) or attributes.thing_subject(low):
+        return frozenset(), frozenset()
+    toks = _TOKEN.findall(low)
+    nums: set[str] = set()
+    counts: set[tuple[str, str]] = set()
+    for i, t in enumerate(toks):
+        n = _NUMBER_WORDS.get(t, t if t[:1].isdigit() else None)
+        if n is None:
+            continue
+        nums.add(n)
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(toks) and toks[j] in _LINKS and abs(j - i) < 3:
+                j += step
+            if 0 <= j < len(toks):
+                counts.update((st, n) for st in stems if toks[j].startswith(st))
+    return frozenset(nums), frozenset(counts)
 
 
 def _later(c: _Said, d: _Said) -> bool:
@@ -210,7 +300,7 @@ def _later(c: _Said, d: _Said) -> bool:
 def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     """Why two statements of one subject give two values of what the question asks (None: no
     reason). Ranking only: a reason here moves the newer one ahead, it hides nothing."""
-    if not (c.subject and c.subject == d.subject and c.kind == d.kind and d.own):
+    if not (c.subject and c.subject == d.subject and c.kind == d.kind):
         return None
     # The question names something the older one has and the newer one lacks ("Where does Kira's
     # brother live?", "What is Abe's dog called?"): the newer one answers something else. Words of
@@ -219,9 +309,22 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     shared = c.words & d.words
     # A weak family (likes, pastimes, media) needs the same thing named too ("Loves jazz more than
     # any other music" / "Has gone off jazz"): two likes of one person are not one attribute.
+    # A statement that holds for a while only and is not over (a mover is never past) is the most
+    # current value of its attribute, whatever else the older one names ("What is Ruairi's role
+    # at St Columba's?": "Acting head of department ... until the end of August" over "Deputy head
+    # of maths at St Columba's College").
+    # An activity done once ("Stopped at the tennis club cafe", "Sang a solo at the choir's
+    # concert") is an instance of a weak attribute (pastimes, likes), not a new value of it.
+    instance = c.event and not d.event and not c.ending
     for fam in sorted(q.families & c.attrs & d.attrs):
-        if (fam not in attributes.WEAK or shared) and all(attributes.vocabulary(st, fam) for st in missing):
+        if (fam not in attributes.WEAK or shared and not instance) and (c.for_now or all(attributes.vocabulary(st, fam) for st in missing)):
             return f"same attribute {fam}"
+    # ... and so it is for an attribute the question does not name ("How does Owen get to work?":
+    # "Off the bike until the end of March; takes the bus" over "Cycles to work every day").
+    if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared and not instance for f in c.attrs & d.attrs):
+        return "a temporary value of the same attribute"
+    if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
+        return why
     if any(not attributes.vocabulary(st) for st in missing):
         return None
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
@@ -236,10 +339,68 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     return None
 
 
+def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | None:
+    """Why two statements give two values of one slot of the thing the question asks about, read
+    from their shape rather than a word list (None: no reason). Both must name that thing: a
+    question word naming no attribute ("viva", "hotel", "Postgres"); the older one's further
+    question words must name attributes ("PhD" in "When is Idris's PhD viva?" is a study word)."""
+    both = c.asked & d.asked
+    topical = {st for st in both if not attributes.vocabulary(st)}
+    # Two opinions of one person on the thing asked about: the newer one is what they think now
+    # ("Finds podcasts a waste of time" / "Recommends a history podcast ..."). What an opinion is
+    # about may be a word of a family ("podcast" is media), not of the likes themselves.
+    if c.kind == "opinion" and all(attributes.vocabulary(st, "likes") for st in missing) and \
+            any(not attributes.vocabulary(st, "likes") for st in both):
+        return "an opinion on the same thing"
+    if not topical:
+        return None
+    # "Runs Postgres 16" / "Now on Postgres 17": the same thing with another number is its new
+    # value, whatever else either says.
+    (cnums, ccounts), (dnums, dcounts) = _numbers(c), _numbers(d)
+    mine = {st: n for st, n in ccounts if st in topical}
+    if any(st in mine and n != mine[st] and (st, mine[st]) not in dcounts for st, n in dcounts):
+        return "a new number for the same thing"
+    if any(not attributes.vocabulary(st) for st in missing):
+        return None
+    if cnums and dnums and not cnums <= dnums:
+        return "another number for the same thing"
+    # "Let the Mandarin tutoring lapse" over "Learning Mandarin with a tutor".
+    if c.ending and not d.ending:
+        return "ends the state"
+    # Two dates set for the thing asked about ("PhD viva scheduled for 3 June" / "The examiners
+    # moved the viva to 9 September"): the newer plan is the plan.
+    if "schedule" in c.attrs & d.attrs & q.families:
+        return "another date for the same thing"
+    # The newer one gives the attribute asked for and the older gives none ("What is the app
+    # called?": "went live under the name Thimble" / "an app she calls Larkspur").
+    if q.families & c.attrs and not q.families & d.attrs:
+        return "the asked attribute for the same thing"
+    return None
+
+
 def _protected(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `d` gives a value of an attribute the question asks about and `c` does not: then
     `c` answers something else ("Where is Bob?": "Lives in Lyon" over a newer "Allergic to ...")."""
     return bool(q.families & d.attrs) and not q.families & c.attrs
+
+
+def _resumes(c: _Said, d: _Said) -> bool:
+    """Whether `c` is the value of an attribute that a temporary statement `d` interrupted and
+    that holds again now `d` is over ("Drives a blue Skoda estate" after "Borrowing his sister's
+    Fiat until around 6 March"), whatever their ages."""
+    return OPEN_EXPIRY and d.over and not c.for_now and bool(c.subject) and c.subject == d.subject and c.kind == d.kind \
+        and bool(c.attrs & d.attrs)
+
+
+def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c`, about the entity the question names, goes ahead of `d`, filed under that entity
+    but about someone else ("Where does Linnea work?": "@Linnea: Left Spotify; joined Klarna" over
+    "@Linnea: @Anders works as a carpenter"), whatever their ages: unless `d` holds a word of the
+    question `c` lacks that names no attribute ("Where does Kira's brother live?") or gives the
+    asked attribute where `c` does not."""
+    if not (c.own and c.subject in q.entities and d.subject not in q.entities):
+        return False
+    return all(attributes.vocabulary(st) for st in d.asked - c.asked) and not _protected(c, d, q)
 
 
 def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: frozenset[int] = frozenset(),
@@ -247,12 +408,13 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
-    - is about the same subject (its first entity) and, with ATTRIBUTE_RECENCY on, gives a value of
+    - is about the same subject (parse.entities.subject) and, with ATTRIBUTE_RECENCY on, gives a value of
       the same attribute (`_same_thing`: an attribute family the question asks about, a
       "currently ..." statement it speaks of, or neither holding a question word but the name), or
     - both naming none, matches the same question words and scores within UNTYPED_MARGIN of it.
     A statement without an event time is placed by when it was recorded; one about someone else
-    than the entity it is filed under ("Her sister @Ana lives in Porto") or `past` (its window is
+    than the entity it is filed under ("Her sister @Ana lives in Porto", "@Linnea: @Anders opened
+    his own studio") passes only statements about that someone else; a `past` one (its window is
     over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
     passed by its heirs."""
     q = stems if isinstance(stems, Asked) else Asked(stems)
@@ -270,13 +432,18 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
         if me.mover and (me.ev or me.ents):
             for j, d in enumerate(out):
                 them, dwords = keys[j]
-                if d.score is None or d.uncommitted or d.row[ID] in replaced or not _later(me, them):
+                if d.score is None or d.uncommitted or d.row[ID] in replaced:
+                    continue
+                if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)):
+                    at = j
+                    break
+                if not _later(me, them):
                     continue
                 if me.ents & them.ents:
                     if ATTRIBUTE_RECENCY and _same_thing(me, them, q) is not None:
                         at = j
                         break
-                    if _protected(me, them, q):
+                    if not me.own or _protected(me, them, q):
                         continue
                     margin = RECENCY_MARGIN
                 elif not me.ents and not them.ents and me.ev and them.ev and len(words & dwords) >= RECENCY_SHARED:
@@ -333,10 +500,10 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
         if c.uncommitted or c.score is None:
             continue
         state = bounded(c.row, day)
-        if state == "past":
-            past[c.row[ID]] = c.row[EVENT_END]
+        if state is not None and state[0] == "past":
+            past[c.row[ID]] = state[1]
             c.score *= PAST_FACTOR
-        elif state == "active":
+        elif state is not None:
             c.score *= ACTIVE_FACTOR
     cands.sort(key=lambda c: -(c.score or 0.0))
     if not links:
