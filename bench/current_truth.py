@@ -1,14 +1,16 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
-    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|probe|all] [--write]
+    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|heldout3|probe|all] [--write]
 
-Four sets: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
+Five sets: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
 written looking at it), the first held-out half (bench/current_truth_heldout.json, 26 questions
 and 49 must-not-supersede facts: written before the rule was run on it, frozen in commit 9b14dd1;
 its kinds keep-attribute / keep-similar / keep-event hold only the pairs; looked at since wave 3,
 so tuning data now too), the blind held-out set (bench/current_truth_heldout2.json, written
 by another engineer on branch w5/sets without seeing the rule, brought in after the rule was
-final: issue 13 wave 5; run since, so tuning data too), and the probe set
+final: issue 13 wave 5; run since, so tuning data too), the second blind set
+(bench/current_truth_heldout3.json, written on branch w6/sets3 the same way and first run by the lead
+on wave 6's merged rule), and the probe set
 (bench/current_truth_probe.json: changes in new wordings and traps where the older statement stays
 the answer, written by wave 6's rule author before each batch's first run: not blind). Each set is
 its own workspace; all are reported side by side (a set whose file is missing is skipped).
@@ -60,8 +62,9 @@ from gm import Asker, Result, entity_key, index  # noqa: E402
 DATA = HERE / "current_truth.json"
 HELDOUT = HERE / "current_truth_heldout.json"
 HELDOUT2 = HERE / "current_truth_heldout2.json"
+HELDOUT3 = HERE / "current_truth_heldout3.json"
 PROBE = HERE / "current_truth_probe.json"
-HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "probe": PROBE}
+HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "probe": PROBE}
 K = 10
 
 
