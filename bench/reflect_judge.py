@@ -96,9 +96,9 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
     # The baseline needs the labels scores (labels and contrast share one question: asked once).
     methods: list[J.Method] = [cal.method] + (["labels"] if with_baseline and cal.method != "labels" else [])
     scored = C.score_cases(model, cases, methods)
-    shipped = C.metrics([s for s in report.scored if s.case.split == "report"], cal.method, cal.margin, cal.offset)
+    shipped = C.metrics([s for s in report.scored if s.case.split == "report"], cal.method, cal.margin, cal.offset, cal.floor)
     base = baseline(model, scored) if with_baseline else None
-    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset), base, scored)
+    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor), base, scored)
 
 
 class KindRow(NamedTuple):
@@ -115,7 +115,7 @@ def per_kind(scored: list[C.Scored], cal: J.Calibration) -> list[KindRow]:
     """Where the calibrated judge goes wrong, by the cases' kind and expected label."""
     rows: dict[tuple[str, str], list[int]] = {}
     for s in scored:
-        got = C.predict(s, cal.method, cal.margin, cal.offset)
+        got = C.predict(s, cal.method, cal.margin, cal.offset, cal.floor)
         e = s.case.expected
         r = rows.setdefault((s.case.kind or "-", e), [0, 0, 0, 0, 0])
         r[0] += 1
@@ -191,8 +191,7 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         rp: C.CheckReport = r["report"]
         cal = rp.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + (
-            f", offset {cal.offset:+.2f}" if cal.method == "contrast" else "")
+        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
         m = rp.report_metrics
         lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
                      f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} | "
@@ -242,8 +241,7 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
         h: Heldout = r["heldout"]
         cal = h.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + (
-            f", offset {cal.offset:+.2f}" if cal.method == "contrast" else "")
+        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
         judge = f"gate + {cal.method}, {margin}"
         for label, m in ((f"shipped report half ({h.shipped_report.cases})", h.shipped_report),
                          (f"**fresh held-out ({h.metrics.cases})**", h.metrics)):
@@ -255,7 +253,7 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
         if not h.source.startswith("shipped"):
             lines.append(f"| {name} | calibration {h.source} | | | | |")
         refit = r["report"].calibration
-        if (refit.method, refit.margin, refit.offset) != (cal.method, cal.margin, cal.offset):
+        if (refit.method, refit.margin, refit.offset, refit.floor) != (cal.method, cal.margin, cal.offset, cal.floor):
             lines.append(f"| {name} | (this run's re-fit on the calibration half differs: {refit.method}, margin "
                          f"{refit.margin:.4f}, offset {refit.offset:+.4f}; not used here) | | | | |")
     gated = results[0]["heldout"].scored if results else []

@@ -71,15 +71,31 @@ def test_gate_matches_stems_clock_times_and_opinions_without_entities() -> None:
     assert not J.relevant("Renewed the car insurance.", "Prefers tea.").passed
 
 
-def test_gate_never_drops_a_labelled_related_pair_and_drops_most_unrelated_ones() -> None:
+def test_gate_rarely_drops_a_labelled_related_pair_and_drops_most_unrelated_ones() -> None:
+    assert J.gate_kind() == "lexical+embedding"  # .ci/setup installs the embed extra
     cases = C.load_cases()
-    dropped_related = [c for c in cases if c.expected != "unrelated" and not J.relevant(c.fact, c.opinion).passed]
-    assert dropped_related == []
-    unrelated = [c for c in cases if c.expected == "unrelated"]
-    dropped = [c for c in unrelated if not J.relevant(c.fact, c.opinion).passed]
-    assert len(dropped) >= 0.7 * len(unrelated)
+    gates = {c: J.relevant(c.fact, c.opinion) for c in cases}
+    related = [c for c in cases if c.expected != "unrelated"]
+    assert sum(not gates[c].passed for c in related) <= 0.04 * len(related)
+    # Indirect evidence shares no word with the opinion: the embedding similarity finds some of it,
+    # and lets through fewer unrelated pairs than it finds related ones.
+    by_meaning = [c for c in cases if gates[c].reason.startswith("similar meaning")]
+    assert sum(c.expected != "unrelated" for c in by_meaning) >= 5
+    assert sum(c.expected == "unrelated" for c in by_meaning) < sum(c.expected != "unrelated" for c in by_meaning)
     # Same person, other topic and other person, same topic: the gate's job; "near" pairs go to the model.
-    assert all(not J.relevant(c.fact, c.opinion).passed for c in unrelated if c.kind == "same-topic")
+    assert all(not gates[c].passed for c in cases if c.kind == "same-topic")
+    same_entity = [c for c in cases if c.kind == "same-entity"]
+    assert sum(not gates[c].passed for c in same_entity) >= 0.85 * len(same_entity)
+
+
+def test_gate_without_the_embed_extra_is_lexical(monkeypatch: pytest.MonkeyPatch) -> None:
+    indirect = ("@Ada: Keeps a shelf of single malts and brings a bottle of Islay to every dinner.", "@Ada: Prefers whisky to wine.")
+    with_vectors = J.relevant(*indirect)
+    monkeypatch.setattr(J, "_embedder", lambda: None)
+    assert J.gate_kind() == "lexical" and J.similarity(*indirect) is None
+    without = J.relevant(*indirect)
+    assert with_vectors.passed and with_vectors.reason.startswith("similar meaning")
+    assert not without.passed and without.reason == "same entity, different topic"
 
 
 # --------------------------------------------------------------------------- decisions
@@ -151,7 +167,7 @@ def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> 
     scored = ([_scored("supports", (-0.1, -3.0, -4.0))] * 20 + [_scored("contradicts", (-3.0, -0.1, -4.0))] * 20
               + [_scored("unrelated", (-4.0, -3.0, -0.1))] * 20
               + [_scored("contradicts", (-0.5, -0.8, -4.0)), _scored("supports", (-0.9, -0.5, -4.0))])
-    method, margin, m, _ = C.choose(scored, ["labels"])
+    method, margin, _, _, m = C.choose(scored, ["labels"])
     assert method == "labels" and 0.4 < margin < 2.9
     assert m.wrong_direction == 0.0 and m.correct == 60 and m.abstain == pytest.approx(2 / 42)
     # At margin 0 both close calls count, the wrong way.
@@ -166,19 +182,19 @@ def test_choose_finds_the_lean_that_labels_cannot_correct(monkeypatch: pytest.Mo
 
     scored = ([lean("supports", x) for x in (-0.6, -0.3, 0.2, 0.5)] * 5 + [lean("contradicts", x) for x in (-3.0, -3.5, -4.2)] * 5
               + [lean("unrelated", x) for x in (-1.6, -1.8)] * 5)
-    method, margin, m, offset = C.choose(scored, ["labels", "contrast"])
+    method, margin, offset, _, m = C.choose(scored, ["labels", "contrast"])
     assert method == "contrast" and m.correct == len(scored) and m.wrong_direction == 0.0
     assert -3.0 < offset - margin < -1.8 and -1.6 < offset + margin < -0.6  # the band holds the unrelated pairs
-    _, _, with_labels, _ = C.choose(scored, ["labels"])
+    with_labels = C.choose(scored, ["labels"]).metrics
     assert with_labels.accuracy < 0.7  # best label past a margin: the supports all read as "contradicts"
     # Two fitted numbers must win by CONTRAST_PENALTY accuracy: here they win by over 0.3, not by 1.0.
     monkeypatch.setattr(C, "CONTRAST_PENALTY", 1.0)
-    assert C.choose(scored, ["labels", "contrast"])[0] == "labels"
+    assert C.choose(scored, ["labels", "contrast"]).method == "labels"
 
 
 def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
     flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 10
-    method, margin, m, _ = C.choose(flips, ["labels"])
+    method, margin, _, _, m = C.choose(flips, ["labels"])
     assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
 
 
