@@ -1,10 +1,10 @@
 """Benchmark the reflection judge (fact vs opinion) of local models on the labelled cases.
 
 The cases are the ones `gitmem model check` runs (`gitmem/reflect/data/judge_cases.jsonl`, shipped
-in the package): 159 (fact, opinion, expected) cases, a third each supports / contradicts /
+in the package): 261 (fact, opinion, expected) cases, a third each supports / contradicts /
 unrelated, in two halves by opinion. For each model this runs exactly what `gitmem model check`
-does (relevance gate, then both scoring methods; method and margin chosen on the calibration half)
-and reports on the REPORT half:
+does (relevance gate, then every scoring method; method and its numbers chosen on the calibration
+half) and reports on the REPORT half:
 
 - the calibrated judge (gate + chosen method + margin): accuracy, wrong direction, abstain;
 - each method at its own calibrated margin;
@@ -24,7 +24,7 @@ keeps each shipped judge calibration, adding only the measured summary and Retai
 
     .venv/bin/python bench/reflect_judge.py                                # bundled SmolLM2-135M
     .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --model /path/b.gguf --write --store
-    .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --heldout bench/judge_heldout.jsonl --write
+    .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --heldout bench/judge_heldout2.jsonl --write
 
 Models used here beyond the bundled one (bench only, never a dependency): see bench/models.sh.
 """
@@ -62,14 +62,13 @@ def baseline(model: J.Scorer, scored: list[C.Scored]) -> C.Metrics:
     return C.metrics(ungated, "labels", 0.0)
 
 
-def speed_sample(llama: LlamaModel, cases: list[C.Case], n: int = 8) -> float:
-    """Prompt tokens scored per second on the first `n` report cases the gate lets through, both
-    methods, straight on the model (no cache): the judge's speed as a reflection sees it."""
+def speed_sample(llama: LlamaModel, cases: list[C.Case], method: J.Method, n: int = 8) -> float:
+    """Prompt tokens scored per second on the first `n` report cases the gate lets through with the
+    calibrated `method`, straight on the model (no cache): the judge's speed as a reflection sees it."""
     sample = [c for c in cases if c.split == "report" and J.relevant(c.fact, c.opinion).passed][:n]
     tokens0, seconds0 = llama.stats.prompt_tokens, llama.stats.seconds
     for c in sample:
-        for method in J.METHODS:
-            J.score_pair(llama, c.fact, c.opinion, method)
+        J.score_pair(llama, c.fact, c.opinion, method)
     seconds = llama.stats.seconds - seconds0
     return round((llama.stats.prompt_tokens - tokens0) / seconds, 1) if seconds else 0.0
 
@@ -157,7 +156,7 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
     # Cached scores took no model time: measure the speed on a sample, uncached (not for --heldout,
     # whose section shows no speed and whose --store keeps the shipped numbers).
     if cache and fresh is None:
-        cal = cal._replace(tokens_per_second=speed_sample(llama, cases))
+        cal = cal._replace(tokens_per_second=speed_sample(llama, cases, cal.method))
     report = report._replace(calibration=cal)
     out: dict[str, Any] = {"report": report, "summaries": summaries, "retain": retain,
                            "cpu": time.process_time() - cpu0, "wall": time.perf_counter() - t0,

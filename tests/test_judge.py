@@ -134,6 +134,72 @@ def test_contrast_decides_against_the_models_own_lean() -> None:
     assert J.decide(J.PairScores(labels=(-6.0, -9.0, -0.01)), "contrast", 0.8, -1.7).relation == "supports"
 
 
+def test_likely_reads_the_direction_only_past_the_bears_floor() -> None:
+    s = J.PairScores(bears=0.5, likely=-2.0)
+    assert J.decide(s, "likely", 1.0, 0.0, floor=0.0) == J.Decision("contradicts", "weak", pytest.approx(1.0))
+    assert J.decide(s, "likely", 1.0, 0.0, floor=0.6) == J.ABSTAIN  # does not bear on it: no direction read
+    assert J.decide(s, "likely", 1.0, -1.5) == J.ABSTAIN  # inside the band around the model's lean
+    assert J.decide(J.PairScores(bears=0.5, likely=4.0), "likely", 0.5, 0.0).strength == "strong"
+    assert J.decide(J.PairScores(labels=(-1.0, -0.4, -4.0)), "likely", 0.0) == J.ABSTAIN  # not scored this way
+
+
+class LoggingScorer:
+    """Answers with fixed log-probabilities: the first continuation of each list likelier; logs every call."""
+
+    name = "logging"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        self.calls.append((system, user, tuple(continuations)))
+        return [-0.2 if i == 0 else -3.0 for i in range(len(continuations))]
+
+
+def test_likely_asks_both_orders_under_its_own_system_prompt_and_averages_them() -> None:
+    scorer = LoggingScorer()
+    s = J.score_pair(scorer, "@A: Drinks tea.", "@A: Likes tea.", "likely")  # type: ignore[arg-type]
+    assert [c[0] for c in scorer.calls] == [J.LIKELY_SYSTEM] * 3
+    assert [c[1].endswith(q) for c in scorer.calls for q in (J.BEARS_QUESTION, *J.LIKELY_QUESTIONS)].count(True) == 3
+    assert [c[2] for c in scorer.calls] == [(*J.YES, *J.NO), (*J.MORE, *J.LESS), (*J.MORE, *J.LESS)]
+    # "more" first in both lists here, so the two orders agree: a model that always took the first-named
+    # option would instead give +x in one order and -x in the other, and average to 0.
+    assert s.bears == pytest.approx(J._logsumexp([-0.2, -3.0]) - J._logsumexp([-3.0, -3.0]))
+    assert s.likely == pytest.approx(s.bears)
+    assert "more likely or less likely" in J.LIKELY_QUESTIONS[0] and "less likely or more likely" in J.LIKELY_QUESTIONS[1]
+
+
+def test_score_cases_asks_one_system_prompt_at_a_time() -> None:
+    # llama.cpp caches one prompt: alternating system prompts pair by pair would evaluate each again.
+    scorer = LoggingScorer()
+    cases = [C.Case(f"@A: Drank tea {n} times.", "@A: Likes tea.", "supports", "direct", "report") for n in range(3)]
+    scored = C.score_cases(scorer, cases, ["labels", "likely", "yesno"])  # type: ignore[arg-type]
+    systems = [c[0] for c in scorer.calls]
+    assert systems == [J.SCORE_SYSTEM] * 9 + [J.LIKELY_SYSTEM] * 9
+    assert all(set(s.scores) == {"labels", "likely", "yesno"} for s in scored)
+
+
+def test_choose_finds_a_floor_that_keeps_near_pairs_out() -> None:
+    # "near" unrelated pairs lean to "less likely" as strongly as real contradictions, but the model
+    # says they do not bear on the opinion: only a floor on that answer keeps them out.
+    def pair(expected: str, bears: float, likely: float) -> C.Scored:
+        case = C.Case("@A: fact about tea.", "@A: Likes tea.", expected, "direct", "calibration")  # type: ignore[arg-type]
+        return C.Scored(case, False, {"likely": J.PairScores(bears=bears, likely=likely)})
+
+    scored = ([pair("supports", 1.0, x) for x in (2.0, 3.0)] * 10 + [pair("contradicts", 1.2, x) for x in (-2.0, -3.0)] * 10
+              + [pair("unrelated", -1.0, x) for x in (-2.5, -2.2)] * 10)
+    fit = C.choose(scored, ["likely"])
+    assert fit.method == "likely" and fit.metrics.correct == len(scored) and -1.0 < fit.floor < 1.0
+    assert C.metrics(scored, "likely", fit.margin, fit.offset).wrong_direction > 0.3  # without the floor
+
+
+def test_the_cli_offers_every_judge_method() -> None:
+    from gitmem.cli.model_cmd import check_command
+
+    method = next(p for p in check_command.params if p.name == "method")
+    assert list(method.type.choices) == [*J.METHODS, "all"]  # type: ignore[attr-defined]
+
+
 class NaNScorer:
     name = "nan"
 

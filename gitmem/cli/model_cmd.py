@@ -62,7 +62,8 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Labelled cases (JSONL) instead of the shipped set.")
-@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "all"]), default="all", show_default=True,
+# judge.METHODS, spelled out: the judge module is imported only when the command runs (CLI start-up stays light).
+@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "all"]), default="all", show_default=True,
               help="Which ways of deciding to measure (all: the calibration picks the best).")
 @json_option
 @click.pass_context

@@ -191,7 +191,7 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
     floors = [J.NO_FLOOR, *_midpoints(bears)[1:-1]] if method == "likely" and bears else [J.NO_FLOOR]
     unrelated_all = sum(s.case.expected == "unrelated" for s in scored)
     for floor in floors:
-        pool = [s for s in live if method != "likely" or (s.scores[method].bears or J.NO_FLOOR) > floor]
+        pool = [s for s in live if method != "likely" or _clears(s.scores[method], floor)]
         if not pool:
             continue
         by_value: dict[float, list[int]] = {}
@@ -222,6 +222,10 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
                     offset = (ends[j] + ends[i]) / 2
                     chosen = Fit(method, margin, offset, floor, metrics(scored, method, margin, offset, floor))
     return chosen
+
+
+def _clears(scores: J.PairScores, floor: float) -> bool:
+    return scores.bears is not None and scores.bears > floor
 
 
 LABEL_INDEX: dict[str, int] = {"supports": 0, "contradicts": 1, "unrelated": 2}
