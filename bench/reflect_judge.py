@@ -136,7 +136,7 @@ def dump_scores(path: Path, report: C.CheckReport) -> None:
 
 
 def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache: Path | None,
-              fresh: list[C.Case] | None = None) -> dict[str, Any]:
+              fresh: list[C.Case] | None = None, methods: tuple[J.Method, ...] = J.METHODS) -> dict[str, Any]:
     llama = LlamaModel(resolve_model_path(None, path))
     # A score cache (bench/out, never the workspace's) makes an interrupted or repeated run pay only
     # for prompts not scored before; tokens/s then counts only the prompts scored in this run.
@@ -149,7 +149,7 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
             print(f"  {name}: {d}/{n} cases, {time.perf_counter() - t0:.0f} s wall, "
                   f"{time.process_time() - cpu0:.0f} s CPU", file=sys.stderr, flush=True)
 
-    report = C.check(model, llama.name, cases, J.METHODS, progress)
+    report = C.check(model, llama.name, cases, methods, progress)
     held = heldout(model, llama.name, report, fresh, with_baseline) if fresh is not None else None
     report, summaries, retain = C.with_drafts(report, model, cases)
     cal = report.calibration
@@ -190,7 +190,7 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         rp: C.CheckReport = r["report"]
         cal = rp.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
+        margin = "never decides" if cal.never_decides else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
         m = rp.report_metrics
         lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
                      f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} | "
@@ -240,7 +240,7 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
         h: Heldout = r["heldout"]
         cal = h.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
+        margin = "never decides" if cal.never_decides else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
         judge = f"gate + {cal.method}, {margin}"
         for label, m in ((f"shipped report half ({h.shipped_report.cases})", h.shipped_report),
                          (f"**fresh held-out ({h.metrics.cases})**", h.metrics)):
@@ -311,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="remember scores in this SQLite file (e.g. bench/out/judge-cache.sqlite): a re-run scores only new prompts")
     ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    ap.add_argument("--methods", default=",".join(J.METHODS),
+                    help="comma-separated ways of deciding to score and choose among (default: all; fewer saves model time)")
     ap.add_argument("--heldout", type=Path, default=None, metavar="FILE",
                     help="also judge these fresh cases with each model's shipped calibration (nothing fitted on them); "
                          f"--write then writes '{HELDOUT_SECTION}'")
@@ -318,10 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.heldout is not None and args.cases is not None:
         print("error: --heldout measures the shipped calibration: use it without --cases", file=sys.stderr)
         return 2
+    methods = tuple(m for m in J.METHODS if m in args.methods.split(","))
+    if not methods or len(methods) != len(args.methods.split(",")):
+        print(f"error: --methods takes a comma-separated subset of {','.join(J.METHODS)}", file=sys.stderr)
+        return 2
     try:
         cases = C.load_cases(args.cases)
         fresh = C.load_cases(args.heldout) if args.heldout is not None else None
-        results = [run_model(p, cases, not args.no_baseline, args.cache, fresh) for p in (args.model or [None])]
+        results = [run_model(p, cases, not args.no_baseline, args.cache, fresh, methods) for p in (args.model or [None])]
     except GitmemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -119,6 +119,12 @@ def test_yesno_decides_only_when_exactly_one_answer_is_yes() -> None:
     assert J.decide(J.PairScores(yes_supports=-3.0, yes_contradicts=1.0), "yesno", 0.5).relation == "contradicts"
     assert J.decide(J.PairScores(yes_supports=2.0, yes_contradicts=1.0), "yesno", 0.5) == J.ABSTAIN  # both yes
     assert J.decide(J.PairScores(yes_supports=0.2, yes_contradicts=-1.0), "yesno", 0.5) == J.ABSTAIN  # neither
+    # A yes short of the margin is still a yes: the model said yes to both questions, so no verdict
+    # (a larger margin must not turn a confused pair into one).
+    assert J.decide(J.PairScores(yes_supports=0.08, yes_contradicts=0.21), "yesno", 0.15) == J.ABSTAIN
+    assert J.decide(J.PairScores(yes_supports=-0.1, yes_contradicts=0.21), "yesno", 0.15).relation == "contradicts"
+    # Below a negative margin counts as "no" (a model that leans to "no" on every question).
+    assert J.decide(J.PairScores(yes_supports=-0.1, yes_contradicts=-0.5), "yesno", -0.2).relation == "supports"
 
 
 def test_contrast_decides_against_the_models_own_lean() -> None:

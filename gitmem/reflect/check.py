@@ -42,6 +42,12 @@ CALIBRATION_WRONG = 0.02
 # Measured: on the bundled SmolLM2 it won the calibration half by 2 of 81 cases (offset +7.8) and
 # went 8% wrong-direction on the report half; on Qwen2.5-Coder-1.5B it won by 17 of 81.
 CONTRAST_PENALTY = 0.05
+# A way of deciding must get at least this share of the calibration half's related pairs right
+# (verdicts, not abstentions) to be used at all; below it the model never decides. A handful of
+# verdicts cannot show skill: the bundled SmolLM2's best fits got 2 to 6 of 88 related pairs right,
+# and on the demo those rare verdicts moved "prefers concise replies" up on a request for long
+# answers. The 1.5B gets dozens right.
+MIN_RIGHT_VERDICTS = 0.10
 
 
 class Case(NamedTuple):
@@ -184,12 +190,13 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
     and wrong counts come from prefix sums."""
     n = len(scored)
     never = Fit(method, math.inf, 0.0, J.NO_FLOOR, metrics(scored, method, math.inf))
-    best: tuple[float, float, float] = (never.metrics.accuracy, 1e9, J.NO_FLOOR)
+    best: tuple[float, float, float] = (never.metrics.accuracy, J.NEVER, J.NO_FLOOR)
     chosen = never
     live = [s for s in scored if not s.gated]
     bears = sorted({b for s in live if (b := s.scores[method].bears) is not None})
     floors = [J.NO_FLOOR, *_midpoints(bears)[1:-1]] if method == "likely" and bears else [J.NO_FLOOR]
     unrelated_all = sum(s.case.expected == "unrelated" for s in scored)
+    least = _least_right(scored)
     for floor in floors:
         pool = [s for s in live if method != "likely" or _clears(s.scores[method], floor)]
         if not pool:
@@ -214,6 +221,8 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
                 wrong = (cum[i][3] - cum[i][1]) + (cum[k][3] - cum[j][3] - sup_after)
                 if wrong > CALIBRATION_WRONG * n:
                     continue
+                if cum[i][1] + sup_after < least:
+                    continue
                 correct = unrelated_out + cum[i][1] + sup_after + cum[j][2] - cum[i][2]
                 margin = (ends[j] - ends[i]) / 2
                 key = (correct / n, margin, floor)
@@ -222,6 +231,16 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
                     offset = (ends[j] + ends[i]) / 2
                     chosen = Fit(method, margin, offset, floor, metrics(scored, method, margin, offset, floor))
     return chosen
+
+
+def _least_right(scored: Sequence[Scored]) -> float:
+    """The right verdicts a way of deciding needs on `scored` (MIN_RIGHT_VERDICTS of the related pairs)."""
+    return MIN_RIGHT_VERDICTS * sum(s.case.expected != "unrelated" for s in scored)
+
+
+def _right(m: Metrics) -> int:
+    """Related pairs answered with their relation (verdicts right, not abstentions)."""
+    return m.confusion["supports"]["supports"] + m.confusion["contradicts"]["contradicts"]
 
 
 def _clears(scores: J.PairScores, floor: float) -> bool:
@@ -245,16 +264,16 @@ def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> Fit:
     for method in methods:
         if method in ("contrast", "likely"):
             fit = _fit_two_sided(scored, method)
-            key = (fit.metrics.accuracy - CONTRAST_PENALTY, min(fit.margin, 1e9))
+            key = (fit.metrics.accuracy - CONTRAST_PENALTY, min(fit.margin, J.NEVER))
             if best is None or key > best:
                 best, chosen = key, fit
             continue
         margins = _candidate_margins(scored, method)
         for i, margin in enumerate(margins):
             m = metrics(scored, method, margin)
-            if m.wrong_direction > CALIBRATION_WRONG:
+            if m.wrong_direction > CALIBRATION_WRONG or (math.isfinite(margin) and _right(m) < _least_right(scored)):
                 continue
-            key = (m.accuracy, min(margin, 1e9))
+            key = (m.accuracy, min(margin, J.NEVER))
             if best is None or key > best:
                 upper = margins[i + 1] if i + 1 < len(margins) else math.inf
                 best, chosen = key, Fit(method, (margin + upper) / 2 if math.isfinite(upper) else margin, 0.0, J.NO_FLOOR, m)
@@ -297,7 +316,7 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         own = choose(cal_half, [m])
         per_method[m] = metrics(rep_half, m, own.margin, own.offset, own.floor)
     fit = choose(cal_half, methods)
-    margin = round(fit.margin, 4) if math.isfinite(fit.margin) else 1e9
+    margin = round(fit.margin, 4) if math.isfinite(fit.margin) else J.NEVER
     offset, floor = round(fit.offset, 4), round(fit.floor, 4)
     rep = metrics(rep_half, fit.method, margin, offset, floor)
     cal = J.Calibration(

@@ -2,21 +2,28 @@
 
 1. **Gate** (`relevant`, no model): a fact can be evidence about an opinion only if it concerns the
    opinion's subject: it names one of the opinion's @entities *and* shares a topic with it (a content
-   word with the same stem, or a topic group of `data/topics.txt`). Pairs that fail are "unrelated"
-   without asking the model; in a reflection most candidate pairs end here.
+   word with the same stem, or a topic group of `data/topics.txt`, or, with the `embed` extra
+   installed, a MiniLM similarity of the two texts without their @mentions of at least EMBED_GATE).
+   Pairs that fail are "unrelated" without asking the model; in a reflection most candidate pairs
+   end here.
 2. **Scoring** (`score_pair`, the model): the model is never asked to *write* a verdict. Its chat
    template is applied to a short prompt and the log-probability of each possible answer is read
-   (`Scorer.score`). Three ways of deciding (`METHODS`), two ways of asking:
+   (`Scorer.score`). Four ways of deciding (`METHODS`), three ways of asking:
    - `labels`: one question, answers "supports" / "contradicts" / "unrelated";
    - `contrast`: the same question and scores, read as the log-odds of "supports" against
      "contradicts" corrected by the model's own bias (`offset`, calibrated): a model that leans to
      "contradicts" on every pair (Qwen2.5-Coder-1.5B does) is measured against its lean, not zero;
    - `yesno`: two questions, "does the FACT show the OPINION is true?" and "... false or no
      longer true?", each answered "yes" / "no" (log-odds of yes).
+   - `likely`: its own system prompt with worked examples (`LIKELY_SYSTEM`), then three questions:
+     does the FACT bear on the OPINION (log-odds of yes), and, asked with the two options in both
+     orders, is the OPINION more or less likely if the FACT is true (mean log-odds of "more").
 3. **Decision** (`decide`) with a margin: `labels` takes the best label only if it beats the
    runner-up by the margin; `contrast` decides "supports" above offset + margin, "contradicts"
-   below offset - margin; `yesno` decides only when exactly one question's log-odds of "yes" is
-   above the margin. Anything else abstains as "unrelated": a missed piece of evidence costs
+   below offset - margin; `yesno` decides only when one question's log-odds of "yes" is above the
+   margin and the other's is a "no" (below 0, or below a negative margin); `likely` reads its
+   direction like `contrast` (offset, margin), only for a pair whose bears-on-it log-odds clear the
+   calibrated `floor`. Anything else abstains as "unrelated": a missed piece of evidence costs
    nothing, evidence counted the wrong way moves a belief the wrong way.
 4. **Calibration**: which method and which margin is a property of the model, measured on the
    labelled cases (`gitmem.reflect.check`) and stored by the model's fingerprint: shipped for the
@@ -332,6 +339,7 @@ def direction(scores: PairScores, method: Method) -> float:
 
 
 NO_FLOOR = -1e9  # a `floor` that every pair clears (JSON has no infinity)
+NEVER = 1e9  # a stored margin no pair clears: the calibration never decides
 
 
 def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.0, floor: float = NO_FLOOR) -> Decision:
@@ -355,8 +363,14 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
             return ABSTAIN
         return Decision(label, "strong" if past >= STRONG_CLEARANCE else "weak", past)
     assert scores.yes_supports is not None and scores.yes_contradicts is not None
-    sup, con = scores.yes_supports > margin, scores.yes_contradicts > margin
-    if sup == con:
+    # One question answered yes past the margin and the other answered no: with a margin above 0 a
+    # "yes" that merely falls short of it is still a yes, and a model that says yes to both is
+    # confused, not leaning. (Measured: the bundled SmolLM2 at margin 0.15 turned such pairs, both
+    # log-odds in 0.05..0.26, into "contradicts"; a larger margin made more verdicts, not fewer.)
+    no = min(margin, 0.0)
+    sup = scores.yes_supports > margin and scores.yes_contradicts < no
+    con = scores.yes_contradicts > margin and scores.yes_supports < no
+    if not (sup or con):
         return ABSTAIN
     relation: Relation = "supports" if sup else "contradicts"
     past = (scores.yes_supports if sup else scores.yes_contradicts) - margin
@@ -400,6 +414,11 @@ class Calibration(NamedTuple):
     def worst_wrong_direction(self) -> float:
         """The rate trust goes by: the worse of the report half's and the fresh set's."""
         return max(self.wrong_direction, self.fresh_wrong_direction or 0.0)
+
+    @property
+    def never_decides(self) -> bool:
+        """Calibrated to abstain on every pair (margin "infinity"): asking it costs time and changes nothing."""
+        return self.margin >= NEVER
 
     @property
     def trusted(self) -> bool:
@@ -509,6 +528,9 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
     if not cal.trusted:
         return Trust(False, cal, f"opinion confidence not moved: the model {model_name} judges the wrong way too often "
                                  f"({rates}; the bar is {WRONG_DIRECTION_BAR:.0%}); set a larger model with `{CONFIG_HINT}`")
+    if cal.never_decides:
+        return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
+                                f"opinions will not move; set a larger model with `{CONFIG_HINT}`")
     lean = describe_rule(cal.method, cal.offset, cal.floor)
     return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates})")
 
@@ -522,7 +544,7 @@ def describe_rule(method: Method, offset: float, floor: float) -> str:
 def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
     """The verdict on one pair: the gate first (no model call when it fails), then the model's
     scores decided with the calibrated method and margin."""
-    if not relevant(fact, opinion).passed:
+    if cal.never_decides or not relevant(fact, opinion).passed:
         return Verdict("unrelated", "weak")
     d = decide(score_pair(model, fact, opinion, cal.method), cal.method, cal.margin, cal.offset, cal.floor)
     return Verdict(d.relation, d.strength)
