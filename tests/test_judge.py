@@ -270,6 +270,34 @@ def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
     assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
 
 
+def test_choose_never_decides_on_a_handful_of_right_verdicts() -> None:
+    # Two clear verdicts among 40 related pairs (the rest coin flips): right, but too few to show skill.
+    flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 19
+    clear = [_scored("supports", (-0.1, -5.0, -5.0)), _scored("contradicts", (-5.0, -0.1, -5.0))]
+    unrelated = [_scored("unrelated", (-3.0, -3.0, -0.1))] * 10
+    assert C.choose(flips + clear + unrelated, ["labels"]).margin == math.inf
+    # With enough of them (10% of the related pairs) the same clear verdicts are used.
+    assert math.isfinite(C.choose(flips + clear * 3 + unrelated, ["labels"]).margin)
+
+
+class Unasked:
+    name = "unasked"
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        raise AssertionError("a never-deciding judge must not ask the model")
+
+
+def test_a_never_deciding_calibration_asks_no_model(repo: GitRepo) -> None:
+    ws = Workspace.find(repo.path)
+    name = "Tiny.gguf:99:abcdef012345"
+    never = J.Calibration(J.fingerprint(name), name, "labels", J.NEVER, 0.33, 0.0, 1.0, 129, 40.0, "2026-11-30")
+    J.write_table(J.workspace_calibration_path(ws), never)
+    t = J.trust(ws, name)
+    assert t.allowed and "never decides" in t.reason and J.CONFIG_HINT in t.reason
+    verdict = J.judge(Unasked(), never, "@Peter: Asked for short replies.", "@Peter: Prefers concise replies.")  # type: ignore[arg-type]
+    assert verdict.relation == "unrelated"
+
+
 def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:
     ws = Workspace.find(repo.path)
     name = "Some-Model.Q4.gguf:1234:abcdef012345"
