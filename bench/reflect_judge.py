@@ -136,7 +136,7 @@ def dump_scores(path: Path, report: C.CheckReport) -> None:
 
 
 def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache: Path | None,
-              fresh: list[C.Case] | None = None, methods: tuple[J.Method, ...] = J.METHODS) -> dict[str, Any]:
+              fresh: list[C.Case] | None = None, methods: tuple[J.Method, ...] = J.DEFAULT_METHODS) -> dict[str, Any]:
     llama = LlamaModel(resolve_model_path(None, path))
     # A score cache (bench/out, never the workspace's) makes an interrupted or repeated run pay only
     # for prompts not scored before; tokens/s then counts only the prompts scored in this run.
@@ -311,8 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="remember scores in this SQLite file (e.g. bench/out/judge-cache.sqlite): a re-run scores only new prompts")
     ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    ap.add_argument("--methods", default=",".join(J.METHODS),
-                    help="comma-separated ways of deciding to score and choose among (default: all; fewer saves model time)")
+    ap.add_argument("--methods", default=",".join(J.DEFAULT_METHODS),
+                    help=f"comma-separated ways of deciding to score and choose among, of {','.join(J.METHODS)} "
+                         "(default: those `gitmem model check` runs; fewer saves model time)")
     ap.add_argument("--heldout", type=Path, default=None, metavar="FILE",
                     help="also judge these fresh cases with each model's shipped calibration (nothing fitted on them); "
                          f"--write then writes '{HELDOUT_SECTION}'")

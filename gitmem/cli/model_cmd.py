@@ -64,7 +64,8 @@ def _check_text(r: dict[str, Any]) -> str:
               help="Labelled cases (JSONL) instead of the shipped set.")
 # judge.METHODS, spelled out: the judge module is imported only when the command runs (CLI start-up stays light).
 @click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "all"]), default="all", show_default=True,
-              help="Which ways of deciding to measure (all: the calibration picks the best).")
+              help="Which ways of deciding to measure (all: labels, contrast and yesno, the calibration picks the "
+                   "best; likely only when named).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
@@ -91,7 +92,7 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
     except NotAWorkspace:
         ws = None
     cases = C.load_cases(cases_file)
-    methods: list[J.Method] = list(J.METHODS) if method == "all" else [method]  # type: ignore[list-item]
+    methods: list[J.Method] = list(J.DEFAULT_METHODS) if method == "all" else [method]  # type: ignore[list-item]
     if path is not None:
         path = cwd(ctx) / path.expanduser()  # relative to -C, like git -C
     if path is not None and not path.is_file():

@@ -295,7 +295,7 @@ class CheckReport(NamedTuple):
     scored: list[Scored]  # every case with its scores, for benchmarks
 
 
-def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequence[J.Method] = J.METHODS,
+def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequence[J.Method] = J.DEFAULT_METHODS,
           progress: Callable[[int, int], None] | None = None) -> CheckReport:
     """Score every case, calibrate on the calibration half, measure on the report half."""
     stats = getattr(model, "stats", None)
