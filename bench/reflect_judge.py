@@ -1,10 +1,10 @@
 """Benchmark the reflection judge (fact vs opinion) of local models on the labelled cases.
 
 The cases are the ones `gitmem model check` runs (`gitmem/reflect/data/judge_cases.jsonl`, shipped
-in the package): 159 (fact, opinion, expected) cases, a third each supports / contradicts /
+in the package): 261 (fact, opinion, expected) cases, a third each supports / contradicts /
 unrelated, in two halves by opinion. For each model this runs exactly what `gitmem model check`
-does (relevance gate, then both scoring methods; method and margin chosen on the calibration half)
-and reports on the REPORT half:
+does (relevance gate, then every scoring method; method and its numbers chosen on the calibration
+half) and reports on the REPORT half:
 
 - the calibrated judge (gate + chosen method + margin): accuracy, wrong direction, abstain;
 - each method at its own calibrated margin;
@@ -24,7 +24,7 @@ keeps each shipped judge calibration, adding only the measured summary and Retai
 
     .venv/bin/python bench/reflect_judge.py                                # bundled SmolLM2-135M
     .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --model /path/b.gguf --write --store
-    .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --heldout bench/judge_heldout.jsonl --write
+    .venv/bin/python bench/reflect_judge.py --model /path/a.gguf --heldout bench/judge_heldout2.jsonl --write
 
 Models used here beyond the bundled one (bench only, never a dependency): see bench/models.sh.
 """
@@ -62,14 +62,13 @@ def baseline(model: J.Scorer, scored: list[C.Scored]) -> C.Metrics:
     return C.metrics(ungated, "labels", 0.0)
 
 
-def speed_sample(llama: LlamaModel, cases: list[C.Case], n: int = 8) -> float:
-    """Prompt tokens scored per second on the first `n` report cases the gate lets through, both
-    methods, straight on the model (no cache): the judge's speed as a reflection sees it."""
+def speed_sample(llama: LlamaModel, cases: list[C.Case], method: J.Method, n: int = 8) -> float:
+    """Prompt tokens scored per second on the first `n` report cases the gate lets through with the
+    calibrated `method`, straight on the model (no cache): the judge's speed as a reflection sees it."""
     sample = [c for c in cases if c.split == "report" and J.relevant(c.fact, c.opinion).passed][:n]
     tokens0, seconds0 = llama.stats.prompt_tokens, llama.stats.seconds
     for c in sample:
-        for method in J.METHODS:
-            J.score_pair(llama, c.fact, c.opinion, method)
+        J.score_pair(llama, c.fact, c.opinion, method)
     seconds = llama.stats.seconds - seconds0
     return round((llama.stats.prompt_tokens - tokens0) / seconds, 1) if seconds else 0.0
 
@@ -96,9 +95,9 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
     # The baseline needs the labels scores (labels and contrast share one question: asked once).
     methods: list[J.Method] = [cal.method] + (["labels"] if with_baseline and cal.method != "labels" else [])
     scored = C.score_cases(model, cases, methods)
-    shipped = C.metrics([s for s in report.scored if s.case.split == "report"], cal.method, cal.margin, cal.offset)
+    shipped = C.metrics([s for s in report.scored if s.case.split == "report"], cal.method, cal.margin, cal.offset, cal.floor)
     base = baseline(model, scored) if with_baseline else None
-    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset), base, scored)
+    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor), base, scored)
 
 
 class KindRow(NamedTuple):
@@ -115,7 +114,7 @@ def per_kind(scored: list[C.Scored], cal: J.Calibration) -> list[KindRow]:
     """Where the calibrated judge goes wrong, by the cases' kind and expected label."""
     rows: dict[tuple[str, str], list[int]] = {}
     for s in scored:
-        got = C.predict(s, cal.method, cal.margin, cal.offset)
+        got = C.predict(s, cal.method, cal.margin, cal.offset, cal.floor)
         e = s.case.expected
         r = rows.setdefault((s.case.kind or "-", e), [0, 0, 0, 0, 0])
         r[0] += 1
@@ -137,7 +136,7 @@ def dump_scores(path: Path, report: C.CheckReport) -> None:
 
 
 def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache: Path | None,
-              fresh: list[C.Case] | None = None) -> dict[str, Any]:
+              fresh: list[C.Case] | None = None, methods: tuple[J.Method, ...] = J.DEFAULT_METHODS) -> dict[str, Any]:
     llama = LlamaModel(resolve_model_path(None, path))
     # A score cache (bench/out, never the workspace's) makes an interrupted or repeated run pay only
     # for prompts not scored before; tokens/s then counts only the prompts scored in this run.
@@ -150,14 +149,14 @@ def run_model(path: str | None, cases: list[C.Case], with_baseline: bool, cache:
             print(f"  {name}: {d}/{n} cases, {time.perf_counter() - t0:.0f} s wall, "
                   f"{time.process_time() - cpu0:.0f} s CPU", file=sys.stderr, flush=True)
 
-    report = C.check(model, llama.name, cases, J.METHODS, progress)
+    report = C.check(model, llama.name, cases, methods, progress)
     held = heldout(model, llama.name, report, fresh, with_baseline) if fresh is not None else None
     report, summaries, retain = C.with_drafts(report, model, cases)
     cal = report.calibration
     # Cached scores took no model time: measure the speed on a sample, uncached (not for --heldout,
     # whose section shows no speed and whose --store keeps the shipped numbers).
     if cache and fresh is None:
-        cal = cal._replace(tokens_per_second=speed_sample(llama, cases))
+        cal = cal._replace(tokens_per_second=speed_sample(llama, cases, cal.method))
     report = report._replace(calibration=cal)
     out: dict[str, Any] = {"report": report, "summaries": summaries, "retain": retain,
                            "cpu": time.process_time() - cpu0, "wall": time.perf_counter() - t0,
@@ -191,8 +190,7 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         rp: C.CheckReport = r["report"]
         cal = rp.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + (
-            f", offset {cal.offset:+.2f}" if cal.method == "contrast" else "")
+        margin = "never decides" if cal.never_decides else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
         m = rp.report_metrics
         lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
                      f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} | "
@@ -242,8 +240,7 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
         h: Heldout = r["heldout"]
         cal = h.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.margin >= 1e9 else f"margin {cal.margin:.2f}" + (
-            f", offset {cal.offset:+.2f}" if cal.method == "contrast" else "")
+        margin = "never decides" if cal.never_decides else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
         judge = f"gate + {cal.method}, {margin}"
         for label, m in ((f"shipped report half ({h.shipped_report.cases})", h.shipped_report),
                          (f"**fresh held-out ({h.metrics.cases})**", h.metrics)):
@@ -255,7 +252,7 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
         if not h.source.startswith("shipped"):
             lines.append(f"| {name} | calibration {h.source} | | | | |")
         refit = r["report"].calibration
-        if (refit.method, refit.margin, refit.offset) != (cal.method, cal.margin, cal.offset):
+        if (refit.method, refit.margin, refit.offset, refit.floor) != (cal.method, cal.margin, cal.offset, cal.floor):
             lines.append(f"| {name} | (this run's re-fit on the calibration half differs: {refit.method}, margin "
                          f"{refit.margin:.4f}, offset {refit.offset:+.4f}; not used here) | | | | |")
     gated = results[0]["heldout"].scored if results else []
@@ -314,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None,
                     help="remember scores in this SQLite file (e.g. bench/out/judge-cache.sqlite): a re-run scores only new prompts")
     ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    ap.add_argument("--methods", default=",".join(J.DEFAULT_METHODS),
+                    help=f"comma-separated ways of deciding to score and choose among, of {','.join(J.METHODS)} "
+                         "(default: those `gitmem model check` runs; fewer saves model time)")
     ap.add_argument("--heldout", type=Path, default=None, metavar="FILE",
                     help="also judge these fresh cases with each model's shipped calibration (nothing fitted on them); "
                          f"--write then writes '{HELDOUT_SECTION}'")
@@ -321,10 +321,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.heldout is not None and args.cases is not None:
         print("error: --heldout measures the shipped calibration: use it without --cases", file=sys.stderr)
         return 2
+    methods = tuple(m for m in J.METHODS if m in args.methods.split(","))
+    if not methods or len(methods) != len(args.methods.split(",")):
+        print(f"error: --methods takes a comma-separated subset of {','.join(J.METHODS)}", file=sys.stderr)
+        return 2
     try:
         cases = C.load_cases(args.cases)
         fresh = C.load_cases(args.heldout) if args.heldout is not None else None
-        results = [run_model(p, cases, not args.no_baseline, args.cache, fresh) for p in (args.model or [None])]
+        results = [run_model(p, cases, not args.no_baseline, args.cache, fresh, methods) for p in (args.model or [None])]
     except GitmemError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

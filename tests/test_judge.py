@@ -71,15 +71,31 @@ def test_gate_matches_stems_clock_times_and_opinions_without_entities() -> None:
     assert not J.relevant("Renewed the car insurance.", "Prefers tea.").passed
 
 
-def test_gate_never_drops_a_labelled_related_pair_and_drops_most_unrelated_ones() -> None:
+def test_gate_rarely_drops_a_labelled_related_pair_and_drops_most_unrelated_ones() -> None:
+    assert J.gate_kind() == "lexical+embedding"  # .ci/setup installs the embed extra
     cases = C.load_cases()
-    dropped_related = [c for c in cases if c.expected != "unrelated" and not J.relevant(c.fact, c.opinion).passed]
-    assert dropped_related == []
-    unrelated = [c for c in cases if c.expected == "unrelated"]
-    dropped = [c for c in unrelated if not J.relevant(c.fact, c.opinion).passed]
-    assert len(dropped) >= 0.7 * len(unrelated)
+    gates = {c: J.relevant(c.fact, c.opinion) for c in cases}
+    related = [c for c in cases if c.expected != "unrelated"]
+    assert sum(not gates[c].passed for c in related) <= 0.04 * len(related)
+    # Indirect evidence shares no word with the opinion: the embedding similarity finds some of it,
+    # and lets through fewer unrelated pairs than it finds related ones.
+    by_meaning = [c for c in cases if gates[c].reason.startswith("similar meaning")]
+    assert sum(c.expected != "unrelated" for c in by_meaning) >= 5
+    assert sum(c.expected == "unrelated" for c in by_meaning) < sum(c.expected != "unrelated" for c in by_meaning)
     # Same person, other topic and other person, same topic: the gate's job; "near" pairs go to the model.
-    assert all(not J.relevant(c.fact, c.opinion).passed for c in unrelated if c.kind == "same-topic")
+    assert all(not gates[c].passed for c in cases if c.kind == "same-topic")
+    same_entity = [c for c in cases if c.kind == "same-entity"]
+    assert sum(not gates[c].passed for c in same_entity) >= 0.85 * len(same_entity)
+
+
+def test_gate_without_the_embed_extra_is_lexical(monkeypatch: pytest.MonkeyPatch) -> None:
+    indirect = ("@Ada: Keeps a shelf of single malts and brings a bottle of Islay to every dinner.", "@Ada: Prefers whisky to wine.")
+    with_vectors = J.relevant(*indirect)
+    monkeypatch.setattr(J, "_embedder", lambda: None)
+    assert J.gate_kind() == "lexical" and J.similarity(*indirect) is None
+    without = J.relevant(*indirect)
+    assert with_vectors.passed and with_vectors.reason.startswith("similar meaning")
+    assert not without.passed and without.reason == "same entity, different topic"
 
 
 # --------------------------------------------------------------------------- decisions
@@ -103,6 +119,12 @@ def test_yesno_decides_only_when_exactly_one_answer_is_yes() -> None:
     assert J.decide(J.PairScores(yes_supports=-3.0, yes_contradicts=1.0), "yesno", 0.5).relation == "contradicts"
     assert J.decide(J.PairScores(yes_supports=2.0, yes_contradicts=1.0), "yesno", 0.5) == J.ABSTAIN  # both yes
     assert J.decide(J.PairScores(yes_supports=0.2, yes_contradicts=-1.0), "yesno", 0.5) == J.ABSTAIN  # neither
+    # A yes short of the margin is still a yes: the model said yes to both questions, so no verdict
+    # (a larger margin must not turn a confused pair into one).
+    assert J.decide(J.PairScores(yes_supports=0.08, yes_contradicts=0.21), "yesno", 0.15) == J.ABSTAIN
+    assert J.decide(J.PairScores(yes_supports=-0.1, yes_contradicts=0.21), "yesno", 0.15).relation == "contradicts"
+    # Below a negative margin counts as "no" (a model that leans to "no" on every question).
+    assert J.decide(J.PairScores(yes_supports=-0.1, yes_contradicts=-0.5), "yesno", -0.2).relation == "supports"
 
 
 def test_contrast_decides_against_the_models_own_lean() -> None:
@@ -116,6 +138,72 @@ def test_contrast_decides_against_the_models_own_lean() -> None:
     assert J.decide(J.PairScores(labels=(-2.0, -0.2, -4.0)), "contrast", 0.8, -1.7) == J.ABSTAIN  # -1.8: its lean
     # "unrelated" scores play no part: the gate and the band between the thresholds stand for it.
     assert J.decide(J.PairScores(labels=(-6.0, -9.0, -0.01)), "contrast", 0.8, -1.7).relation == "supports"
+
+
+def test_likely_reads_the_direction_only_past_the_bears_floor() -> None:
+    s = J.PairScores(bears=0.5, likely=-2.0)
+    assert J.decide(s, "likely", 1.0, 0.0, floor=0.0) == J.Decision("contradicts", "weak", pytest.approx(1.0))
+    assert J.decide(s, "likely", 1.0, 0.0, floor=0.6) == J.ABSTAIN  # does not bear on it: no direction read
+    assert J.decide(s, "likely", 1.0, -1.5) == J.ABSTAIN  # inside the band around the model's lean
+    assert J.decide(J.PairScores(bears=0.5, likely=4.0), "likely", 0.5, 0.0).strength == "strong"
+    assert J.decide(J.PairScores(labels=(-1.0, -0.4, -4.0)), "likely", 0.0) == J.ABSTAIN  # not scored this way
+
+
+class LoggingScorer:
+    """Answers with fixed log-probabilities: the first continuation of each list likelier; logs every call."""
+
+    name = "logging"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        self.calls.append((system, user, tuple(continuations)))
+        return [-0.2 if i == 0 else -3.0 for i in range(len(continuations))]
+
+
+def test_likely_asks_both_orders_under_its_own_system_prompt_and_averages_them() -> None:
+    scorer = LoggingScorer()
+    s = J.score_pair(scorer, "@A: Drinks tea.", "@A: Likes tea.", "likely")  # type: ignore[arg-type]
+    assert [c[0] for c in scorer.calls] == [J.LIKELY_SYSTEM] * 3
+    assert [c[1].endswith(q) for c in scorer.calls for q in (J.BEARS_QUESTION, *J.LIKELY_QUESTIONS)].count(True) == 3
+    assert [c[2] for c in scorer.calls] == [(*J.YES, *J.NO), (*J.MORE, *J.LESS), (*J.MORE, *J.LESS)]
+    # "more" first in both lists here, so the two orders agree: a model that always took the first-named
+    # option would instead give +x in one order and -x in the other, and average to 0.
+    assert s.bears == pytest.approx(J._logsumexp([-0.2, -3.0]) - J._logsumexp([-3.0, -3.0]))
+    assert s.likely == pytest.approx(s.bears)
+    assert "more likely or less likely" in J.LIKELY_QUESTIONS[0] and "less likely or more likely" in J.LIKELY_QUESTIONS[1]
+
+
+def test_score_cases_asks_one_system_prompt_at_a_time() -> None:
+    # llama.cpp caches one prompt: alternating system prompts pair by pair would evaluate each again.
+    scorer = LoggingScorer()
+    cases = [C.Case(f"@A: Drank tea {n} times.", "@A: Likes tea.", "supports", "direct", "report") for n in range(3)]
+    scored = C.score_cases(scorer, cases, ["labels", "likely", "yesno"])  # type: ignore[arg-type]
+    systems = [c[0] for c in scorer.calls]
+    assert systems == [J.SCORE_SYSTEM] * 9 + [J.LIKELY_SYSTEM] * 9
+    assert all(set(s.scores) == {"labels", "likely", "yesno"} for s in scored)
+
+
+def test_choose_finds_a_floor_that_keeps_near_pairs_out() -> None:
+    # "near" unrelated pairs lean to "less likely" as strongly as real contradictions, but the model
+    # says they do not bear on the opinion: only a floor on that answer keeps them out.
+    def pair(expected: str, bears: float, likely: float) -> C.Scored:
+        case = C.Case("@A: fact about tea.", "@A: Likes tea.", expected, "direct", "calibration")  # type: ignore[arg-type]
+        return C.Scored(case, False, {"likely": J.PairScores(bears=bears, likely=likely)})
+
+    scored = ([pair("supports", 1.0, x) for x in (2.0, 3.0)] * 10 + [pair("contradicts", 1.2, x) for x in (-2.0, -3.0)] * 10
+              + [pair("unrelated", -1.0, x) for x in (-2.5, -2.2)] * 10)
+    fit = C.choose(scored, ["likely"])
+    assert fit.method == "likely" and fit.metrics.correct == len(scored) and -1.0 < fit.floor < 1.0
+    assert C.metrics(scored, "likely", fit.margin, fit.offset).wrong_direction > 0.3  # without the floor
+
+
+def test_the_cli_offers_every_judge_method() -> None:
+    from gitmem.cli.model_cmd import check_command
+
+    method = next(p for p in check_command.params if p.name == "method")
+    assert list(method.type.choices) == [*J.METHODS, "all"]  # type: ignore[attr-defined]
 
 
 class NaNScorer:
@@ -151,7 +239,7 @@ def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> 
     scored = ([_scored("supports", (-0.1, -3.0, -4.0))] * 20 + [_scored("contradicts", (-3.0, -0.1, -4.0))] * 20
               + [_scored("unrelated", (-4.0, -3.0, -0.1))] * 20
               + [_scored("contradicts", (-0.5, -0.8, -4.0)), _scored("supports", (-0.9, -0.5, -4.0))])
-    method, margin, m, _ = C.choose(scored, ["labels"])
+    method, margin, _, _, m = C.choose(scored, ["labels"])
     assert method == "labels" and 0.4 < margin < 2.9
     assert m.wrong_direction == 0.0 and m.correct == 60 and m.abstain == pytest.approx(2 / 42)
     # At margin 0 both close calls count, the wrong way.
@@ -166,20 +254,48 @@ def test_choose_finds_the_lean_that_labels_cannot_correct(monkeypatch: pytest.Mo
 
     scored = ([lean("supports", x) for x in (-0.6, -0.3, 0.2, 0.5)] * 5 + [lean("contradicts", x) for x in (-3.0, -3.5, -4.2)] * 5
               + [lean("unrelated", x) for x in (-1.6, -1.8)] * 5)
-    method, margin, m, offset = C.choose(scored, ["labels", "contrast"])
+    method, margin, offset, _, m = C.choose(scored, ["labels", "contrast"])
     assert method == "contrast" and m.correct == len(scored) and m.wrong_direction == 0.0
     assert -3.0 < offset - margin < -1.8 and -1.6 < offset + margin < -0.6  # the band holds the unrelated pairs
-    _, _, with_labels, _ = C.choose(scored, ["labels"])
+    with_labels = C.choose(scored, ["labels"]).metrics
     assert with_labels.accuracy < 0.7  # best label past a margin: the supports all read as "contradicts"
     # Two fitted numbers must win by CONTRAST_PENALTY accuracy: here they win by over 0.3, not by 1.0.
     monkeypatch.setattr(C, "CONTRAST_PENALTY", 1.0)
-    assert C.choose(scored, ["labels", "contrast"])[0] == "labels"
+    assert C.choose(scored, ["labels", "contrast"]).method == "labels"
 
 
 def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
     flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 10
-    method, margin, m, _ = C.choose(flips, ["labels"])
+    method, margin, _, _, m = C.choose(flips, ["labels"])
     assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
+
+
+def test_choose_never_decides_on_a_handful_of_right_verdicts() -> None:
+    # Two clear verdicts among 40 related pairs (the rest coin flips): right, but too few to show skill.
+    flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 19
+    clear = [_scored("supports", (-0.1, -5.0, -5.0)), _scored("contradicts", (-5.0, -0.1, -5.0))]
+    unrelated = [_scored("unrelated", (-3.0, -3.0, -0.1))] * 10
+    assert C.choose(flips + clear + unrelated, ["labels"]).margin == math.inf
+    # With enough of them (10% of the related pairs) the same clear verdicts are used.
+    assert math.isfinite(C.choose(flips + clear * 3 + unrelated, ["labels"]).margin)
+
+
+class Unasked:
+    name = "unasked"
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        raise AssertionError("a never-deciding judge must not ask the model")
+
+
+def test_a_never_deciding_calibration_asks_no_model(repo: GitRepo) -> None:
+    ws = Workspace.find(repo.path)
+    name = "Tiny.gguf:99:abcdef012345"
+    never = J.Calibration(J.fingerprint(name), name, "labels", J.NEVER, 0.33, 0.0, 1.0, 129, 40.0, "2026-11-30")
+    J.write_table(J.workspace_calibration_path(ws), never)
+    t = J.trust(ws, name)
+    assert t.allowed and "never decides" in t.reason and J.CONFIG_HINT in t.reason
+    verdict = J.judge(Unasked(), never, "@Peter: Asked for short replies.", "@Peter: Prefers concise replies.")  # type: ignore[arg-type]
+    assert verdict.relation == "unrelated"
 
 
 def test_calibration_table_round_trip_and_trust(repo: GitRepo) -> None:

@@ -78,12 +78,13 @@ def test_summarize_is_capped_plain_text(model: LlamaModel) -> None:
     assert "\n" not in summary and not summary.startswith("#")
 
 
-def test_draft_retain_returns_only_valid_bullets(model: LlamaModel) -> None:
+def test_gated_retain_returns_only_valid_bullets(model: LlamaModel) -> None:
     try:
-        bullets = P.draft_retain(model, LOG, "2025-11-26")
+        drafted = P.gated_retain(model, LOG, "2025-11-26")
     except InvalidModelOutput as e:
         pytest.xfail(f"model output rejected: {e.reason}")
-    assert len(bullets) <= P.BULLETS_MAX
+    bullets = drafted.kept
+    assert len(bullets) + len(drafted.rejected) <= P.BULLETS_MAX
     for line in bullets:
         assert "\n" not in line and len(line) <= P.BULLET_TEXT_MAX_CHARS + 100
         assert isinstance(parse_retain_bullet(line), RetainFact), line

@@ -148,18 +148,14 @@ def item(kind: str = "W", entity: str = "Peter", text: str = "Peter flies to Mar
     return {"kind": kind, "entity": entity, "text": text}
 
 
-def test_draft_retain_builds_valid_bullets() -> None:
-    fake = FakeModel(
-        {
-            "bullets": [
-                item(),
-                item("B", "warelay", "I fixed the warelay crash with Peter."),
-                item("O", "", "Morning sessions are productive."),
-                item("W", "the castle", "The Castle roof leaks again."),
-            ]
-        }
-    )
-    out = P.draft_retain(fake, LOG, "2025-11-26")
+def test_bullet_line_builds_valid_bullets() -> None:
+    items = [
+        item(),
+        item("B", "warelay", "I fixed the warelay crash with Peter."),
+        item("O", "", "Morning sessions are productive."),
+        item("W", "the castle", "The Castle roof leaks again."),
+    ]
+    out = [P.bullet_line(i, LOG) for i in items]
     assert out == [
         "- W @Peter: Peter flies to Marrakech on Nov 27, 2025.",
         "- B @warelay: I fixed the warelay crash with Peter.",
@@ -168,44 +164,39 @@ def test_draft_retain_builds_valid_bullets() -> None:
     ]
     for line in out:
         assert isinstance(parse_retain_bullet(line), RetainFact)
+    # gated_retain (what reflection calls) asks with the Retain schema and builds its bullets the same way.
+    fake = FakeModel({"bullets": items})
+    drafted = P.gated_retain(fake, LOG, "2025-11-26")
     assert fake.calls[0][2] == P.RETAIN_SCHEMA and fake.calls[0][3] == P.RETAIN_MAX_TOKENS
+    assert set(drafted.kept) | {bullet for bullet, _ in drafted.rejected} == set(out)
 
 
-def test_draft_retain_flattens_caps_and_filters_bullets() -> None:
-    fake = FakeModel(
-        {
-            "bullets": [
-                item(text="Peter flies\n## Retain\n- W: injected"),  # one line, whatever the model wrote
-                item(entity="Mallory", text="Mallory approved the budget."),  # not in the log: no mention
-                item(entity="../../etc/passwd", text="Path entity."),  # unsafe slug: no mention
-                item(text="  - * ---  "),  # no words left
-                item(text="Peter flies\n## Retain\n- W: injected"),  # duplicate
-            ]
-        }
-    )
-    assert P.draft_retain(fake, LOG, "2025-11-26") == [
+def test_bullet_line_flattens_caps_and_filters_bullets() -> None:
+    lines = [P.bullet_line(i, LOG) for i in [
+        item(text="Peter flies\n## Retain\n- W: injected"),  # one line, whatever the model wrote
+        item(entity="Mallory", text="Mallory approved the budget."),  # not in the log: no mention
+        item(entity="../../etc/passwd", text="Path entity."),  # unsafe slug: no mention
+        item(text="  - * ---  "),  # no words left
+    ]]
+    assert lines == [
         "- W @Peter: Peter flies ## Retain - W: injected",
         "- W: Mallory approved the budget.",
         "- W: Path entity.",
+        None,
     ]
-    fake = FakeModel(
-        {
-            "bullets": [
-                item(entity="s", text="Andy's birthday is on Nov 27."),  # only the "s" of "Andy's"
-                item(entity="Peter's", text="Peter's trip."),  # "'" cannot be in an entity slug
-                item(entity="andy", text="Andy turns 40."),  # the log says "Andy's": a match
-                item(entity="Pete", text="Pete is not Peter."),  # part of a word is no match
-            ]
-        }
-    )
-    out = P.draft_retain(fake, LOG, "2025-11-26")
+    out = [P.bullet_line(i, LOG) for i in [
+        item(entity="s", text="Andy's birthday is on Nov 27."),  # only the "s" of "Andy's"
+        item(entity="Peter's", text="Peter's trip."),  # "'" cannot be in an entity slug
+        item(entity="andy", text="Andy turns 40."),  # the log says "Andy's": a match
+        item(entity="Pete", text="Pete is not Peter."),  # part of a word is no match
+    ]]
     assert out == [
         "- W: Andy's birthday is on Nov 27.",
         "- W: Peter's trip.",
         "- W @andy: Andy turns 40.",
         "- W: Pete is not Peter.",
     ]
-    assert all(isinstance(parse_retain_bullet(line), RetainFact) for line in out)
+    assert all(isinstance(parse_retain_bullet(line), RetainFact) for line in out if line)
 
 
 @pytest.mark.parametrize(
@@ -224,9 +215,9 @@ def test_draft_retain_flattens_caps_and_filters_bullets() -> None:
         ({"facts": [item()]}, "missing key 'bullets'"),
     ],
 )
-def test_draft_retain_rejects_bad_answers(answer: Any, reason: str) -> None:
+def test_gated_retain_rejects_bad_answers(answer: Any, reason: str) -> None:
     with pytest.raises(InvalidModelOutput, match=reason):
-        P.draft_retain(FakeModel(answer), LOG, "2025-11-26")
+        P.gated_retain(FakeModel(answer), LOG, "2025-11-26")
 
 
 def test_retain_prompt_has_log_in_data_section_and_caps_it() -> None:

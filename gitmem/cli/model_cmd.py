@@ -26,7 +26,7 @@ def _check_text(r: dict[str, Any]) -> str:
 
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
              + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}")
-             + (f", offset {r['offset']:+.2f}" if r["method"] == "contrast" else "") + " (chosen on the calibration half)",
+             + J.describe_rule(r["method"], r["offset"], r["floor"]) + " (chosen on the calibration half)",
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
     for method, m in r["methods"].items():
         lines.append(_metrics_line(f"({method})", m))
@@ -62,8 +62,10 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Labelled cases (JSONL) instead of the shipped set.")
-@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "all"]), default="all", show_default=True,
-              help="Which ways of deciding to measure (all: the calibration picks the best).")
+# judge.METHODS, spelled out: the judge module is imported only when the command runs (CLI start-up stays light).
+@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "all"]), default="all", show_default=True,
+              help="Which ways of deciding to measure (all: labels, contrast and yesno, the calibration picks the "
+                   "best; likely only when named).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
@@ -90,7 +92,7 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
     except NotAWorkspace:
         ws = None
     cases = C.load_cases(cases_file)
-    methods: list[J.Method] = list(J.METHODS) if method == "all" else [method]  # type: ignore[list-item]
+    methods: list[J.Method] = list(J.DEFAULT_METHODS) if method == "all" else [method]  # type: ignore[list-item]
     if path is not None:
         path = cwd(ctx) / path.expanduser()  # relative to -C, like git -C
     if path is not None and not path.is_file():

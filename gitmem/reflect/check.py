@@ -42,6 +42,12 @@ CALIBRATION_WRONG = 0.02
 # Measured: on the bundled SmolLM2 it won the calibration half by 2 of 81 cases (offset +7.8) and
 # went 8% wrong-direction on the report half; on Qwen2.5-Coder-1.5B it won by 17 of 81.
 CONTRAST_PENALTY = 0.05
+# A way of deciding must get at least this share of the calibration half's related pairs right
+# (verdicts, not abstentions) to be used at all; below it the model never decides. A handful of
+# verdicts cannot show skill: the bundled SmolLM2's best fits got 2 to 6 of 88 related pairs right,
+# and on the demo those rare verdicts moved "prefers concise replies" up on a request for long
+# answers. The 1.5B gets dozens right.
+MIN_RIGHT_VERDICTS = 0.10
 
 
 class Case(NamedTuple):
@@ -88,20 +94,26 @@ class Scored(NamedTuple):
 
 def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method],
                 progress: Callable[[int, int], None] | None = None) -> list[Scored]:
-    out: list[Scored] = []
-    for i, case in enumerate(cases):
-        if not J.relevant(case.fact, case.opinion).passed:
-            out.append(Scored(case, True, {}))
-        else:
-            scores: dict[str, J.PairScores] = {}
-            for m in methods:
-                same = "labels" if m == "contrast" else "contrast" if m == "labels" else None
-                # labels and contrast read the same question's scores: asked once
-                scores[m] = scores[same] if same in scores else J.score_pair(model, case.fact, case.opinion, m)
-            out.append(Scored(case, False, scores))
-        if progress:
-            progress(i + 1, len(cases))
-    return out
+    """Every case through the gate, and the pairs it lets through scored with each of `methods`.
+
+    The cases are scored once per system prompt (`J.system_of`), not method by method per case:
+    llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
+    evaluate each again on every pair. `progress` counts (case, system prompt) steps."""
+    gated = [not J.relevant(c.fact, c.opinion).passed for c in cases]
+    scores: list[dict[str, J.PairScores]] = [{} for _ in cases]
+    groups = [[m for m in methods if J.system_of(m) == system] for system in dict.fromkeys(map(J.system_of, methods))]
+    done, total = 0, len(cases) * len(groups)
+    for group in groups:
+        for case, dropped, got in zip(cases, gated, scores):
+            if not dropped:
+                for m in group:
+                    same = "labels" if m == "contrast" else "contrast" if m == "labels" else None
+                    # labels and contrast read the same question's scores: asked once
+                    got[m] = got[same] if same in got else J.score_pair(model, case.fact, case.opinion, m)
+            done += 1
+            if progress:
+                progress(done, total)
+    return [Scored(c, g, sc) for c, g, sc in zip(cases, gated, scores)]
 
 
 class Metrics(NamedTuple):
@@ -113,16 +125,17 @@ class Metrics(NamedTuple):
     confusion: dict[Relation, dict[Relation, int]]  # expected -> predicted -> count
 
 
-def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0) -> Relation:
+def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, floor: float = J.NO_FLOOR) -> Relation:
     if s.gated:
         return "unrelated"
-    return J.decide(s.scores[method], method, margin, offset).relation
+    return J.decide(s.scores[method], method, margin, offset, floor).relation
 
 
-def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0) -> Metrics:
+def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0,
+            floor: float = J.NO_FLOOR) -> Metrics:
     confusion = {e: {p: 0 for p in RELATIONS} for e in RELATIONS}
     for s in scored:
-        confusion[s.case.expected][predict(s, method, margin, offset)] += 1
+        confusion[s.case.expected][predict(s, method, margin, offset, floor)] += 1
     n = len(scored)
     correct = sum(confusion[e][e] for e in RELATIONS)
     wrong = sum(confusion[e][p] for e in RELATIONS for p in ("supports", "contradicts") if p != e)
@@ -150,47 +163,122 @@ def _candidate_margins(scored: Sequence[Scored], method: J.Method) -> list[float
     return sorted(v for v in values if v >= 0.0 or method == "yesno") + [math.inf]
 
 
-def _contrast_bands(scored: Sequence[Scored]) -> list[tuple[float, float]]:
-    """(margin, offset) of every band [lo, hi] whose ends lie midway between two neighbouring
-    contrast values of these cases, or beyond all of them: every distinct way `contrast` can decide
-    them, plus never deciding."""
-    values = sorted({J.contrast(s.scores["contrast"]) for s in scored if not s.gated})
-    if not values:
-        return [(math.inf, 0.0)]
-    # Beyond every value by far (log-odds of a real model are tens at most): that side is never decided.
-    ends = [values[0] - 1e3, *((a + b) / 2 for a, b in zip(values, values[1:])), values[-1] + 1e3]
-    return [(math.inf, 0.0)] + [((hi - lo) / 2, (hi + lo) / 2) for i, lo in enumerate(ends) for hi in ends[i:]]
+class Fit(NamedTuple):
+    """A method's decision numbers chosen on some cases, and what they give there."""
+
+    method: J.Method
+    margin: float
+    offset: float
+    floor: float
+    metrics: Metrics
 
 
-def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> tuple[J.Method, float, Metrics, float]:
-    """The method, margin (and offset, for `contrast`) with the best accuracy on `scored` whose
-    wrong-direction rate is at most CALIBRATION_WRONG; ties go to the larger margin (fewer, surer
-    verdicts; `contrast` must win by CONTRAST_PENALTY). A margin of infinity (never decide) always
-    qualifies, so there is always an answer.
+def _midpoints(values: list[float]) -> list[float]:
+    """Thresholds midway between neighbouring `values` (sorted, distinct) and beyond both ends (log-odds
+    of a real model are tens at most, so 1e3 past the last value is beyond every pair)."""
+    return [values[0] - 1e3, *((a + b) / 2 for a, b in zip(values, values[1:])), values[-1] + 1e3]
+
+
+def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
+    """`contrast` / `likely`: the band [offset - margin, offset + margin] (and for `likely` the
+    bears-on-it floor) with the best accuracy at most CALIBRATION_WRONG wrong; ties go to the larger
+    margin, then the higher floor. Every band whose ends lie midway between two neighbouring values
+    (or beyond all) is tried: every distinct way the method can decide these cases, plus never.
+
+    Counting, not re-deciding: with the pairs in the decision pool sorted by their direction value,
+    a band answers "contradicts" for a prefix and "supports" for a suffix, so each band's correct
+    and wrong counts come from prefix sums."""
+    n = len(scored)
+    never = Fit(method, math.inf, 0.0, J.NO_FLOOR, metrics(scored, method, math.inf))
+    best: tuple[float, float, float] = (never.metrics.accuracy, J.NEVER, J.NO_FLOOR)
+    chosen = never
+    live = [s for s in scored if not s.gated]
+    bears = sorted({b for s in live if (b := s.scores[method].bears) is not None})
+    floors = [J.NO_FLOOR, *_midpoints(bears)[1:-1]] if method == "likely" and bears else [J.NO_FLOOR]
+    unrelated_all = sum(s.case.expected == "unrelated" for s in scored)
+    least = _least_right(scored)
+    for floor in floors:
+        pool = [s for s in live if method != "likely" or _clears(s.scores[method], floor)]
+        if not pool:
+            continue
+        by_value: dict[float, list[int]] = {}
+        for s in pool:
+            counts = by_value.setdefault(J.direction(s.scores[method], method), [0, 0, 0])
+            counts[LABEL_INDEX[s.case.expected]] += 1
+        values = sorted(by_value)
+        ends = _midpoints(values)
+        k = len(values)
+        # cum[i] = (supports, contradicts, unrelated, all) expected among values[:i]
+        cum = [(0, 0, 0, 0)]
+        for v in values:
+            sup, con, unr = by_value[v]
+            a = cum[-1]
+            cum.append((a[0] + sup, a[1] + con, a[2] + unr, a[3] + sup + con + unr))
+        unrelated_out = unrelated_all - cum[k][2]
+        for i in range(k + 1):  # values[:i] answered contradicts
+            for j in range(i, k + 1):  # values[j:] answered supports
+                sup_after = cum[k][0] - cum[j][0]
+                wrong = (cum[i][3] - cum[i][1]) + (cum[k][3] - cum[j][3] - sup_after)
+                if wrong > CALIBRATION_WRONG * n:
+                    continue
+                if cum[i][1] + sup_after < least:
+                    continue
+                correct = unrelated_out + cum[i][1] + sup_after + cum[j][2] - cum[i][2]
+                margin = (ends[j] - ends[i]) / 2
+                key = (correct / n, margin, floor)
+                if key > best:
+                    best = key
+                    offset = (ends[j] + ends[i]) / 2
+                    chosen = Fit(method, margin, offset, floor, metrics(scored, method, margin, offset, floor))
+    return chosen
+
+
+def _least_right(scored: Sequence[Scored]) -> float:
+    """The right verdicts a way of deciding needs on `scored` (MIN_RIGHT_VERDICTS of the related pairs)."""
+    return MIN_RIGHT_VERDICTS * sum(s.case.expected != "unrelated" for s in scored)
+
+
+def _right(m: Metrics) -> int:
+    """Related pairs answered with their relation (verdicts right, not abstentions)."""
+    return m.confusion["supports"]["supports"] + m.confusion["contradicts"]["contradicts"]
+
+
+def _clears(scores: J.PairScores, floor: float) -> bool:
+    return scores.bears is not None and scores.bears > floor
+
+
+LABEL_INDEX: dict[str, int] = {"supports": 0, "contradicts": 1, "unrelated": 2}
+
+
+def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> Fit:
+    """The method and its numbers (margin; offset for `contrast` and `likely`; floor for `likely`)
+    with the best accuracy on `scored` whose wrong-direction rate is at most CALIBRATION_WRONG; ties
+    go to the larger margin (fewer, surer verdicts). The two-sided methods fit two or three numbers
+    where the others fit one, so they must win by CONTRAST_PENALTY. A margin of infinity (never
+    decide) always qualifies, so there is always an answer.
 
     Every margin between two neighbouring flip points gives the same decisions here; the one
     returned is the middle of that interval, as far as possible from both (new data is noisier)."""
-    best: tuple[float, float, J.Method, float, Metrics, float] | None = None
+    best: tuple[float, float] | None = None
+    chosen: Fit | None = None
     for method in methods:
-        if method == "contrast":
-            for margin, offset in _contrast_bands(scored):
-                m = metrics(scored, method, margin, offset)
-                key = (m.accuracy - CONTRAST_PENALTY, min(margin, 1e9))
-                if m.wrong_direction <= CALIBRATION_WRONG and (best is None or key > best[:2]):
-                    best = (key[0], key[1], method, margin, m, offset if math.isfinite(margin) else 0.0)
+        if method in ("contrast", "likely"):
+            fit = _fit_two_sided(scored, method)
+            key = (fit.metrics.accuracy - CONTRAST_PENALTY, min(fit.margin, J.NEVER))
+            if best is None or key > best:
+                best, chosen = key, fit
             continue
         margins = _candidate_margins(scored, method)
         for i, margin in enumerate(margins):
             m = metrics(scored, method, margin)
-            if m.wrong_direction > CALIBRATION_WRONG:
+            if m.wrong_direction > CALIBRATION_WRONG or (math.isfinite(margin) and _right(m) < _least_right(scored)):
                 continue
-            key = (m.accuracy, min(margin, 1e9))
-            if best is None or key > best[:2]:
+            key = (m.accuracy, min(margin, J.NEVER))
+            if best is None or key > best:
                 upper = margins[i + 1] if i + 1 < len(margins) else math.inf
-                chosen = (margin + upper) / 2 if math.isfinite(upper) else margin
-                best = (key[0], key[1], method, chosen, m, 0.0)
-    assert best is not None
-    return best[2], best[3], best[4], best[5]
+                best, chosen = key, Fit(method, (margin + upper) / 2 if math.isfinite(upper) else margin, 0.0, J.NO_FLOOR, m)
+    assert chosen is not None
+    return chosen
 
 
 class CheckReport(NamedTuple):
@@ -207,7 +295,7 @@ class CheckReport(NamedTuple):
     scored: list[Scored]  # every case with its scores, for benchmarks
 
 
-def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequence[J.Method] = J.METHODS,
+def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequence[J.Method] = J.DEFAULT_METHODS,
           progress: Callable[[int, int], None] | None = None) -> CheckReport:
     """Score every case, calibrate on the calibration half, measure on the report half."""
     stats = getattr(model, "stats", None)
@@ -225,18 +313,19 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
                           'mark each case "split": "calibration" or "report"')
     per_method: dict[str, Metrics] = {}
     for m in methods:
-        _, margin, _, offset = choose(cal_half, [m])
-        per_method[m] = metrics(rep_half, m, margin, offset)
-    method, margin, cal_metrics, offset = choose(cal_half, methods)
-    rep = metrics(rep_half, method, margin, offset)
+        own = choose(cal_half, [m])
+        per_method[m] = metrics(rep_half, m, own.margin, own.offset, own.floor)
+    fit = choose(cal_half, methods)
+    margin = round(fit.margin, 4) if math.isfinite(fit.margin) else J.NEVER
+    offset, floor = round(fit.offset, 4), round(fit.floor, 4)
+    rep = metrics(rep_half, fit.method, margin, offset, floor)
     cal = J.Calibration(
-        fingerprint=J.fingerprint(model_name), model=model_name, method=method,
-        margin=round(margin, 4) if math.isfinite(margin) else 1e9,
+        fingerprint=J.fingerprint(model_name), model=model_name, method=fit.method, margin=margin,
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
         cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
-        measured=date.today().isoformat(), offset=round(offset, 4))
+        measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind())
     related = [s for s in scored if s.case.expected != "unrelated"]
-    return CheckReport(cal, cal_metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
+    return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
 
 
@@ -251,7 +340,8 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck
 
     cal = r.calibration
     return {"model": cal.model, "path": path, "fingerprint": cal.fingerprint, "method": cal.method,
-            "margin": cal.margin, "offset": cal.offset, "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
+            "margin": cal.margin, "offset": cal.offset, "floor": cal.floor,
+            "gate_kind": cal.gate, "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
             "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
             "methods": {k: m(v) for k, v in r.per_method.items()},
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},

@@ -6,8 +6,8 @@ decoding) and a validator. Memory text is untrusted: it goes into the user promp
 line cannot close its section early), and the system prompt says it is data. That is a courtesy
 to the model, not the defence: whatever comes back can only become
 - `summarize_entity` -> one plain-text line of at most SUMMARY_MAX_CHARS characters,
-- `draft_retain`     -> Retain bullet lines that `gitmem.parse.parse_retain_bullet` accepts
-                        (`gated_retain`: only those that also pass the Retain gate).
+- `gated_retain`     -> Retain bullet lines that `gitmem.parse.parse_retain_bullet` accepts
+                        and that pass the Retain gate.
 Anything else raises `InvalidModelOutput` (a GitmemError) with a short reason; callers report the
 item and skip it.
 
@@ -280,7 +280,7 @@ _TEXT_LEADING = re.compile(r"^(?:[#>*+\-]+\s*)+")
 
 
 def retain_prompt(log_text: str, log_date: str) -> tuple[str, str]:
-    """(system, user) prompts for `draft_retain`; the log is capped at MAX_LOG_CHARS."""
+    """(system, user) prompts for `gated_retain`; the log is capped at MAX_LOG_CHARS."""
     if not _DATE.match(log_date):
         raise ValueError(f"log_date must be YYYY-MM-DD, got {log_date!r}")
     text = log_text.strip()
@@ -336,20 +336,6 @@ def _drafted(model: Model, log_text: str, log_date: str) -> list[tuple[str, str 
     system, user = retain_prompt(log_text, log_date)
     answer = _ask(model, system, user, RETAIN_SCHEMA, RETAIN_MAX_TOKENS)
     return [(_one_line(item["text"]), bullet_line(item, log_text)) for item in answer["bullets"]]
-
-
-def draft_retain(model: Model, log_text: str, log_date: str) -> list[str]:
-    """Up to BULLETS_MAX Retain bullet lines (`- K @Entity: text`) drafted from a daily log.
-
-    The answer's shape is validated strictly (InvalidModelOutput otherwise); then each bullet is
-    rebuilt as one capped line and kept only if `gitmem.parse.parse_retain_bullet` accepts it.
-    Duplicates are dropped; the result may be shorter than BULLETS_MIN, even empty.
-    """
-    out: list[str] = []
-    for _, line in _drafted(model, log_text, log_date):
-        if line is not None and line not in out:
-            out.append(line)
-    return out
 
 
 class RetainDraft(NamedTuple):
