@@ -79,8 +79,41 @@ def in_process(ws: object, repeat: int, emb: semantic.Embedder) -> dict[str, lis
     return times
 
 
+def search_wave5(t: vectors.VectorIndex, qvec: np.ndarray, n: int, at: int | None = None) -> vectors.Hits:
+    """VectorIndex.search as it was at 581ebc9 (wave 5), kept to measure the new one beside it:
+    visibility worked out per query, a partition of all Hamming distances, and every candidate
+    made float32 at once."""
+    t.refresh()
+    vis = t.visible(at)
+    has = vis & (t.row_of >= 0)
+    n_vis, n_has = int(vis.sum()), int(has.sum())
+    idx = np.nonzero(has)[0]
+    rows = t.row_of[idx]
+    q = qvec.astype(np.float32)
+    tmask = np.zeros(len(t.i8), dtype=bool)
+    tmask[rows] = True
+    qbits = np.packbits(q > 0).view(np.uint64)
+    ham = np.zeros(len(t.i8), dtype=np.uint16)
+    for col, qb in zip(t.bits, qbits):
+        ham += np.bitwise_count(col ^ qb)
+    ham[~tmask] = vectors.DIM + 1
+    visible_texts = int(tmask.sum())
+    k = min(max(vectors.RESCORE_MIN, int(vectors.RESCORE_SHARE * visible_texts)), visible_texts)
+    cand = np.argpartition(ham, k - 1)[:k] if k < len(ham) else np.arange(len(ham))
+    text_scores = np.full(len(t.i8), -2.0, dtype=np.float32)
+    text_scores[cand] = (t.i8[cand].astype(np.float32) @ q) * t.scales[cand]
+    scores = text_scores[rows]
+    m = min(n, len(idx))
+    top = np.argpartition(-scores, m - 1)[:m] if m < len(idx) else np.arange(len(idx))
+    top = top[np.argsort(-scores[top], kind="stable")]
+    top = top[scores[top] > -2.0]
+    return vectors.Hits([int(i) for i in t.chunk_ids[idx[top]]], [float(s) for s in scores[top]], n_vis - n_has, n_vis)
+
+
 def dense_only(n: int, repeat: int, emb: semantic.Embedder) -> dict[str, list[float]]:
-    """Search over n synthetic chunk versions (half of them closed by position n // 2)."""
+    """Search over n synthetic chunk versions (half of them closed by position n // 2), the
+    current search and wave 5's (search_wave5) interleaved on the same table and questions. CPU
+    time is the process's (numpy's BLAS may run threads of its own)."""
     times: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         conn = sqlite3.connect(Path(tmp) / "v.sqlite", isolation_level=None)
@@ -106,21 +139,24 @@ def dense_only(n: int, repeat: int, emb: semantic.Embedder) -> dict[str, list[fl
         mid = n // 50
         for q in QUESTIONS[:3]:
             table.search(emb.embed([q])[0], 100)
+        same = total = 0
         for _ in range(repeat):
             for q in QUESTIONS:
-                t0, c0 = time.perf_counter(), time.thread_time()
+                t0, c0 = time.perf_counter(), time.process_time()
                 qv = emb.embed([q])[0]
-                t1, c1 = time.perf_counter(), time.thread_time()
-                table.search(qv, 100)
-                t2, c2 = time.perf_counter(), time.thread_time()
-                table.search(qv, 100, at=mid)
-                t3, c3 = time.perf_counter(), time.thread_time()
-                times.setdefault("embed", []).append((t1 - t0) * 1000)
-                times.setdefault("now", []).append((t2 - t1) * 1000)
-                times.setdefault("as-of", []).append((t3 - t2) * 1000)
-                times.setdefault("embed cpu", []).append((c1 - c0) * 1000)
-                times.setdefault("now cpu", []).append((c2 - c1) * 1000)
-                times.setdefault("as-of cpu", []).append((c3 - c2) * 1000)
+                times.setdefault("embed", []).append((time.perf_counter() - t0) * 1000)
+                times.setdefault("embed cpu", []).append((time.process_time() - c0) * 1000)
+                for when, at in (("now", None), ("as-of", mid)):
+                    got: dict[str, vectors.Hits] = {}
+                    runs = [("", table.search), ("wave5 ", lambda v, k, at: search_wave5(table, v, k, at))]
+                    for name, fn in runs if len(times.get("embed", [])) % 2 else runs[::-1]:  # each goes first half the time
+                        t0, c0 = time.perf_counter(), time.process_time()
+                        got[name] = fn(qv, 100, at=at)
+                        times.setdefault(f"{name}{when}", []).append((time.perf_counter() - t0) * 1000)
+                        times.setdefault(f"{name}{when} cpu", []).append((time.process_time() - c0) * 1000)
+                    same += len(set(got[""].ids) & set(got["wave5 "].ids))
+                    total += len(got["wave5 "].ids)
+        times["same top 100"] = [same / max(total, 1)]
         conn.close()
     return times
 
@@ -155,6 +191,27 @@ def prefilter_check(queries: int = 300) -> str:
             "questions), overlap of its top 10 with the exact float32 top 10: " + "; ".join(cells) + ".")
 
 
+def dense_text(n: int, d: dict[str, list[float]]) -> str:
+    """The dense-only table: this search beside wave 5's, CPU and wall, with their ratios."""
+    def ratio(key: str, q: float) -> str:
+        return f"{pct(d['wave5 ' + key], q) / max(pct(d[key], q), 1e-9):.2f}x"
+
+    rows = [f"Dense search alone over {n:,} chunk versions with {n:,} distinct random vectors (int8 vectors, sign-bit"
+            f" pass, int8 rescoring of {vectors.RESCORE_SHARE:.0%}), top 100, interleaved on one table, loaded in"
+            f" {d['load s'][0]:.1f} s. ms p50 / p95; CPU of the process.", "",
+            "| search | now, CPU | as-of the middle, CPU | now, wall | as-of, wall |", "|---|---|---|---|---|"]
+    for name, label in (("wave5 ", "wave 5 (581ebc9)"), ("", "this one")):
+        rows.append(f"| {label} | {summary(d[name + 'now cpu'])} | {summary(d[name + 'as-of cpu'])} | "
+                    f"{summary(d[name + 'now'])} | {summary(d[name + 'as-of'])} |")
+    rows.append(f"| wave 5 / this one (p50, p95) | {ratio('now cpu', 0.5)}, {ratio('now cpu', 0.95)} | "
+                f"{ratio('as-of cpu', 0.5)}, {ratio('as-of cpu', 0.95)} | {ratio('now', 0.5)}, {ratio('now', 0.95)} | "
+                f"{ratio('as-of', 0.5)}, {ratio('as-of', 0.95)} |")
+    rows += ["", f"Embedding the question: {summary(d['embed cpu'])} ms CPU ({summary(d['embed'])} wall). The two"
+             f" searches' top 100 agree in {d['same top 100'][0]:.3f} of places (ties and the order of the"
+             " rescoring's float sums aside, they are the same search)."]
+    return "\n".join(rows)
+
+
 def cli(root: Path, runs: int) -> dict[str, list[float]]:
     exe = Path(sys.executable).with_name("gitmem")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gitmem"]
@@ -185,9 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     emb = semantic.load_embedder()
     if args.dense_only:
-        d = dense_only(args.vectors, args.repeat, emb)
-        print(f"{args.vectors:,} vectors, loaded in {d['load s'][0]:.1f} s; p50 / p95 ms: " + "; ".join(
-            f"{k} {summary(v)}" for k, v in d.items() if k != "load s"))
+        print(dense_text(args.vectors, dense_only(args.vectors, args.repeat, emb)))
         return 0
     ws, info = build(args.size)
     fill_s = fill_random(ws)
@@ -209,10 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         f"| hybrid (embed the question + dense search + fusion) | {summary(ip['hybrid now'])} | {summary(ip['hybrid as-of'])} | "
         f"{summary(ip['hybrid now cpu'])} | {summary(ip['hybrid as-of cpu'])} |",
         "",
-        f"Dense search alone over {args.vectors:,} chunk versions with {args.vectors:,} distinct random vectors "
-        f"(int8, sign-bit pass then int8 rescoring of {vectors.RESCORE_SHARE:.0%}), top 100, loaded in {d['load s'][0]:.1f} s: "
-        f"now {summary(d['now'])} ms, as-of {summary(d['as-of'])} ms; embedding the question {summary(d['embed'])} ms "
-        f"(CPU of the one thread: now {summary(d['now cpu'])}, as-of {summary(d['as-of cpu'])}, embed {summary(d['embed cpu'])} ms).",
+        dense_text(args.vectors, d),
         "",
         f"CLI, {args.cli_runs} runs each, interleaved, on the {args.size} history: `gitmem recall --json Q` "
         f"median {statistics.median(c['lexical']):.0f} ms (p95 {pct(c['lexical'], 0.95):.0f}); "
