@@ -185,8 +185,6 @@ def variant(name: str) -> contextlib.AbstractContextManager[Any]:
 VARIANTS: dict[str, dict[str, Any]] = {
     f"{f}{w}": {"FUSION": f, "WEIGHT": w} for f in ("rrf", "z") for w in (0.25, 0.5, 0.7, 1.0, 1.5)
 }
-# rrf0.5 plus dense weight for the vocabulary gap (semantic.GAP_WEIGHT): w 0.5 + g x gap.
-VARIANTS.update({f"wgap{g}": {"FUSION": "rrf", "WEIGHT": 0.5, "GAP_WEIGHT": g} for g in (0.5, 1.0)})
 
 
 def semantic_of(name: str) -> bool:

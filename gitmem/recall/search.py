@@ -248,7 +248,7 @@ class Session:
             ranked = in_window(ranked, question_window(text, ref))
         report = None
         if pending is not None:
-            ranked, report = semantic.hybrid(self.conn, pending, ranked, where, q=q)
+            ranked, report = semantic.hybrid(self.conn, pending, ranked, where)
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:

