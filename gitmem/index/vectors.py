@@ -19,7 +19,6 @@ numpy is imported inside the functions that need it: the hook imports gitmem.ind
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +45,8 @@ Embed = Callable[[list[str]], "np.ndarray"]
 
 
 def digest(text: str) -> str:
+    import hashlib  # here, not at the top: a CLI recall imports this module and never needs it
+
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
