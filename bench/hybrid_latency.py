@@ -208,8 +208,8 @@ def dense_text(n: int, d: dict[str, list[float]]) -> str:
                 f"{ratio('as-of cpu', 0.5)}, {ratio('as-of cpu', 0.95)} | {ratio('now', 0.5)}, {ratio('now', 0.95)} | "
                 f"{ratio('as-of', 0.5)}, {ratio('as-of', 0.95)} |")
     rows += ["", f"Embedding the question: {summary(d['embed cpu'])} ms CPU ({summary(d['embed'])} wall). The two"
-             f" searches' top 100 agree in {d['same top 100'][0]:.3f} of places (ties and the order of the"
-             " rescoring's float sums aside, they are the same search)."]
+             f" searches' top 100 agree in {d['same top 100'][0]:.3f} of places (both rescore the texts nearest"
+             " by sign bits; where many tie at the cut-off distance they keep different ones)."]
     return "\n".join(rows)
 
 
