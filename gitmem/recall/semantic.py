@@ -37,13 +37,14 @@ if TYPE_CHECKING:
 MAX_TOKENS = 256
 RRF_K = 60
 # The dense ranking's weight against the lexical one (chosen on the tune halves only:
-# bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
+# bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid" and "Recall: hybrid, wave 6").
 WEIGHT = 0.5
 # How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed) or "z" (z-scored
 # lexical score + w x z-scored cosine: at full size, wave 6, >= rrf in every half at 1000 and 2000 tokens
-# but tied at 1000 on the LoCoMo tune half (+0.0001) and the haystack report half, so not the default). Best-of-ranks and dense credit only where the words miss were measured
-# worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions"), and so was
-# extra dense weight by the question's vocabulary gap (wave 6, at 24f44ac).
+# but tied at 1000 on the LoCoMo tune half (+0.0001) and the haystack report half, so not the default).
+# Best-of-ranks and dense credit only where the words miss were measured worse and removed
+# (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions"), and so was extra dense
+# weight by the question's vocabulary gap (wave 6, at 24f44ac).
 FUSION = "rrf"
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
