@@ -132,7 +132,7 @@ def by_default(ws: Workspace, setting: str) -> bool:
     if not ws.index_path.is_file():
         return False
     try:
-        conn = sqlite3.connect(f"{ws.index_path.as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"{ws.index_path.absolute().as_uri()}?mode=ro", uri=True)
         try:
             return has_vectors(conn)
         finally:
