@@ -353,7 +353,7 @@ def report(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--parts", default="report", help="embed, locomo, haystack, report (comma-separated)")
-    ap.add_argument("--variants", default="lexical,rrf0.5", help=f"lexical and any of {', '.join(VARIANTS)}")
+    ap.add_argument("--variants", default="lexical,z0.7", help=f"lexical and any of {', '.join(VARIANTS)}")
     ap.add_argument("--haystack-limit", type=int, default=500, help="the first N oracle questions")
     ap.add_argument("--every", type=int, default=1, help="every K-th question (exploration)")
     ap.add_argument("--locomo-half", choices=("tune", "validate"), help="only this LoCoMo half")

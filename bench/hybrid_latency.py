@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import statistics
 import subprocess
@@ -79,8 +80,41 @@ def in_process(ws: object, repeat: int, emb: semantic.Embedder) -> dict[str, lis
     return times
 
 
+def search_wave5(t: vectors.VectorIndex, qvec: np.ndarray, n: int, at: int | None = None) -> vectors.Hits:
+    """VectorIndex.search as it was at 581ebc9 (wave 5), kept to measure the new one beside it:
+    visibility worked out per query, a partition of all Hamming distances, and every candidate
+    made float32 at once."""
+    t.refresh()
+    vis = t.visible(at)
+    has = vis & (t.row_of >= 0)
+    n_vis, n_has = int(vis.sum()), int(has.sum())
+    idx = np.nonzero(has)[0]
+    rows = t.row_of[idx]
+    q = qvec.astype(np.float32)
+    tmask = np.zeros(len(t.i8), dtype=bool)
+    tmask[rows] = True
+    qbits = np.packbits(q > 0).view(np.uint64)
+    ham = np.zeros(len(t.i8), dtype=np.uint16)
+    for col, qb in zip(t.bits, qbits):
+        ham += np.bitwise_count(col ^ qb)
+    ham[~tmask] = vectors.DIM + 1
+    visible_texts = int(tmask.sum())
+    k = min(max(vectors.RESCORE_MIN, int(vectors.RESCORE_SHARE * visible_texts)), visible_texts)
+    cand = np.argpartition(ham, k - 1)[:k] if k < len(ham) else np.arange(len(ham))
+    text_scores = np.full(len(t.i8), -2.0, dtype=np.float32)
+    text_scores[cand] = (t.i8[cand].astype(np.float32) @ q) * t.scales[cand]
+    scores = text_scores[rows]
+    m = min(n, len(idx))
+    top = np.argpartition(-scores, m - 1)[:m] if m < len(idx) else np.arange(len(idx))
+    top = top[np.argsort(-scores[top], kind="stable")]
+    top = top[scores[top] > -2.0]
+    return vectors.Hits([int(i) for i in t.chunk_ids[idx[top]]], [float(s) for s in scores[top]], n_vis - n_has, n_vis)
+
+
 def dense_only(n: int, repeat: int, emb: semantic.Embedder) -> dict[str, list[float]]:
-    """Search over n synthetic chunk versions (half of them closed by position n // 2)."""
+    """Search over n synthetic chunk versions (half of them closed by position n // 2), the
+    current search and wave 5's (search_wave5) interleaved on the same table and questions. CPU
+    time is the process's (numpy's BLAS may run threads of its own)."""
     times: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         conn = sqlite3.connect(Path(tmp) / "v.sqlite", isolation_level=None)
@@ -106,29 +140,33 @@ def dense_only(n: int, repeat: int, emb: semantic.Embedder) -> dict[str, list[fl
         mid = n // 50
         for q in QUESTIONS[:3]:
             table.search(emb.embed([q])[0], 100)
+        same = total = 0
         for _ in range(repeat):
             for q in QUESTIONS:
-                t0, c0 = time.perf_counter(), time.thread_time()
+                t0, c0 = time.perf_counter(), time.process_time()
                 qv = emb.embed([q])[0]
-                t1, c1 = time.perf_counter(), time.thread_time()
-                table.search(qv, 100)
-                t2, c2 = time.perf_counter(), time.thread_time()
-                table.search(qv, 100, at=mid)
-                t3, c3 = time.perf_counter(), time.thread_time()
-                times.setdefault("embed", []).append((t1 - t0) * 1000)
-                times.setdefault("now", []).append((t2 - t1) * 1000)
-                times.setdefault("as-of", []).append((t3 - t2) * 1000)
-                times.setdefault("embed cpu", []).append((c1 - c0) * 1000)
-                times.setdefault("now cpu", []).append((c2 - c1) * 1000)
-                times.setdefault("as-of cpu", []).append((c3 - c2) * 1000)
+                times.setdefault("embed", []).append((time.perf_counter() - t0) * 1000)
+                times.setdefault("embed cpu", []).append((time.process_time() - c0) * 1000)
+                for when, at in (("now", None), ("as-of", mid)):
+                    got: dict[str, vectors.Hits] = {}
+                    runs = [("", table.search), ("wave5 ", lambda v, k, at: search_wave5(table, v, k, at))]
+                    for name, fn in runs if len(times.get("embed", [])) % 2 else runs[::-1]:  # each goes first half the time
+                        t0, c0 = time.perf_counter(), time.process_time()
+                        got[name] = fn(qv, 100, at=at)
+                        times.setdefault(f"{name}{when}", []).append((time.perf_counter() - t0) * 1000)
+                        times.setdefault(f"{name}{when} cpu", []).append((time.process_time() - c0) * 1000)
+                    same += len(set(got[""].ids) & set(got["wave5 "].ids))
+                    total += len(got["wave5 "].ids)
+        times["same top 100"] = [same / max(total, 1)]
         conn.close()
     return times
 
 
 def prefilter_check(queries: int = 300) -> str:
     """How much the sign-bit pass loses, on real vectors: the texts bench/hybrid.py embedded
-    (LoCoMo and haystack turns), a held-out few as questions. Exact top 10 (float32) against the
-    sign-bit pass + int8 rescoring, with the share of texts rescored as at 1M (4,096 = 0.4%) and more."""
+    (LoCoMo and haystack turns), a held-out few as questions. The exact float32 top 10 and top 100
+    (recall fuses the top DENSE_DEPTH = 100) against the sign-bit pass + int8 rescoring of a share
+    of the texts (at least as many as asked for)."""
     files = sorted((HERE / "out" / "vectors").glob("*/vecs.npy"))
     if not files:
         return "sign-bit pass: no cached vectors (run bench/hybrid.py first)."
@@ -136,26 +174,66 @@ def prefilter_check(queries: int = 300) -> str:
     rng = np.random.default_rng(7)
     pick = rng.permutation(len(allv))
     qs, corpus = allv[pick[:queries]], allv[pick[queries:]]
-    packed = [vectors.pack(v) for v in corpus]
-    i8, scales = vectors.unpack(packed)
+    i8, scales = vectors.unpack([vectors.pack(v) for v in corpus])
     bits = np.packbits(i8 > 0, axis=1)
     cells = []
-    for share in (0.004, 0.01, 0.05):
-        k = max(10, int(share * len(corpus)))
-        hit = 0.0
-        for q in qs:
-            exact = np.argsort(-(corpus @ q))[:10]
-            ham = np.unpackbits(bits ^ np.packbits(q > 0), axis=1).sum(axis=1)
-            cand = np.argpartition(ham, k - 1)[:k]
-            sc = (i8[cand].astype(np.float32) @ q) * scales[cand]
-            got = cand[np.argsort(-sc)[:10]]
-            hit += len(set(exact.tolist()) & set(got.tolist())) / 10
-        cells.append(f"{share:.1%} rescored ({k:,}): {hit / len(qs):.3f}")
+    for top in (10, 100):
+        for share in (0.01, 0.02, 0.05):
+            k = max(top, int(share * len(corpus)))
+            hit = 0.0
+            for q in qs:
+                exact = np.argsort(-(corpus @ q))[:top]
+                ham = np.unpackbits(bits ^ np.packbits(q > 0), axis=1).sum(axis=1)
+                cand = np.argpartition(ham, k - 1)[:k]
+                got = cand[np.argsort(-((i8[cand].astype(np.float32) @ q) * scales[cand]))[:top]]
+                hit += len(set(exact.tolist()) & set(got.tolist())) / top
+            cells.append(f"top {top}, {share:.0%} rescored ({k:,}): {hit / len(qs):.3f}")
     return (f"Sign-bit pass on real vectors ({len(corpus):,} embedded benchmark turns, {queries} held-out turns as "
-            "questions), overlap of its top 10 with the exact float32 top 10: " + "; ".join(cells) + ".")
+            "questions), overlap with the exact float32 ranking: " + "; ".join(cells) + ".")
+
+
+def dense_text(n: int, d: dict[str, list[float]]) -> str:
+    """The dense-only table: this search beside wave 5's, CPU and wall, with their ratios."""
+    def ratio(key: str, q: float) -> str:
+        return f"{pct(d['wave5 ' + key], q) / max(pct(d[key], q), 1e-9):.2f}x"
+
+    rows = [f"Dense search alone over {n:,} chunk versions with {n:,} distinct random vectors (int8 vectors, sign-bit"
+            f" pass, int8 rescoring of {vectors.RESCORE_SHARE:.0%}), top 100, interleaved on one table, loaded in"
+            f" {d['load s'][0]:.1f} s. ms p50 / p95; CPU of the process.", "",
+            "| search | now, CPU | as-of the middle, CPU | now, wall | as-of, wall |", "|---|---|---|---|---|"]
+    for name, label in (("wave5 ", "wave 5 (581ebc9)"), ("", "this one")):
+        rows.append(f"| {label} | {summary(d[name + 'now cpu'])} | {summary(d[name + 'as-of cpu'])} | "
+                    f"{summary(d[name + 'now'])} | {summary(d[name + 'as-of'])} |")
+    rows.append(f"| wave 5 / this one (p50, p95) | {ratio('now cpu', 0.5)}, {ratio('now cpu', 0.95)} | "
+                f"{ratio('as-of cpu', 0.5)}, {ratio('as-of cpu', 0.95)} | {ratio('now', 0.5)}, {ratio('now', 0.95)} | "
+                f"{ratio('as-of', 0.5)}, {ratio('as-of', 0.95)} |")
+    rows += ["", f"Embedding the question: {summary(d['embed cpu'])} ms CPU ({summary(d['embed'])} wall). The two"
+             f" searches' top 100 agree in {d['same top 100'][0]:.3f} of places (both rescore the texts nearest"
+             " by sign bits; where many tie at the cut-off distance they keep different ones)."]
+    return "\n".join(rows)
+
+
+def warm_cpu(root: Path) -> float:
+    """CPU seconds the workspace's warm embedder process has used so far (0: none running): it
+    does the question's embedding and the dense search, outside the CLI's own process."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            if b"gitmem.recall.warm" in argv and str(root).encode() in argv:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError):
+            continue
+    return 0.0
 
 
 def cli(root: Path, runs: int) -> dict[str, list[float]]:
+    """The CLI as a user runs it, interleaved: words only (--no-semantic), --semantic, and no flag
+    (recall.semantic "auto": semantic, since the index has vectors). Wall time, the CLI process's
+    CPU, and that plus the warm embedder's CPU for the call."""
+    import resource
+
     exe = Path(sys.executable).with_name("gitmem")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "gitmem"]
     out: dict[str, list[float]] = {}
@@ -165,13 +243,29 @@ def cli(root: Path, runs: int) -> dict[str, list[float]]:
     out["start"] = [(time.perf_counter() - t0) * 1000]
     for i in range(runs + 1):
         q = QUESTIONS[i % len(QUESTIONS)]
-        for mode in ("lexical", "hybrid"):
-            extra = ["--semantic"] if mode == "hybrid" else []
-            t0 = time.perf_counter()
+        for mode, extra in (("lexical", ["--no-semantic"]), ("hybrid", ["--semantic"]), ("auto", [])):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            w0, t0 = warm_cpu(root), time.perf_counter()
             subprocess.run([*cmd, "-C", str(root), "recall", "--json", *extra, q], check=True, capture_output=True)
+            wall = (time.perf_counter() - t0) * 1000
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            own = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
             if i:
-                out.setdefault(mode, []).append((time.perf_counter() - t0) * 1000)
+                out.setdefault(mode, []).append(wall)
+                out.setdefault(mode + " cpu", []).append(own)
+                out.setdefault(mode + " cpu+warm", []).append(own + (warm_cpu(root) - w0) * 1000)
     return out
+
+
+def cli_text(runs: int, size: str, c: dict[str, list[float]]) -> str:
+    rows = [f"CLI on the {size} history, {runs} runs of each, interleaved (the warm embedder up; the call that started it:"
+            f" {c['start'][0]:.0f} ms). Medians (p95), ms:", "",
+            "| `gitmem recall --json Q` | wall | CPU of the CLI process | CPU of the CLI + the warm embedder |",
+            "|---|---|---|---|"]
+    for mode, label in (("lexical", "--no-semantic"), ("hybrid", "--semantic"), ("auto", "no flag (auto: semantic)")):
+        rows.append(f"| {label} | " + " | ".join(f"{statistics.median(c[k]):.0f} ({pct(c[k], 0.95):.0f})"
+                                                 for k in (mode, mode + " cpu", mode + " cpu+warm")) + " |")
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,15 +275,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--cli-runs", type=int, default=15)
     ap.add_argument("--dense-only", action="store_true", help="only the dense search over --vectors (prints, never writes)")
+    ap.add_argument("--skip-dense", action="store_true", help="leave out the dense search alone over --vectors")
+    ap.add_argument("--cli-only", action="store_true", help="only the CLI on the --size history (prints, never writes)")
+    ap.add_argument("--section", default="Recall: hybrid latency", help="the RESULTS.md section --write replaces")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     emb = semantic.load_embedder()
     if args.dense_only:
-        d = dense_only(args.vectors, args.repeat, emb)
-        print(f"{args.vectors:,} vectors, loaded in {d['load s'][0]:.1f} s; p50 / p95 ms: " + "; ".join(
-            f"{k} {summary(v)}" for k, v in d.items() if k != "load s"))
+        print(dense_text(args.vectors, dense_only(args.vectors, args.repeat, emb)))
         return 0
     ws, info = build(args.size)
+    if args.cli_only:
+        conn = sqlite3.connect(ws.index_path)
+        filled = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+        conn.close()
+        if not filled:
+            fill_random(ws)
+        c = cli(ws.root, args.cli_runs)
+        warm.stop(ws)
+        print(cli_text(args.cli_runs, args.size, c))
+        return 0
     fill_s = fill_random(ws)
     conn = sqlite3.connect(ws.index_path)
     n_versions, n_texts = conn.execute("SELECT (SELECT count(*) FROM chunk_vectors), (SELECT count(*) FROM texts)").fetchone()
@@ -197,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     ip = in_process(ws, args.repeat, emb)
     c = cli(ws.root, args.cli_runs)
     warm.stop(ws)
-    d = dense_only(args.vectors, args.repeat, emb)
+    dense = "" if args.skip_dense else dense_text(args.vectors, dense_only(args.vectors, args.repeat, emb))
     pre = prefilter_check()
     lines = [
         f"History {args.size}: {info['indexed_lines']:,} indexed lines, {n_versions:,} chunk versions with a vector "
@@ -209,15 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         f"| hybrid (embed the question + dense search + fusion) | {summary(ip['hybrid now'])} | {summary(ip['hybrid as-of'])} | "
         f"{summary(ip['hybrid now cpu'])} | {summary(ip['hybrid as-of cpu'])} |",
         "",
-        f"Dense search alone over {args.vectors:,} chunk versions with {args.vectors:,} distinct random vectors "
-        f"(int8, sign-bit pass then int8 rescoring of {vectors.RESCORE_SHARE:.0%}), top 100, loaded in {d['load s'][0]:.1f} s: "
-        f"now {summary(d['now'])} ms, as-of {summary(d['as-of'])} ms; embedding the question {summary(d['embed'])} ms "
-        f"(CPU of the one thread: now {summary(d['now cpu'])}, as-of {summary(d['as-of cpu'])}, embed {summary(d['embed cpu'])} ms).",
-        "",
-        f"CLI, {args.cli_runs} runs each, interleaved, on the {args.size} history: `gitmem recall --json Q` "
-        f"median {statistics.median(c['lexical']):.0f} ms (p95 {pct(c['lexical'], 0.95):.0f}); "
-        f"`gitmem recall --json --semantic Q` with the warm embedder up: median {statistics.median(c['hybrid']):.0f} ms "
-        f"(p95 {pct(c['hybrid'], 0.95):.0f}); the call that started the warm embedder: {c['start'][0]:.0f} ms.",
+        dense, "",
+        cli_text(args.cli_runs, args.size, c),
         "", pre,
     ]
     text = "\n".join(lines)
@@ -225,8 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         from benchlib import write_section
 
-        write_section("Recall: hybrid latency", f"Command: `.venv/bin/python bench/hybrid_latency.py --size {args.size} "
-                      f"--vectors {args.vectors} --repeat {args.repeat} --cli-runs {args.cli_runs} --write`\n\n{text}")
+        skip = " --skip-dense" if args.skip_dense else ""
+        write_section(args.section, f"Command: `.venv/bin/python bench/hybrid_latency.py --size {args.size} --vectors"
+                      f" {args.vectors} --repeat {args.repeat} --cli-runs {args.cli_runs}{skip} --write`\n\n{text}")
     return 0
 
 

@@ -32,7 +32,9 @@ class IndexConfig(NamedTuple):
 class RecallConfig(NamedTuple):
     k: int = 10
     budget: int = 0  # 0 = no token budget
-    semantic: str = "off"  # "on": recall fuses in the embedding model's ranking (gitmem/recall/semantic.py)
+    # "auto": recall fuses in the embedding model's ranking (gitmem/recall/semantic.py) when the embed
+    # extra is installed and the index holds vectors; "on": always (a note when it cannot); "off": never.
+    semantic: str = "auto"
 
 
 class ReflectConfig(NamedTuple):
@@ -181,8 +183,9 @@ def _check(dotted: str, value: Any, path: Path) -> Any:
         )
     elif dotted == "reflect.branch":
         _check_review_name(plain, f"{path}: {dotted}")
-    elif dotted == "recall.semantic" and plain not in ("on", "off"):
-        raise GitmemError(f"{path}: {dotted} must be \"on\" or \"off\", got {plain!r}", "e.g. semantic = \"on\"")
+    elif dotted == "recall.semantic" and plain not in ("auto", "on", "off"):
+        raise GitmemError(f"{path}: {dotted} must be \"auto\", \"on\" or \"off\", got {plain!r}",
+                          "e.g. semantic = \"auto\"")
     elif dotted == "index.branch" and (plain.startswith("-") or "\n" in plain or "\0" in plain):
         raise GitmemError(f"{path}: {dotted} = {plain!r} is not a branch name", "e.g. branch = \"main\", or \"\" for HEAD")
     return plain

@@ -142,7 +142,9 @@ def build_server(ws: Workspace) -> Any:
             from gitmem.config import load_config
             from gitmem.recall.search import options_for
 
-            use = load_config(ws).recall.semantic == "on" if semantic is None else semantic
+            from gitmem.recall.semantic import by_default
+
+            use = by_default(ws, load_config(ws).recall.semantic) if semantic is None else semantic
             with session(use) as s:
                 opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until,
                                    during=during, kinds=kinds, entity=entity, include_history=include_history,

@@ -160,6 +160,27 @@ def test_missing_vectors_are_reported_and_recall_stays_lexical(ws: GitRepo) -> N
     assert again["results"][0]["content"] == HOBBY
 
 
+def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
+    assert cli(ws.path, "index").returncode == 0
+    # recall.semantic = "auto" (the default) and no vectors yet: words only, and no warm process.
+    data = json.loads(cli(ws.path, "recall", QUESTION, "--json", "-k", "1").stdout)
+    assert data["semantic"] is None and HOBBY not in [r["content"] for r in data["results"]]  # no shared word
+    assert not (ws.path / ".memory" / warm.SOCKET).exists()
+    assert semantic.by_default(Workspace(ws.path), "auto") is False
+    assert cli(ws.path, "index", "--vectors").returncode == 0
+    # Vectors made: the same call now ranks by meaning too, through the warm embedder.
+    data = json.loads(cli(ws.path, "recall", QUESTION, "--json", "-k", "1").stdout)
+    assert data["semantic"] == {"used": True, "weight": semantic.WEIGHT, "hits": 5, "missing": 0}
+    assert data["results"][0]["content"] == HOBBY
+    assert json.loads(cli(ws.path, "recall", QUESTION, "--json", "--no-semantic").stdout)["semantic"] is None
+    r = cli(ws.path, "config", "recall.semantic", "maybe")
+    assert r.returncode != 0 and '"auto", "on" or "off"' in r.stderr and "Traceback" not in r.stderr
+    assert cli(ws.path, "config", "recall.semantic", "off").returncode == 0
+    assert json.loads(cli(ws.path, "recall", QUESTION, "--json").stdout)["semantic"] is None
+    assert semantic.by_default(Workspace(ws.path), "on") is True
+
+
 def test_hook_does_not_embed(ws: GitRepo) -> None:
     ws.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
     assert cli(ws.path, "hooks", "install").returncode == 0

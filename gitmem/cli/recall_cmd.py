@@ -21,8 +21,9 @@ def _session(ctx: click.Context, semantic: bool | None = False) -> Any:
     _note_if_never_initialised(ws)
     if semantic is None:
         from gitmem.config import load_config
+        from gitmem.recall.semantic import by_default
 
-        semantic = load_config(ws).recall.semantic == "on"
+        semantic = by_default(ws, load_config(ws).recall.semantic)
     if not semantic:
         return Session(ws)
     from gitmem.recall.warm import Client
@@ -63,7 +64,7 @@ def _print_answer(answer: Any, fmt: str, as_json: bool) -> None:
 @click.option("--raw", is_flag=True, help="Pass QUERY to SQLite FTS5 unchanged (FTS5 syntax).")
 @click.option("--semantic/--no-semantic", default=None,
               help="Fuse in the bundled embedding model's ranking (needs the embed extra and `gitmem index --vectors`)."
-                   " Default: recall.semantic in .gitmem.toml (off).")
+                   " Default: recall.semantic in .gitmem.toml (auto: on when the index has vectors).")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="text", show_default=True)
 @json_option
 @click.pass_context

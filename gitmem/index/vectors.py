@@ -19,7 +19,6 @@ numpy is imported inside the functions that need it: the hook imports gitmem.ind
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -37,12 +36,17 @@ EXACT_TEXTS = 16_384  # up to this many texts a float32 copy (<= 25 MB, ~4 ms a 
 # kept 0.65 of the exact top 10, 1% 0.87, 5% 0.99 (bench/RESULTS.md "Recall: hybrid latency").
 RESCORE_SHARE = 0.05
 RESCORE_MIN = 4096
+HAMMING_BLOCK = 131_072  # texts whose sign-bit distances are summed at a time
+HIDDEN = 512  # added to the distance of a text no visible version uses (beyond DIM: never a candidate)
+RESCORE_BLOCK = 256  # int8 rows made float32 and scored at a time: stays in cache, and BLAS stays on one thread
 BATCH = 64  # chunk versions embedded per transaction (~1-2 s of CPU): Ctrl-C loses at most this
 
 Embed = Callable[[list[str]], "np.ndarray"]
 
 
 def digest(text: str) -> str:
+    import hashlib  # here, not at the top: a CLI recall imports this module and never needs it
+
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -215,6 +219,7 @@ class VectorIndex:
         self.scales: Any = None
         self.f32: Any = None
         self.bits: Any = None
+        self.now: Scope | None = None  # what is in memory now, worked out once per reload
         self.load_seconds = 0.0
 
     def refresh(self) -> None:
@@ -249,12 +254,16 @@ class VectorIndex:
                             " FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id").fetchall()
         arr = np.array(table, dtype=np.int64).reshape(-1, 4)
         self.chunk_ids = arr[:, 0]
-        self.valid_from = arr[:, 1]
-        self.valid_to = arr[:, 2]
+        # Timeline positions as int32 (a position counts commits): the visibility test of an as-of
+        # question reads half the bytes.
+        self.valid_from = arr[:, 1].astype(np.int32)
+        self.valid_to = arr[:, 2].astype(np.int32)
         lookup = np.full(max(self.text_rows, default=0) + 1, -1, dtype=np.int64)
         if self.text_rows:
             lookup[np.fromiter(self.text_rows.keys(), np.int64)] = np.fromiter(self.text_rows.values(), np.int64)
         self.row_of = lookup[arr[:, 3]]  # -1: no vector (text id 0 never exists)
+        self.has_vec = self.row_of >= 0
+        self.now = None
         self.load_seconds = time.perf_counter() - t0
 
     def visible(self, at: int | None, history: bool = False, since: int | None = None,
@@ -272,38 +281,102 @@ class VectorIndex:
         out: np.ndarray = mask
         return out
 
+    def _scope(self, at: int | None, history: bool, since: int | None, until: int | None) -> Scope:
+        """The visible chunk versions that have a vector, their text rows, and the texts none of
+        them uses. What is in memory now (no time asked) is worked out once per reload: it is what
+        nearly every question asks, and over 1M versions it costs ~8 ms a query."""
+        import numpy as np
+
+        key = (at, history, since, until)
+        if key == (None, False, None, None) and self.now is not None:
+            return self.now
+        vis = self.visible(at, history, since, until)
+        has = vis & self.has_vec
+        idx = np.nonzero(has)[0]
+        rows = self.row_of[idx]
+        hidden = None
+        if self.bits is not None:
+            hidden = np.full(len(self.i8), HIDDEN, dtype=np.uint16)
+            hidden[rows] = 0
+        scope = Scope(idx, rows, hidden, int(vis.sum()))
+        if key == (None, False, None, None):
+            self.now = scope
+        return scope
+
     def search(self, qvec: np.ndarray, n: int, at: int | None = None, history: bool = False,
                since: int | None = None, until: int | None = None) -> Hits:
         """The `n` visible chunk versions nearest to the unit vector `qvec`, best first."""
         import numpy as np
 
         self.refresh()
-        vis = self.visible(at, history, since, until)
-        has = vis & (self.row_of >= 0)
-        n_vis, n_has = int(vis.sum()), int(has.sum())
+        sc = self._scope(at, history, since, until)
+        idx, rows = sc.idx, sc.rows
+        n_has = len(idx)
         if not n_has or n <= 0:
-            return Hits([], [], n_vis - n_has, n_vis)
-        idx = np.nonzero(has)[0]
-        rows = self.row_of[idx]
+            return Hits([], [], sc.visible - n_has, sc.visible)
         q = qvec.astype(np.float32)
         if self.f32 is not None:
             text_scores = self.f32 @ q
         else:
-            tmask = np.zeros(len(self.i8), dtype=bool)
-            tmask[rows] = True
-            qbits = np.packbits(q > 0).view(np.uint64)
-            ham = np.zeros(len(self.i8), dtype=np.uint16)
-            for col, qb in zip(self.bits, qbits):
-                ham += np.bitwise_count(col ^ qb)
-            ham[~tmask] = DIM + 1
-            visible_texts = int(tmask.sum())
-            k = min(max(RESCORE_MIN, int(RESCORE_SHARE * visible_texts)), visible_texts)
-            cand = np.argpartition(ham, k - 1)[:k] if k < len(ham) else np.arange(len(ham))
             text_scores = np.full(len(self.i8), -2.0, dtype=np.float32)
-            text_scores[cand] = (self.i8[cand].astype(np.float32) @ q) * self.scales[cand]
+            cand = self._candidates(q, sc)
+            text_scores[cand] = self._rescore(cand, q)
         scores = text_scores[rows]
         m = min(n, len(idx))
         top = np.argpartition(-scores, m - 1)[:m] if m < len(idx) else np.arange(len(idx))
         top = top[np.argsort(-scores[top], kind="stable")]
         top = top[scores[top] > -2.0]
-        return Hits([int(i) for i in self.chunk_ids[idx[top]]], [float(s) for s in scores[top]], n_vis - n_has, n_vis)
+        return Hits([int(i) for i in self.chunk_ids[idx[top]]], [float(s) for s in scores[top]],
+                    sc.visible - n_has, sc.visible)
+
+    def _candidates(self, q: np.ndarray, sc: Scope) -> np.ndarray:
+        """The visible texts nearest to `q` by sign bits (Hamming distance), RESCORE_SHARE of them,
+        in row order. Distances are summed HAMMING_BLOCK texts at a time (the temporaries stay in
+        cache: ~1.7x cheaper than whole columns at 1M); the count comes from a histogram of the
+        distances rather than a partition of all of them (~3x cheaper at 1M), and the row order
+        keeps the rescoring's reads in step."""
+        import numpy as np
+
+        assert sc.hidden is not None  # the sign-bit path always has it
+        n = len(self.i8)
+        qbits = np.packbits(q > 0).view(np.uint64)
+        ham = np.empty(n, dtype=np.uint16)
+        word = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
+        count = np.empty(len(word), dtype=np.uint8)
+        for s in range(0, n, HAMMING_BLOCK):
+            e = min(n, s + HAMMING_BLOCK)
+            w, c, h = word[:e - s], count[:e - s], ham[s:e]
+            np.copyto(h, sc.hidden[s:e])  # texts no visible version uses start beyond any distance
+            for col, qb in zip(self.bits, qbits):
+                np.bitwise_xor(col[s:e], qb, out=w)
+                h += np.bitwise_count(w, out=c)
+        cum = np.cumsum(np.bincount(ham, minlength=HIDDEN + DIM + 1))
+        visible_texts = int(cum[DIM])
+        k = min(max(RESCORE_MIN, int(RESCORE_SHARE * visible_texts)), visible_texts)
+        h_k = int(np.searchsorted(cum, k))  # the distance at which the k-th nearest text lies
+        below = np.nonzero(ham < h_k)[0]
+        at_h = np.nonzero(ham == h_k)[0][: k - len(below)]
+        out: np.ndarray = np.sort(np.concatenate([below, at_h]))
+        return out
+
+    def _rescore(self, cand: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Exact cosines of the candidate texts from their int8 vectors, RESCORE_BLOCK rows at a
+        time: converting all of them to float32 at once wrote ~77 MB at 1M texts and handed BLAS a
+        matrix big enough to wake its threads (5-6x the CPU, bench/RESULTS.md "Recall: hybrid, wave 6")."""
+        import numpy as np
+
+        out = np.empty(len(cand), dtype=np.float32)
+        for s in range(0, len(cand), RESCORE_BLOCK):
+            part = cand[s:s + RESCORE_BLOCK]
+            out[s:s + len(part)] = np.take(self.i8, part, axis=0).astype(np.float32) @ q
+        res: np.ndarray = out * self.scales[cand]
+        return res
+
+
+class Scope(NamedTuple):
+    """Which vectors a search may return at one time asked (VectorIndex._scope)."""
+
+    idx: np.ndarray  # positions (in the chunk table) of the visible chunk versions with a vector
+    rows: np.ndarray  # their text rows
+    hidden: np.ndarray | None  # per text row: HIDDEN where no visible version uses it, else 0 (sign-bit path only)
+    visible: int  # chunk versions in memory at that time, with a vector or not

