@@ -21,6 +21,7 @@ import pytest
 
 pytest.importorskip("onnxruntime", reason="semantic recall needs the embed extra (bash .ci/setup installs it)")
 
+from gitmem.errors import GitmemError  # noqa: E402
 from gitmem.index import vectors  # noqa: E402
 from gitmem.index.db import open_index, writer_lock  # noqa: E402
 from gitmem.index.indexer import update  # noqa: E402
@@ -179,6 +180,22 @@ def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None
     assert cli(ws.path, "config", "recall.semantic", "off").returncode == 0
     assert json.loads(cli(ws.path, "recall", QUESTION, "--json").stdout)["semantic"] is None
     assert semantic.by_default(Workspace(ws.path), "on") is True
+
+
+def test_auto_never_reads_a_symlinked_index(ws: GitRepo, tmp_path: Path) -> None:
+    # An index elsewhere that holds vectors: "auto" must refuse the link, not look through it.
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([HOBBY])})
+    outside = tmp_path / "elsewhere.sqlite"
+    with sqlite3.connect(outside) as conn:
+        conn.execute("CREATE TABLE chunk_vectors (chunk_id INTEGER)")
+        conn.execute("INSERT INTO chunk_vectors VALUES (1)")
+    conn.close()
+    (ws.path / ".memory").mkdir(exist_ok=True)
+    (ws.path / ".memory" / "index.sqlite").symlink_to(outside)
+    with pytest.raises(GitmemError, match="symlink"):
+        semantic.by_default(Workspace(ws.path), "auto")
+    r = cli(ws.path, "recall", QUESTION, "--json")
+    assert r.returncode != 0 and "symlink" in r.stdout + r.stderr and "Traceback" not in r.stderr
 
 
 def test_hook_does_not_embed(ws: GitRepo) -> None:

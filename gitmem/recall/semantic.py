@@ -129,10 +129,13 @@ def by_default(ws: Workspace, setting: str) -> bool:
 
     from gitmem.index.vectors import has_vectors
 
-    if not ws.index_path.is_file():
+    # Through derived_file, as every open of the index: a symlinked .memory or index is refused,
+    # never read where it points.
+    path = ws.derived_file(ws.index_path.name)
+    if not path.is_file():
         return False
     try:
-        conn = sqlite3.connect(f"{ws.index_path.absolute().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
         try:
             return has_vectors(conn)
         finally:
