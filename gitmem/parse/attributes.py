@@ -27,6 +27,7 @@ hook's indexer imports it).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -305,10 +306,15 @@ CUED_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|aw
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))
 _VOCAB = {f.name: tuple(sorted(w for w in f.asked if not w.startswith("<"))) for f in FAMILIES}
+_VOCAB["*"] = tuple(sorted({w for words in _VOCAB.values() for w in words}))
 
 
 def vocabulary(stem: str, family: str | None = None) -> bool:
     """Whether a question word's crude stem ("employ", "stay") starts a word of `family` (of any
     family without one): a word that names the attribute, not a particular thing ("brother",
     "bakery"; "dog" in "What is Abe's dog called?" for the name family)."""
-    return any(w.startswith(stem) for name in ([family] if family else _VOCAB) for w in _VOCAB[name])
+    # In sorted words, the first one not below the stem is the one that starts with it if any
+    # does (recall asks this for many statement pairs: a scan of every word was ~10% of a search).
+    words = _VOCAB[family or "*"]
+    i = bisect_left(words, stem)
+    return i < len(words) and words[i].startswith(stem)

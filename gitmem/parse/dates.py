@@ -256,6 +256,11 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 
 
+# Every end `ends` reads starts with one of these words (_UNTIL's and _FOR's): a necessary
+# condition, cheap to test first on the many lines that name no end.
+ENDS_HINT = re.compile(r"\b(?:until|till|til|through|thru|up to|for)\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def ends(text: str, written: date) -> date | None:
     """The last day of a state the text says holds until a date ("through May" -> the end of May,

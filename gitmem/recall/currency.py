@@ -33,14 +33,13 @@ from typing import Any, NamedTuple
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_event, statement_kind
 from gitmem.parse import attributes
-from gitmem.parse.dates import ends
+from gitmem.parse.dates import ENDS_HINT, ends
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
 # A cheap test before parse.dates.ends reads a statement (it runs on every candidate).
-_ENDS_HINT = re.compile(r"(?i:til|thr|up to|for )")
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
@@ -94,7 +93,7 @@ def bounded(row: Any, day: str) -> tuple[str, str] | None:
 def _open_end(row: Any) -> str | None:
     """The last day of a state about someone that names its end and no start (`bounded`)."""
     content = row[CONTENT]
-    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not _ENDS_HINT.search(content) or is_event(content):
+    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not ENDS_HINT.search(content) or is_event(content):
         return None
     logged = log_date(row[PATH])
     start = row[EVENT_START]
