@@ -39,7 +39,6 @@ from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 
 # A statement that says it holds for now only.
-# A cheap test before parse.dates.ends reads a statement (it runs on every candidate).
 _FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
@@ -93,6 +92,7 @@ def bounded(row: Any, day: str) -> tuple[str, str] | None:
 def _open_end(row: Any) -> str | None:
     """The last day of a state about someone that names its end and no start (`bounded`)."""
     content = row[CONTENT]
+    # ENDS_HINT first: a cheap necessary condition of dates.ends, which every candidate would reach.
     if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not ENDS_HINT.search(content) or is_event(content):
         return None
     logged = log_date(row[PATH])
