@@ -22,6 +22,10 @@ def test_whom_a_statement_is_about() -> None:
     assert subject("@Linnea: @Anders opened his own studio and left the design agency.") == "anders"
     assert subject("@Linnea: Her husband @Anders is a furniture designer.") == "anders"
     assert subject("@Emeka: His son @Chidi moved to Lagos for university.") == "chidi"
+    # Any role before an @person, not only a relative's (held-out 3, read after its one run).
+    assert subject("@Perpetua: Her flatmate @Nkechi works at a law firm in Holborn.") == "nkechi"
+    assert subject("@Ivo: His new landlord, @Marta, raised the rent.") == "marta"
+    assert subject("@Ivo: His landlord raised the rent.") is None  # no one named: still Ivo's line
     # An unnamed relative, or someone's relative: about someone, not the filed entity.
     assert subject("@Kira: Her brother lives in Seoul.") == ""
     assert subject("@Sam: @Zoe's parents moved to Leicester.") == ""

@@ -105,8 +105,11 @@ def entity_slug(name: str) -> str:
 _RELATIVE = (r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
              r"partner|boyfriend|girlfriend|friends?|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family)s?")
 _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
+# Any role named before an @person is theirs, not only a relative's: "Her flatmate @Nkechi works at
+# a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's.
 _ABOUT_OTHER = re.compile(
-    _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b,?\s*(?P<named>@[^\W\d_][\w-]*)?)"
+    _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?(?:" + _RELATIVE + r"\b|[^\W\d_][\w-]*),?\s*(?P<named>@[^\W\d_][\w-]*))"
+    r"|(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b)"
     r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?" + _RELATIVE + r"\b"
     r"|@(?P<other>[^\W\d_][\w-]*)(?!'s|\s+and\b|[\w-]))",
     re.I,
