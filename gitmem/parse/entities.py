@@ -108,7 +108,7 @@ _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # Any role named before an @person is theirs, not only a relative's: "Her flatmate @Nkechi works at
 # a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's.
 _ABOUT_OTHER = re.compile(
-    _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?(?:" + _RELATIVE + r"\b|[^\W\d_][\w-]*),?\s*(?P<named>@[^\W\d_][\w-]*))"
+    _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
     r"|(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b)"
     r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?" + _RELATIVE + r"\b"
     r"|@(?P<other>[^\W\d_][\w-]*)(?!'s|\s+and\b|[\w-]))",
