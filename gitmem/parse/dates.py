@@ -233,14 +233,15 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
 # An open-ended state with an end and no start: "On sabbatical through May", "away until the 14th",
 # "Borrowing his sister's Fiat until the body shop finishes his car, around 6 March". The end is the
 # first date after the word, in the same clause, within a few words of it.
-_UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to)\b(?P<rest>[^.;!?]{0,60})", re.I)
+_UNTIL_WORDS = r"until|till|til|through|thru|up to"
+_UNTIL = re.compile(r"\b(?:" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
 _BARE_MONTH = re.compile(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
                          + _mon("bm") + r"(?!\s*\d)", re.I)
 _ORDINAL = re.compile(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 
 
-_WEEKDAY = re.compile(r"^\s*(?:next\s+|this\s+)?(?P<wd>mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+_WEEKDAY = re.compile(r"^\s*(?:next\s+|this\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")day\b", re.I)
 _NEXT = re.compile(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?P<weekend>weekend))\b", re.I)
 # "For two weeks", "for the next three days": a stay counted from the day it was written. Not when
 # the statement counts how long something has lasted ("Has lived there for ten years", "vegan for
@@ -249,7 +250,7 @@ _FOR = re.compile(r"\bfor\s+(?:the\s+next\s+|another\s+)?(?P<n>a|an|one|two|thre
                   r"a\s+couple\s+of|a\s+few|\d{1,2})\s+(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
 _LASTED = re.compile(r"\b(?:has|have|had|been|since|already|ago|now|every|each|per|a year|so far|next|later|"
                      r"january|february|march|april|may|june|july|august|september|october|november|december|"
-                     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|summer|winter|spring|autumn|easter|christmas)\b",
+                     r"(?:" + "|".join(_WEEKDAYS) + r")day|weekend|summer|winter|spring|autumn|easter|christmas)\b",
                      re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10}
@@ -258,7 +259,7 @@ _UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 
 # Every end `ends` reads starts with one of these words (_UNTIL's and _FOR's): a necessary
 # condition, cheap to test first on the many lines that name no end.
-ENDS_HINT = re.compile(r"\b(?:until|till|til|through|thru|up to|for)\b", re.I)
+ENDS_HINT = re.compile(r"\b(?:" + _UNTIL_WORDS + r"|for)\b", re.I)
 
 
 @lru_cache(maxsize=4096)
