@@ -26,7 +26,8 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   archive", "I moved flights") stays true whatever happens next (opinions excepted);
 - old's event time does not start after new's (a later note about an earlier time replaces nothing).
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
-suite; see bench/RESULTS.md. This module imports only `re` (and layout): the post-commit hook runs it.
+suite; see bench/RESULTS.md. The post-commit hook runs this module: it and what it imports (layout,
+parse.attributes, parse.entities) use only the standard library's re, bisect, functools and unicodedata.
 """
 
 from __future__ import annotations
