@@ -207,7 +207,7 @@ def test_newer_statement_about_the_same_entity_wins_a_close_call(monkeypatch: py
         return Candidate(tuple(row), score)
 
     def order(cands: list[Candidate]) -> list[int]:
-        return [c.row[ID] for c in currency.newer_first(cands, {"fika", "café"})]
+        return [c.row[ID] for c in currency.newer_first(cands, currency.Asked({"fika", "café"}))]
 
     old = cand(1, 1.00, "ola", "2025-01-10", "@Ola: Is a barista at the Fika café.")
     new = cand(2, 0.95, "ola", "2025-03-10", "@Ola: Trained as a pastry chef; bakes at the Fika café.")

@@ -402,7 +402,7 @@ def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
     return all(attributes.vocabulary(st) for st in d.asked - c.asked) and not _protected(c, d, q)
 
 
-def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: frozenset[int] = frozenset(),
+def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
                 past: frozenset[int] = frozenset()) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
@@ -416,7 +416,6 @@ def newer_first(cands: list[Candidate], stems: set[str] | Asked, replaced: froze
     his own studio") passes only statements about that someone else; a `past` one (its window is
     over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
     passed by its heirs."""
-    q = stems if isinstance(stems, Asked) else Asked(stems)
     if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
