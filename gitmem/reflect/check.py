@@ -247,7 +247,8 @@ def _clears(scores: J.PairScores, floor: float) -> bool:
     return scores.bears is not None and scores.bears > floor
 
 
-LABEL_INDEX: dict[str, int] = {"supports": 0, "contradicts": 1, "unrelated": 2}
+# Each relation's place in the (supports, contradicts, unrelated) counts of `_fit_two_sided`.
+LABEL_INDEX: dict[str, int] = {r: i for i, r in enumerate(RELATIONS)}
 
 
 def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> Fit:

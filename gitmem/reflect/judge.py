@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from gitmem import layout
 from gitmem.parse import entity_key, mentions
 from gitmem.safefile import write_atomic
-from gitmem.reflect.prompts import MAX_CLAIM_CHARS, Relation, Strength, Verdict, _cap, _one_line, data_section
+from gitmem.reflect.prompts import MAX_CLAIM_CHARS, RELATIONS, Relation, Strength, Verdict, _cap, _one_line, data_section
 
 if TYPE_CHECKING:
     from gitmem.reflect.model import Scorer
@@ -59,7 +59,7 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely")
 # 64% on the report half, on SmolLM2 it never decided (bench/RESULTS.md "Reflect judge, wave 6"),
 # and it costs three questions per pair.
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno")
-LABELS: tuple[Relation, ...] = ("supports", "contradicts", "unrelated")
+LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
 STRONG_CLEARANCE = 2.0
