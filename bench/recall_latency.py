@@ -86,6 +86,7 @@ def build(label: str) -> tuple[Workspace, dict[str, float]]:
 
 def middle_date(s: Session) -> str:
     row = s.conn.execute("SELECT max(pos) FROM commits").fetchone()
+    assert row is not None  # an aggregate always returns one row
     mid = s.commit_at(int(row[0]) // 2)
     return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(mid["commit_time"]))
 
