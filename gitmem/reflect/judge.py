@@ -62,8 +62,8 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree")
 # What `gitmem model check` measures and chooses among unless told otherwise. `likely` is measured
 # and kept for experiments but not by default: on Qwen2.5-Coder-1.5B it was 51% against contrast's
 # 64% on the report half, on SmolLM2 it never decided (bench/RESULTS.md "Reflect judge, wave 6"),
-# and it costs three questions per pair.
-DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno")
+# and it costs three questions per pair. `agree` asks nothing the other three do not.
+DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
