@@ -235,15 +235,16 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
         # con_cum[i]: counts among values[:i] (answered contradicts); sup_cum[j]: among values[:j]
         con_cum, sup_cum = [(0, 0, 0)], [(0, 0, 0)]
         for c_, s_ in zip(con_at, sup_at):
-            a, b = con_cum[-1], sup_cum[-1]
-            con_cum.append((a[0] + c_[0], a[1] + c_[1], a[2] + c_[2]))
-            sup_cum.append((b[0] + s_[0], b[1] + s_[1], b[2] + s_[2]))
+            cc, sc_ = con_cum[-1], sup_cum[-1]
+            con_cum.append((cc[0] + c_[0], cc[1] + c_[1], cc[2] + c_[2]))
+            sup_cum.append((sc_[0] + s_[0], sc_[1] + s_[1], sc_[2] + s_[2]))
         sup_total = sup_cum[k]
         for i in range(k + 1):  # values[:i] answered contradicts (where they may)
             con_sup, con_con, con_unr = con_cum[i]
             for j in range(i, k + 1):  # values[j:] answered supports (where they may)
-                b = sup_cum[j]
-                sup_sup, sup_con, sup_unr = sup_total[0] - b[0], sup_total[1] - b[1], sup_total[2] - b[2]
+                before = sup_cum[j]
+                sup_sup, sup_con, sup_unr = (sup_total[0] - before[0], sup_total[1] - before[1],
+                                             sup_total[2] - before[2])
                 wrong = con_sup + con_unr + sup_con + sup_unr
                 if wrong > CALIBRATION_WRONG * n:
                     continue

@@ -3,9 +3,10 @@
 1. **Gate** (`relevant`, no model): a fact can be evidence about an opinion only if it concerns the
    opinion's subject: it names one of the opinion's @entities *and* shares a topic with it (a content
    word with the same stem, or a topic group of `data/topics.txt`, or, with the `embed` extra
-   installed, a MiniLM similarity of the two texts without their @mentions of at least EMBED_GATE).
-   Pairs that fail are "unrelated" without asking the model; in a reflection most candidate pairs
-   end here.
+   installed, a MiniLM similarity of the two texts without their @mentions of at least EMBED_GATE),
+   and, when the opinion is about what its entity does or is, the fact's subject is that entity
+   rather than a thing around it (`about_a_thing`). Pairs that fail are "unrelated" without asking
+   the model; in a reflection most candidate pairs end here.
 2. **Scoring** (`score_pair`, the model): the model is never asked to *write* a verdict. Its chat
    template is applied to a short prompt and the log-probability of each possible answer is read
    (`Scorer.score`). Four ways of deciding (`METHODS`), three ways of asking:
@@ -335,7 +336,7 @@ QUESTIONS: dict[Method, tuple[Method, ...]] = {
 
 def merge(a: PairScores, b: PairScores) -> PairScores:
     """The scores of two questions about one pair, as one PairScores (b's answers where a has none)."""
-    return PairScores(*(x if x is not None else y for x, y in zip(a, b)))
+    return a._replace(**{k: v for k, v in b._asdict().items() if getattr(a, k) is None})
 
 
 def score_pair(model: Scorer, fact: str, opinion: str, method: Method) -> PairScores:
