@@ -9,7 +9,7 @@
    the model; in a reflection most candidate pairs end here.
 2. **Scoring** (`score_pair`, the model): the model is never asked to *write* a verdict. Its chat
    template is applied to a short prompt and the log-probability of each possible answer is read
-   (`Scorer.score`). Four ways of deciding (`METHODS`), three ways of asking:
+   (`Scorer.score`). Five ways of deciding (`METHODS`), three ways of asking:
    - `labels`: one question, answers "supports" / "contradicts" / "unrelated";
    - `contrast`: the same question and scores, read as the log-odds of "supports" against
      "contradicts" corrected by the model's own bias (`offset`, calibrated): a model that leans to
