@@ -62,6 +62,24 @@ def test_gate_drops_other_topics_and_other_people() -> None:
     assert not J.relevant("@Peter: Moved from Berlin to Lisbon.", concise).passed
 
 
+def test_gate_drops_a_fact_about_a_thing_around_the_person() -> None:
+    # Same person, same topic word, but the fact's subject is a thing (or another person) around
+    # them: it says nothing about what they like or do. These were the judges' wrong "contradicts".
+    sauna = "@Eero: Loves the sauna."
+    for fact in ("@Eero: The sauna at his gym is closed for repairs until March.",
+                 "@Eero: His sauna's heater was replaced on Monday.",
+                 "@Eero: Their building's sauna is booked out all weekend."):
+        gate = J.relevant(fact, sauna)
+        assert not gate.passed and gate.reason == "the fact is about a thing around the entity, not what it does", fact
+    # What the person does, says or chooses still reaches the model, in either direction.
+    assert J.relevant("@Eero: Goes to the sauna every evening after work.", sauna).passed
+    assert J.relevant("@Eero: Stopped going to the sauna; says the heat makes him dizzy now.", sauna).passed
+    # An opinion whose own subject is a thing is judged on facts about that thing.
+    roof = "@The-Castle: The roof is in good shape."
+    assert J.relevant("@The-Castle: The roof leaked in three rooms during the storm.", roof).passed
+    assert J.about_a_thing("@Darius: His car's manual is missing.") and not J.about_a_thing("@Darius: Drives a manual.")
+
+
 def test_gate_matches_stems_clock_times_and_opinions_without_entities() -> None:
     assert J.stem("running") == J.stem("run") and J.stem("flights") == J.stem("flight")
     assert J.stem("upgrading") == J.stem("upgrade") and J.stem("replies") == J.stem("reply")
@@ -76,7 +94,11 @@ def test_gate_rarely_drops_a_labelled_related_pair_and_drops_most_unrelated_ones
     cases = C.load_cases()
     gates = {c: J.relevant(c.fact, c.opinion) for c in cases}
     related = [c for c in cases if c.expected != "unrelated"]
-    assert sum(not gates[c].passed for c in related) <= 0.04 * len(related)
+    # 9 of 174 with the thing-subject rule (5 without it): indirect evidence phrased about a thing
+    # ("The heat pump halved his heating bill") is the price of dropping most "near" pairs.
+    assert sum(not gates[c].passed for c in related) <= 0.06 * len(related)
+    near = [c for c in cases if c.kind == "near"]
+    assert sum(not gates[c].passed for c in near) >= 0.5 * len(near)
     # Indirect evidence shares no word with the opinion: the embedding similarity finds some of it,
     # and lets through fewer unrelated pairs than it finds related ones.
     by_meaning = [c for c in cases if gates[c].reason.startswith("similar meaning")]
@@ -197,6 +219,54 @@ def test_choose_finds_a_floor_that_keeps_near_pairs_out() -> None:
     fit = C.choose(scored, ["likely"])
     assert fit.method == "likely" and fit.metrics.correct == len(scored) and -1.0 < fit.floor < 1.0
     assert C.metrics(scored, "likely", fit.margin, fit.offset).wrong_direction > 0.3  # without the floor
+
+
+def test_agree_asks_the_labels_and_the_yesno_questions_once_each_under_one_system_prompt() -> None:
+    scorer = LoggingScorer()
+    s = J.score_pair(scorer, "@A: Drinks tea.", "@A: Likes tea.", "agree")  # type: ignore[arg-type]
+    assert [c[0] for c in scorer.calls] == [J.SCORE_SYSTEM] * 3
+    pair = J.pair_prompt("@A: Drinks tea.", "@A: Likes tea.")
+    assert [c[1] for c in scorer.calls] == [pair + J.LABEL_QUESTION, *(pair + q for q in J.YES_QUESTIONS.values())]
+    assert s.labels == (-0.2, -3.0, -3.0) and s.yes_supports == s.yes_contradicts == pytest.approx(
+        J._logsumexp([-0.2, -3.0]) - J._logsumexp([-3.0, -3.0]))
+    # Scored with labels, contrast, yesno and agree together: still each question once per pair.
+    scorer = LoggingScorer()
+    cases = [C.Case(f"@A: Drank tea {n} times.", "@A: Likes tea.", "supports", "direct", "report") for n in range(2)]
+    [first, _] = C.score_cases(scorer, cases, ["labels", "contrast", "yesno", "agree"])  # type: ignore[arg-type]
+    assert len(scorer.calls) == 2 * 3
+    assert first.scores["agree"] == J.merge(first.scores["labels"], first.scores["yesno"])
+
+
+def test_agree_decides_only_when_both_framings_point_the_same_way() -> None:
+    # The labels question leans "contradicts" (contrast -4.0, offset -1.8, margin 1.0: contradicts)...
+    con = J.PairScores(labels=(-4.2, -0.2, -3.0), yes_supports=-1.0, yes_contradicts=-0.4)  # yes/no lean -0.6
+    assert J.decide(con, "contrast", 1.0, -1.8).relation == "contradicts"
+    assert J.decide(con, "agree", 1.0, -1.8, floor=-0.3) == J.Decision("contradicts", "weak", pytest.approx(1.2))
+    # ...but a "near" pair that the yes/no framing finds neither true nor false (lean -0.1 above its
+    # own lean -0.3) gets no verdict: the two framings disagree.
+    near = con._replace(yes_supports=-1.0, yes_contradicts=-0.9)
+    assert J.decide(near, "contrast", 1.0, -1.8).relation == "contradicts"
+    assert J.decide(near, "agree", 1.0, -1.8, floor=-0.3) == J.ABSTAIN
+    sup = J.PairScores(labels=(-0.3, -1.5, -4.0), yes_supports=0.5, yes_contradicts=-0.4)
+    assert J.decide(sup, "agree", 1.0, -1.8, floor=-0.3).relation == "supports"
+    assert J.decide(sup._replace(yes_supports=-0.9), "agree", 1.0, -1.8, floor=-0.3) == J.ABSTAIN
+    assert J.decide(sup, "agree", 1.5, 0.0, floor=-0.3) == J.ABSTAIN  # inside the band: no verdict either way
+    assert J.decide(J.PairScores(labels=(-0.3, -1.5, -4.0)), "agree", 1.0, -1.8) == J.ABSTAIN  # yes/no not asked
+
+
+def test_choose_finds_the_yes_no_lean_that_keeps_near_pairs_out() -> None:
+    # Near pairs lean to "contradicts" in the labels question as much as real contradictions; the
+    # yes/no framing says neither (lean about 0) where real contradictions read -0.8.
+    def pair(expected: str, contrast: float, lean: float) -> C.Scored:
+        case = C.Case("@A: fact about tea.", "@A: Likes tea.", expected, "direct", "calibration")  # type: ignore[arg-type]
+        sc = J.PairScores(labels=(-0.5 + contrast / 2, -0.5 - contrast / 2, -4.0), yes_supports=lean / 2, yes_contradicts=-lean / 2)
+        return C.Scored(case, False, {"agree": sc, "contrast": sc})
+
+    scored = ([pair("supports", x, 0.6) for x in (0.0, 0.5)] * 10 + [pair("contradicts", x, -0.8) for x in (-4.0, -4.5)] * 10
+              + [pair("unrelated", x, -0.05) for x in (-3.8, -4.2)] * 10)
+    fit = C.choose(scored, ["contrast", "agree"])
+    assert fit.method == "agree" and fit.metrics.correct == len(scored) and -0.8 < fit.floor < -0.05
+    assert C.choose(scored, ["contrast"]).metrics.accuracy < 0.9  # the band alone cannot drop them
 
 
 def test_the_cli_offers_every_judge_method() -> None:

@@ -162,3 +162,50 @@ def test_reflection_drafts_retain_with_the_bundled_model_only_if_its_bullets_pas
         assert not drafted and "Retain" not in " ".join(r["item"] for r in res["rejected"])
         [note] = notes
         assert f"{cal.retain:.0%} of this model's drafted Retain bullets" in note and "gitmem config reflect.model" in note
+
+
+# Fixed cases for the real model (invented for this test). The contradictions are phrased without a
+# negation of the opinion's words, the kind small models read as support.
+AGREE_CASES = [
+    ("@Eero: Goes to the sauna three evenings a week and books the long session.", "@Eero: Loves the sauna.", "supports"),
+    ("@Eero: Stopped going to the sauna; says the heat now makes him dizzy and he hates it.", "@Eero: Loves the sauna.",
+     "contradicts"),
+    ("@Alice: Switched to coffee and now drinks three espressos a day; she gave her teapot away.",
+     "@Alice: Prefers tea over coffee.", "contradicts"),
+    ("@Alice: Orders a pot of Earl Grey at every meeting.", "@Alice: Prefers tea over coffee.", "supports"),
+    ("@Darius: Test-drove an automatic and said he would never give up his stick shift.",
+     "@Darius: Prefers manual cars to automatics.", "supports"),
+]
+NEAR_CASES = [
+    ("@Eero: The sauna at his gym is closed for repairs until March.", "@Eero: Loves the sauna."),
+    ("@Darius: His car's manual is missing from the glovebox.", "@Darius: Prefers manual cars to automatics."),
+    ("@Alice: The tea shop on her street changed its opening hours.", "@Alice: Prefers tea over coffee."),
+]
+
+
+def test_agree_with_the_real_model_withholds_the_verdicts_its_two_framings_disagree_on(bundled: Path) -> None:
+    from gitmem.reflect.model import LlamaModel
+
+    llm = LlamaModel(bundled)
+    # "Near" facts (same person, same topic, the subject a thing around them) never reach the model.
+    for fact, opinion in NEAR_CASES:
+        assert not J.relevant(fact, opinion).passed, fact
+        assert J.judge(llm, J.Calibration("x", "x", "agree", 0.0, 0, 0, 0, 0, 0, ""), fact, opinion).relation == "unrelated"
+    assert llm.stats.calls == 0
+    wrong = {"contrast": 0, "agree": 0}
+    for fact, opinion, expected in AGREE_CASES:
+        assert J.relevant(fact, opinion).passed, fact
+        s = J.score_pair(llm, fact, opinion, "agree")
+        assert s.labels is not None and s.yes_supports is not None and s.yes_contradicts is not None
+        # No band, no lean: the labels framing alone decides every pair; agree only where the yes/no
+        # framing points the same way.
+        for method in wrong:
+            got = J.decide(s, method, 0.0, 0.0, 0.0).relation  # type: ignore[arg-type]
+            wrong[method] += got not in (expected, "unrelated")
+        got = J.decide(s, "agree", 0.0, 0.0, 0.0).relation
+        assert got in (J.decide(s, "contrast", 0.0, 0.0).relation, "unrelated")
+    # SmolLM2's labels framing says "supports" to everything (contrast about +7 on each pair): both
+    # contradictions go the wrong way. Its yes/no framing leans slightly to "false" on every pair, so
+    # the two framings never agree here and agree answers nothing the wrong way.
+    assert wrong == {"contrast": 2, "agree": 0}
+    assert llm.stats.calls == 3 * len(AGREE_CASES)

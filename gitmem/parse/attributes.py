@@ -239,15 +239,20 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
 # solar panels") says something about that thing: the words of its subject ("flat", "farm") are
 # not a value of the entity's attributes. The subject runs from the determiner to the first
 # verb-like word after it (a closed list, or a word ending in -s / -ed).
-_THING_SUBJECT = re.compile(
-    r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
-    r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*", re.I)
+_SUBJECT_TAIL = (r"\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
+                 r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*")
+_THING_SUBJECT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)" + _SUBJECT_TAIL, re.I)
+# The same with a possessive ("His car's manual is missing", "Her neighbour is moving out"): the
+# subject is still a thing (or another person) around the entity, not the entity itself.
+_OWNED_SUBJECT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its|his|her|their)"
+                            + _SUBJECT_TAIL, re.I)
 
 
-def thing_subject(text: str) -> bool:
+def thing_subject(text: str, *, possessive: bool = False) -> bool:
     """Whether a statement's subject is a thing ("The lift to floors 5 to 9 is broken", "The
-    examiners moved the viva"), not the entity it names."""
-    return _THING_SUBJECT.match(text) is not None
+    examiners moved the viva"), not the entity it names; with `possessive`, a thing of the
+    entity's counts too ("His flight is delayed")."""
+    return (_OWNED_SUBJECT if possessive else _THING_SUBJECT).match(text) is not None
 
 
 @lru_cache(maxsize=8192)

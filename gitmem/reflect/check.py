@@ -106,10 +106,16 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     for group in groups:
         for case, dropped, got in zip(cases, gated, scores):
             if not dropped:
+                # Each question once per pair, however many methods read it (labels and contrast read
+                # the same one; agree reads labels' and yesno's), asked one after the other so the
+                # pair stays in the model's prompt cache.
+                asked: dict[str, J.PairScores] = {}
                 for m in group:
-                    same = "labels" if m == "contrast" else "contrast" if m == "labels" else None
-                    # labels and contrast read the same question's scores: asked once
-                    got[m] = got[same] if same in got else J.score_pair(model, case.fact, case.opinion, m)
+                    for q in J.QUESTIONS[m]:
+                        if q not in asked:
+                            asked[q] = J.score_pair(model, case.fact, case.opinion, q)
+                    parts = [asked[q] for q in J.QUESTIONS[m]]
+                    got[m] = parts[0] if len(parts) == 1 else J.merge(*parts)
             done += 1
             if progress:
                 progress(done, total)
@@ -180,50 +186,71 @@ def _midpoints(values: list[float]) -> list[float]:
 
 
 def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
-    """`contrast` / `likely`: the band [offset - margin, offset + margin] (and for `likely` the
-    bears-on-it floor) with the best accuracy at most CALIBRATION_WRONG wrong; ties go to the larger
-    margin, then the higher floor. Every band whose ends lie midway between two neighbouring values
-    (or beyond all) is tried: every distinct way the method can decide these cases, plus never.
+    """`contrast` / `likely` / `agree`: the band [offset - margin, offset + margin] (and for `likely`
+    the bears-on-it floor, for `agree` the yes/no framing's lean, both stored as `floor`) with the
+    best accuracy at most CALIBRATION_WRONG wrong; ties go to the larger margin, then the higher
+    floor. Every band whose ends lie midway between two neighbouring values (or beyond all) is tried:
+    every distinct way the method can decide these cases, plus never. Floors: every midpoint for
+    `likely`; for `agree` at most FLOOR_STEPS of them (evenly spaced in rank), which bounds the
+    search on a few hundred pairs to seconds.
 
-    Counting, not re-deciding: with the pairs in the decision pool sorted by their direction value,
-    a band answers "contradicts" for a prefix and "supports" for a suffix, so each band's correct
-    and wrong counts come from prefix sums."""
+    Counting, not re-deciding: with the pairs sorted by their direction value, a band answers
+    "contradicts" for a prefix of the pairs that may contradict (`J.sides`) and "supports" for a
+    suffix of those that may support, so each band's correct and wrong counts come from prefix sums."""
     n = len(scored)
     never = Fit(method, math.inf, 0.0, J.NO_FLOOR, metrics(scored, method, math.inf))
     best: tuple[float, float, float] = (never.metrics.accuracy, J.NEVER, J.NO_FLOOR)
     chosen = never
     live = [s for s in scored if not s.gated]
-    bears = sorted({b for s in live if (b := s.scores[method].bears) is not None})
-    floors = [J.NO_FLOOR, *_midpoints(bears)[1:-1]] if method == "likely" and bears else [J.NO_FLOOR]
+    floors = [J.NO_FLOOR]
+    if method == "likely":
+        bears = sorted({b for s in live if (b := s.scores[method].bears) is not None})
+        floors += _midpoints(bears)[1:-1] if bears else []
+    elif method == "agree":
+        leans = sorted({J.yes_lean(s.scores[method]) for s in live})
+        mids = _midpoints(leans) if leans else []
+        step = max(1, math.ceil(len(mids) / FLOOR_STEPS))
+        floors = mids[::step] + ([mids[-1]] if mids and (len(mids) - 1) % step else [])
     unrelated_all = sum(s.case.expected == "unrelated" for s in scored)
     least = _least_right(scored)
+    values = sorted({J.direction(s.scores[method], method) for s in live})
+    if not values:
+        return chosen
+    ends = _midpoints(values)
+    k = len(values)
+    rank = {v: i for i, v in enumerate(values)}
     for floor in floors:
-        pool = [s for s in live if method != "likely" or _clears(s.scores[method], floor)]
-        if not pool:
-            continue
-        by_value: dict[float, list[int]] = {}
-        for s in pool:
-            counts = by_value.setdefault(J.direction(s.scores[method], method), [0, 0, 0])
-            counts[LABEL_INDEX[s.case.expected]] += 1
-        values = sorted(by_value)
-        ends = _midpoints(values)
-        k = len(values)
-        # cum[i] = (supports, contradicts, unrelated, all) expected among values[:i]
-        cum = [(0, 0, 0, 0)]
-        for v in values:
-            sup, con, unr = by_value[v]
-            a = cum[-1]
-            cum.append((a[0] + sup, a[1] + con, a[2] + unr, a[3] + sup + con + unr))
-        unrelated_out = unrelated_all - cum[k][2]
-        for i in range(k + 1):  # values[:i] answered contradicts
-            for j in range(i, k + 1):  # values[j:] answered supports
-                sup_after = cum[k][0] - cum[j][0]
-                wrong = (cum[i][3] - cum[i][1]) + (cum[k][3] - cum[j][3] - sup_after)
+        # per value: counts (supports, contradicts, unrelated expected) among the pairs that may
+        # contradict, and among those that may support
+        con_at = [[0, 0, 0] for _ in values]
+        sup_at = [[0, 0, 0] for _ in values]
+        for s in live:
+            sc = s.scores[method]
+            may_sup, may_con = J.sides(sc, method, floor)
+            i = rank[J.direction(sc, method)]
+            if may_con:
+                con_at[i][LABEL_INDEX[s.case.expected]] += 1
+            if may_sup:
+                sup_at[i][LABEL_INDEX[s.case.expected]] += 1
+        # con_cum[i]: counts among values[:i] (answered contradicts); sup_cum[j]: among values[:j]
+        con_cum, sup_cum = [(0, 0, 0)], [(0, 0, 0)]
+        for c_, s_ in zip(con_at, sup_at):
+            cc, sc_ = con_cum[-1], sup_cum[-1]
+            con_cum.append((cc[0] + c_[0], cc[1] + c_[1], cc[2] + c_[2]))
+            sup_cum.append((sc_[0] + s_[0], sc_[1] + s_[1], sc_[2] + s_[2]))
+        sup_total = sup_cum[k]
+        for i in range(k + 1):  # values[:i] answered contradicts (where they may)
+            con_sup, con_con, con_unr = con_cum[i]
+            for j in range(i, k + 1):  # values[j:] answered supports (where they may)
+                before = sup_cum[j]
+                sup_sup, sup_con, sup_unr = (sup_total[0] - before[0], sup_total[1] - before[1],
+                                             sup_total[2] - before[2])
+                wrong = con_sup + con_unr + sup_con + sup_unr
                 if wrong > CALIBRATION_WRONG * n:
                     continue
-                if cum[i][1] + sup_after < least:
+                if con_con + sup_sup < least:
                     continue
-                correct = unrelated_out + cum[i][1] + sup_after + cum[j][2] - cum[i][2]
+                correct = unrelated_all - con_unr - sup_unr + con_con + sup_sup
                 margin = (ends[j] - ends[i]) / 2
                 key = (correct / n, margin, floor)
                 if key > best:
@@ -231,6 +258,10 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
                     offset = (ends[j] + ends[i]) / 2
                     chosen = Fit(method, margin, offset, floor, metrics(scored, method, margin, offset, floor))
     return chosen
+
+
+# `agree`'s lean is searched over at most this many candidate values (see `_fit_two_sided`).
+FLOOR_STEPS = 40
 
 
 def _least_right(scored: Sequence[Scored]) -> float:
@@ -241,10 +272,6 @@ def _least_right(scored: Sequence[Scored]) -> float:
 def _right(m: Metrics) -> int:
     """Related pairs answered with their relation (verdicts right, not abstentions)."""
     return m.confusion["supports"]["supports"] + m.confusion["contradicts"]["contradicts"]
-
-
-def _clears(scores: J.PairScores, floor: float) -> bool:
-    return scores.bears is not None and scores.bears > floor
 
 
 # Each relation's place in the (supports, contradicts, unrelated) counts of `_fit_two_sided`.
@@ -263,7 +290,7 @@ def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> Fit:
     best: tuple[float, float] | None = None
     chosen: Fit | None = None
     for method in methods:
-        if method in ("contrast", "likely"):
+        if method in ("contrast", "likely", "agree"):
             fit = _fit_two_sided(scored, method)
             key = (fit.metrics.accuracy - CONTRAST_PENALTY, min(fit.margin, J.NEVER))
             if best is None or key > best:
