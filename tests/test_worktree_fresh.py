@@ -1,6 +1,6 @@
 """Recall answers from the working tree as it is now: every uncommitted edit to a memory file shows,
-whatever the timing of `git status` (the CLI answers while it runs, recall/search.py) and however
-little the edit changes on disk (same size, same modification time: index/worktree.py)."""
+however little it changes on disk (same size, same modification time: index/worktree.py), and so
+does a new file git does not track yet."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from gitmem.recall.search import Options, Session
-from gitmem.timeline import git
 from gitmem.workspace import Workspace
 from gitrepo import GitRepo
 
@@ -65,20 +64,3 @@ def test_a_new_untracked_file_shows(ws: GitRepo) -> None:
     ws.write("bank/entities/Omar.md", "# Omar\n\n- Runs a riad in Marrakech.\n")
     out = recall_cli(ws, "Marrakech")
     assert "Flew to Marrakech" in out and "Runs a riad" in out
-
-
-def test_answer_while_status_runs_is_redone_with_the_edits(ws: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The search starts before `git status` is done (as on a large work tree): once it reports a
-    # changed memory file, the answer is the one with the uncommitted text, never the committed one.
-    ws.write(LOG, BEFORE.replace("Lisbon", "Ostend"))
-    asked: list[bool] = []
-    monkeypatch.setattr(git.Status, "running", lambda self: asked.append(True) or True)
-    got = contents(ws, "Peter lives")
-    assert asked, "the search did not take the path it takes while git status runs"
-    assert any("Ostend" in c for c in got) and not any("Lisbon" in c for c in got)
-
-
-def test_answer_while_status_runs_on_a_clean_tree_is_the_plain_one(ws: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    plain = contents(ws, "Peter lives")
-    monkeypatch.setattr(git.Status, "running", lambda self: True)
-    assert contents(ws, "Peter lives") == plain and any("Lisbon" in c for c in plain)

@@ -8,12 +8,7 @@ follow are the best place to hide them (recall picks the scan up through `git.St
 from __future__ import annotations
 
 import sys
-
-# Not typing.TYPE_CHECKING: importing typing (~5 ms) here would delay starting `git status`; mypy
-# reads any name TYPE_CHECKING as true.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 # The module under gitmem/cli/ that defines each command: the group imports only the one a command
 # line names (app.py), not all eleven with their ~100 click options. A test keeps this in step with

@@ -200,21 +200,10 @@ class Session:
 
     # -- search -----------------------------------------------------------------------------
     def search(self, text: str, opts: Options) -> Answer:
-        use_overlay = opts.as_of is None and opts.until is None
-        if use_overlay and not self._overlay_ready and self._status is not None and self._status.running():
-            # `git status` of a large work tree (~25,000 files at 1M lines: ~90 ms of lstat calls)
-            # can outlast the CLI's imports: answer as if the tree were clean while it runs, and
-            # again with the uncommitted edits when it finds any memory file changed.
-            answer = self._search(text, opts, dirty=False)
-            if not self.overlay():
-                return answer
-        return self._search(text, opts, dirty=bool(self.overlay()) if use_overlay else False)
-
-    def _search(self, text: str, opts: Options, dirty: bool) -> Answer:
-        """The answer to `text`; `dirty`: memory files have uncommitted edits (the overlay is ready)."""
         q = build(text or "", raw=opts.raw)
         notes = list(self.notes)
         as_of_info: dict[str, Any] | None = None
+        use_overlay = opts.as_of is None and opts.until is None
         at: int | None = None
         last_pos: int | None = None  # nothing recorded after this position can be returned
         ref: int | None = None  # the time the question is asked at (its time words count from it)
@@ -236,6 +225,7 @@ class Session:
         if opts.entity and not ekey:
             raise GitmemError(f"{opts.entity!r} is not a valid entity name", "use a name like Peter or The-Castle")
         during = self.during_window(opts.during) if opts.during else None
+        dirty = bool(self.overlay()) if use_overlay else False
         where, owhere = store.Filter(at=at, history=opts.include_history, since=since, until=until, kinds=kinds,
                                      entity=ekey, during=during, hide_dirty=dirty).compile()
         limit = pool_size(opts.k, opts.budget)

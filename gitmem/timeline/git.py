@@ -286,10 +286,6 @@ class Status:
             status.close()
         return cls(root)
 
-    def running(self) -> bool:
-        """Whether git is still scanning (`result()` would wait)."""
-        return self._result is None and self._proc.poll() is None
-
     def result(self) -> list[tuple[str, str]]:
         if self._result is None:
             raw, err = self._proc.communicate()
