@@ -1,7 +1,7 @@
 """Regular expressions compiled on first use.
 
 A `gitmem recall` process imported ~70 module-level patterns and compiled them all (~20 ms of a
-~150 ms command), though a question uses under half of them (the indexer's, reflection's and
+~180 ms command at 1M lines), though a question uses under half of them (the indexer's, reflection's and
 the rarer ranking rules' are never touched). `lazy(pattern, flags)` takes what `re.compile`
 takes and stands in for the compiled pattern: the first call of a method compiles it, and from
 then on the compiled pattern's own methods answer (bound into the instance, so a hot loop pays
