@@ -54,12 +54,13 @@ from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
+from gitmem.lazyre import lazy
 
 BACKUP_NS = "refs/gitmem/forget-backup"
 REWRITTEN = ("refs/heads/", "refs/tags/", "refs/notes/", "refs/gitmem/")
 MIN_TEXT = 4  # a shorter text would match half of memory
 FORGOTTEN = "(forgotten)"
-_OID = re.compile(r"[0-9a-f]{40}")
+_OID = lazy(r"[0-9a-f]{40}")
 
 
 def _norm(text: str) -> str:

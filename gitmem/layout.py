@@ -15,10 +15,11 @@ reads. Imports nothing from gitmem and nothing slow: the post-commit hook import
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
+
+from gitmem.lazyre import lazy
 
 # --- files at the root ---------------------------------------------------------------------------
 CORE_FILE = "memory.md"
@@ -76,8 +77,8 @@ def entity_page_stem(rel: str) -> str | None:
 
 # --- daily logs ----------------------------------------------------------------------------------
 # The shape of a log's name; `log_date` also checks that the date exists.
-LOG_NAME = re.compile(rf"{LOG_DIR}/\d{{4}}-\d{{2}}-\d{{2}}\.md")
-_LOG_PATH = re.compile(rf"(?:\./)?{LOG_DIR}/(\d{{4}})-(\d{{2}})-(\d{{2}})\.md")
+LOG_NAME = lazy(rf"{LOG_DIR}/\d{{4}}-\d{{2}}-\d{{2}}\.md")
+_LOG_PATH = lazy(rf"(?:\./)?{LOG_DIR}/(\d{{4}})-(\d{{2}})-(\d{{2}})\.md")
 
 
 def log_path(day: date | str) -> str:
@@ -103,7 +104,7 @@ ATTRIBUTES_FILE = ".gitattributes"  # committed: `merge=gitmem` for memory files
 # --- citations -----------------------------------------------------------------------------------
 WORKTREE_REV = "worktree"
 CITATION_EXAMPLE = "memory/2025-11-27.md#L12-L13@1a2b3c4"
-_CITATION = re.compile(r"^(?P<path>.+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)$")
+_CITATION = lazy(r"^(?P<path>.+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)$")
 
 
 class Citation(NamedTuple):
@@ -130,7 +131,7 @@ def parse_citation(text: str) -> Citation | None:
 
 # A citation inside running text (bank pages cite logs, e.g. "... (memory/2025-11-27.md#L4@1a2b3c4)"):
 # the same shape as CITATION, unanchored; the path stops at whitespace, parentheses and backquotes.
-CITATION_IN_TEXT = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)\b")
+CITATION_IN_TEXT = lazy(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+))?@(?P<rev>[0-9a-fA-F]{4,64}|worktree)\b")
 
 
 # --- bank/opinions.md's evidence section -------------------------------------------------------------
@@ -138,11 +139,11 @@ CITATION_IN_TEXT = re.compile(r"(?P<path>[^\s()#`]+)#L(?P<s>\d+)(?:-L?(?P<e>\d+)
 # line it quotes: index/supersede.py) and by recall (the bookkeeping lines are no memory).
 EVIDENCE_RELATIONS = ("supports", "contradicts")
 NO_EVIDENCE = "no evidence judged yet"
-_EVIDENCE = re.compile(r"^(?:-\s+)?(?:" + "|".join(EVIDENCE_RELATIONS) + r")\s*\([^()]*\):\s*(.+)$")
+_EVIDENCE = lazy(r"^(?:-\s+)?(?:" + "|".join(EVIDENCE_RELATIONS) + r")\s*\([^()]*\):\s*(.+)$")
 # The lines an opinion's evidence record states about the opinion itself, not about the world:
 # "- <label>: <value>", written by record_lines and recognised by is_bookkeeping.
 _RECORD_LABELS = ("confidence", "last_updated", "stated in")
-_BOOKKEEPING = re.compile(r"^(?:-\s+)?(?:(?:" + "|".join(_RECORD_LABELS) + r"): |" + NO_EVIDENCE + ")")
+_BOOKKEEPING = lazy(r"^(?:-\s+)?(?:(?:" + "|".join(_RECORD_LABELS) + r"): |" + NO_EVIDENCE + ")")
 
 
 def evidence_line(relation: str, strength: str, delta: float, text: str, source: str) -> str:

@@ -6,7 +6,6 @@ above it that asks git which files there are and reads them."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from gitmem.parse.blocks import parse_markdown
 from gitmem.parse.model import Diagnostic
 from gitmem.safefile import NotRegular, read_capped
 from gitmem.timeline import git
+from gitmem.lazyre import lazy
 
 
 
@@ -57,9 +57,9 @@ def _select(root: Path, all_md: list[str], targets: Sequence[Path]) -> list[str]
 
 # Terminal control characters (C0 except tab/newline/CR, DEL, C1): an ESC sequence in a bullet can
 # rewrite what a terminal shows; they are escaped on output, and lint says where they are.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL = lazy("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # A merge left unresolved: the markers are memory text nobody meant to keep.
-_CONFLICT = re.compile(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))")
+_CONFLICT = lazy(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))")
 _UNLIMITED = 5_000_000  # the index's default max_file_bytes, when the caller names no limit
 
 

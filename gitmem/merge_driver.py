@@ -27,7 +27,6 @@ markers. Rules, per file kind:
 
 from __future__ import annotations
 
-import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -36,13 +35,14 @@ from typing import NamedTuple
 
 from gitmem.layout import CITATION_IN_TEXT
 from gitmem.timeline import git
+from gitmem.lazyre import lazy
 
-_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)")
-_CITE = re.compile(r"\s*\(" + CITATION_IN_TEXT.pattern + r"\)")
-_CONF = re.compile(r"\(c\s*=\s*[0-9.]+\)|c=[0-9.]+")
-_ATTR = re.compile(r" {0,3}[-*+][ \t]+([a-z_][a-z_ ]*):")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_NUMBERED = re.compile(r"^\d+\.\s*")
+_ITEM = lazy(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)")
+_CITE = lazy(r"\s*\(" + CITATION_IN_TEXT.pattern + r"\)")
+_CONF = lazy(r"\(c\s*=\s*[0-9.]+\)|c=[0-9.]+")
+_ATTR = lazy(r" {0,3}[-*+][ \t]+([a-z_][a-z_ ]*):")
+_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
+_NUMBERED = lazy(r"^\d+\.\s*")
 PLACEHOLDER = "_(no current facts)_"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,24 @@ from gitrepo import GitRepo
 
 def test_session_commands_are_the_read_commands() -> None:
     assert cli_pkg.SESSION_COMMANDS == {c.name for c in recall_cmd.commands}
+
+
+def test_command_modules_name_every_command_where_it_is_defined() -> None:
+    # The group imports only the module COMMAND_MODULES names: every command of every module
+    # under gitmem/cli/ must be listed, with its own module, and nothing else.
+    found: dict[str, str] = {}
+    for path in sorted((Path(cli_pkg.__file__).parent).glob("*_cmd.py")):
+        module = importlib.import_module(f"gitmem.cli.{path.stem}")
+        found |= {c.name: path.stem for c in module.commands if c.name}
+    assert cli_pkg.COMMAND_MODULES == found
+
+
+def test_a_read_command_imports_no_other_command_module(tmp_path: Path) -> None:
+    code = ("import sys\nfrom gitmem.cli import main\ntry:\n    main(['-C', sys.argv[1], 'recall', 'x', '--json'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('gitmem.cli.') and m.endswith('_cmd')), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
+    assert proc.stderr.strip().splitlines()[-1] == "['gitmem.cli.recall_cmd']"
 
 
 @pytest.fixture()

@@ -21,6 +21,7 @@ referencing = pytest.importorskip("referencing")
 
 from gitmem import demo, schemas  # noqa: E402
 from gitmem.cli import cli  # noqa: E402
+from gitmem.cli.app import all_commands  # noqa: E402
 from gitrepo import sealed_demo  # noqa: E402
 
 # command path -> schema name; every --json command must be listed here.
@@ -93,7 +94,7 @@ def test_schemas_are_valid_and_shipped() -> None:
 
 def _json_commands(group: click.Group, prefix: str = "") -> set[str]:
     found: set[str] = set()
-    for name, cmd in group.commands.items():
+    for name, cmd in (all_commands() if group is cli else group.commands).items():
         path = f"{prefix}{name}"
         if isinstance(cmd, click.Group):
             found |= _json_commands(cmd, path + " ")

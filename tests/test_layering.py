@@ -17,6 +17,7 @@ PKG = Path(__file__).resolve().parents[1] / "gitmem"
 FLOORS = {
     "gitmem.errors": 0,
     "gitmem.layout": 0,
+    "gitmem.lazyre": 0,
     "gitmem.safefile": 0,
     "gitmem.parse": 1,
     "gitmem.timeline": 1,

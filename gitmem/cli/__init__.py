@@ -10,8 +10,18 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-# The commands that open a recall Session (gitmem/cli/recall_cmd.py; a test keeps these in step).
-SESSION_COMMANDS = frozenset({"recall", "about", "opinions", "why", "changes", "core", "show"})
+# The module under gitmem/cli/ that defines each command: the group imports only the one a command
+# line names (app.py), not all eleven with their ~100 click options. A test keeps this in step with
+# the modules' own `commands` lists.
+COMMAND_MODULES = {
+    "init": "init_cmd", "demo": "init_cmd", "config": "config_cmd", "lint": "lint_cmd", "index": "index_cmd",
+    "status": "index_cmd", "recall": "recall_cmd", "about": "recall_cmd", "opinions": "recall_cmd",
+    "why": "recall_cmd", "changes": "recall_cmd", "core": "recall_cmd", "show": "recall_cmd",
+    "hooks": "hooks_cmd", "reflect": "reflect_cmd", "review": "reflect_cmd", "model": "model_cmd",
+    "retain": "agent_cmd", "mcp": "agent_cmd", "merge-driver": "merge_cmd", "forget": "forget_cmd",
+}
+# The commands that open a recall Session: recall_cmd.py's.
+SESSION_COMMANDS = frozenset(name for name, module in COMMAND_MODULES.items() if module == "recall_cmd")
 
 
 def _prestart_status(args: list[str]) -> None:

@@ -1,33 +1,43 @@
-"""The click group: every command module is registered here.
+"""The click group: it finds each command in its module under gitmem/cli/ (COMMAND_MODULES).
 
-Command modules import the library lazily (inside the command function) so `gitmem recall` does
-not pay for reflection, pygit2 or llama.cpp at start-up.
+Only the module of the command being run is imported, and command modules import the library
+lazily (inside the command function), so `gitmem recall` pays neither for the other commands'
+click options nor for reflection, pygit2 or llama.cpp at start-up.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
 
 from gitmem import __version__
-from gitmem.cli import (
-    agent_cmd,
-    config_cmd,
-    forget_cmd,
-    hooks_cmd,
-    index_cmd,
-    init_cmd,
-    lint_cmd,
-    merge_cmd,
-    model_cmd,
-    recall_cmd,
-    reflect_cmd,
-)
+from gitmem.cli import COMMAND_MODULES
 from gitmem.cli.output import set_cwd
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """A group whose commands are imported when named (click's documented lazy-loading pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is None:
+            return None
+        commands = importlib.import_module(f"gitmem.cli.{module}").commands
+        return next(c for c in commands if c.name == cmd_name)
+
+
+def all_commands() -> dict[str, click.Command]:
+    """Every top-level command by name (imports every command module: docs and tests)."""
+    ctx = click.Context(cli)
+    return {name: cmd for name in cli.list_commands(ctx) if (cmd := cli.get_command(ctx, name)) is not None}
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="gitmem")
 @click.option(
     "-C",
@@ -54,8 +64,3 @@ def cli(ctx: click.Context, directory: Path | None, as_json: bool) -> None:
     ctx.obj["cwd"] = (directory or Path.cwd()).resolve()
     set_cwd(ctx.obj["cwd"])
 
-
-for _module in (init_cmd, config_cmd, lint_cmd, index_cmd, recall_cmd, hooks_cmd, reflect_cmd, model_cmd, agent_cmd,
-                merge_cmd, forget_cmd):
-    for _command in _module.commands:
-        cli.add_command(_command)

@@ -38,17 +38,18 @@ from typing import NamedTuple
 from gitmem.layout import evidence_quote, in_bank
 from gitmem.parse import attributes
 from gitmem.parse.entities import about_someone_else
+from gitmem.lazyre import lazy
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
-_CUE = re.compile(
+_CUE = lazy(
     r"\b(?:(?:moved|moving) (?:to|from|in|out|away|back|house)|relocated|now|no longer|not any ?more|any ?more|"
     r"instead|switched|switch(?:ed)? to|"
     r"changed|renamed|formerly|left|quit|resigned|postponed|delayed|rescheduled|took over|sold|"
     r"broke up|split up|divorced|went fully|back at|back in|new)\b",
     re.I,
 )
-_WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
+_WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 _STOP = frozenset(
     "the and for with from that this then than into onto over under about after before since his her "
     "their its our your my has have had was were are is be been being not any more now new also still "
@@ -65,9 +66,9 @@ _FAMILIES = attributes.CUED_FAMILIES
 _WEAK = frozenset(("now", "new"))
 # A statement that says the earlier state continues or is joined by another ("still commutes",
 # "works there too", "sings in the church choir as well") replaces nothing.
-_ADDITIVE = re.compile(r"\b(?:still|too|as well|also)\b", re.I)
+_ADDITIVE = lazy(r"\b(?:still|too|as well|also)\b", re.I)
 # A citation closing a line, possibly with a note after it: "(memory/x.md#L7@1a2b3c4; replaced by ...)".
-_CITED = re.compile(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}(?:;[^()]*)?\)")
+_CITED = lazy(r"\(([^()\s]+\.md)#L(\d+)(?:-L?\d+)?@[0-9a-fA-F]{4,64}(?:;[^()]*)?\)")
 
 
 class Statement(NamedTuple):
@@ -133,7 +134,7 @@ _IRREGULAR = ("(?:bought|met|ran|broke|lost|sold|won|took|got|went|began|came|sa
               "fell|forgot|hit|put|read|quit|left|kept|held|brought|thought)")
 # What a statement says first, past its subject ("@Alice:", "I"): a past-tense verb there makes it
 # an event ("Fixed the photo archive"), which stays true whatever happens next.
-_EVENT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGULAR + r")\b", re.I)
+_EVENT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGULAR + r")\b", re.I)
 
 
 def is_event(content: str) -> bool:
@@ -189,7 +190,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
 
 
 # A copy's decoration: its citation, a timeline date ("2025-01-13:") and a kind letter ("W:").
-_DECOR = re.compile(r"\([^()]*\.md#L[^()]*\)|^\s*\d{4}-\d{2}-\d{2}(?:\s*[–-]\s*\d{4}-\d{2}-\d{2})?:|"
+_DECOR = lazy(r"\([^()]*\.md#L[^()]*\)|^\s*\d{4}-\d{2}-\d{2}(?:\s*[–-]\s*\d{4}-\d{2}-\d{2})?:|"
                     r"^\s*[WBSO](?:\(c=[\d.]+\))?\s*(?=[@:])")
 
 
@@ -200,7 +201,7 @@ def fact_words(content: str, *, numbers: bool = False) -> str:
     return " ".join((_TOKEN if numbers else _WORD).findall(text))
 
 
-_TOKEN = re.compile(r"\w+", re.U)
+_TOKEN = lazy(r"\w+", re.U)
 
 
 def same_fact(copy: str, original: str) -> bool:

@@ -3,19 +3,26 @@
 The working tree is the newest state of memory, but it is not history: its chunks live in the
 `wt_*` tables, never in `chunks`. A dirty file's overlay rows replace that file's committed rows
 in "now" queries; `--as-of` queries never see the overlay. Files are re-parsed only when their
-size or mtime changed since the last refresh.
+size or change time changed since the last refresh: the later of mtime and ctime, since an editor
+or `touch -r` can set mtime back but any write moves ctime. A file changed within RACY_NS of being
+recorded is recorded as unknown (-1), so it is read again next time: a second edit of the same
+size within one tick of the file system's clock leaves both times as they were.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import stat
+import time
 
 from gitmem.config import load_config
 from gitmem.safefile import NotRegular, read_capped, safe_rel
 from gitmem.timeline import git
 from gitmem.layout import is_memory_markdown
 from gitmem.workspace import Workspace
+
+
+RACY_NS = 2_000_000_000  # past any file system's timestamp granularity that matters here (FAT: 2 s)
 
 
 def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None = None) -> list[str]:
@@ -32,7 +39,7 @@ def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None =
             # read (a link is recorded as deleted: nothing of it is in memory; lint reports it).
             st = full.lstat()
             regular = stat.S_ISREG(st.st_mode) and safe_rel(path)
-            sig = (st.st_mtime_ns, st.st_size, 0) if regular else (0, 0, 1)
+            sig = (max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, 0) if regular else (0, 0, 1)
         except OSError:
             sig = (0, 0, 1)
         if code == "D":
@@ -43,13 +50,15 @@ def refresh(conn: sqlite3.Connection, ws: Workspace, status: git.Status | None =
     if not todo and not stale:
         return sorted(dirty)
     max_bytes = load_config(ws).index.max_file_bytes
+    now = time.time_ns()
     from gitmem.parse import parse_markdown  # only when a dirty file needs (re)parsing
     conn.execute("BEGIN IMMEDIATE")
     try:
         for path in stale + [t[0] for t in todo]:
             _drop(conn, path)
         for path, mtime, size, deleted in todo:
-            conn.execute("INSERT INTO wt_files VALUES (?,?,?,?)", (path, mtime, size, int(deleted)))
+            recorded = mtime if now - mtime >= RACY_NS else -1
+            conn.execute("INSERT INTO wt_files VALUES (?,?,?,?)", (path, recorded, size, int(deleted)))
             if deleted:
                 continue
             try:

@@ -31,6 +31,8 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import NamedTuple
 
+from gitmem.lazyre import lazy
+
 
 class Family(NamedTuple):
     name: str
@@ -124,24 +126,24 @@ FAMILIES: tuple[Family, ...] = (
 
 # Phrases folded into one marker word before the families are looked up.
 _PHRASES = (
-    (re.compile(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
+    (lazy(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
      "<relocation>"),
-    (re.compile(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b|\bwould rather\b"
+    (lazy(r"\b(?:gone|went|go|going|goes) off\b|\bcan'?t stand\b|\bsick of\b|\btired of\b|\bwould rather\b"
                 r"|\b(?:finds?|found) [\w ]{1,30}? (?:boring|dull|tedious|fun|enjoyable|exciting|great|awful)\b", re.I),
      "<evaluative>"),
     # A home is a dwelling that is someone's ("her own apartment in Kyoto", "took a flat in Porto",
     # "home is a houseboat"), not a flat mentioned in passing ("fibre at the Lisbon flat").
-    (re.compile(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
+    (lazy(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
                 r"houseboat|place|room|cottage|bungalow|loft)\s+(?:in|on|near|at|by|outside)\b|\bhome is\b", re.I),
      "<dwelling>"),
     # A date set or moved: "set for 2025-09-01", "moved to Friday", "pushed back to March".
-    (re.compile(r"\b(?:set|fixed) for\b|\btakes place\b|\b(?:moved|pushed|brought|shifted|changed)(?: back| forward| up)?"
+    (lazy(r"\b(?:set|fixed) for\b|\btakes place\b|\b(?:moved|pushed|brought|shifted|changed)(?: back| forward| up)?"
                 r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
                 r"next|later|earlier)", re.I), "<rescheduled>"),
-    (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
-    (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
+    (lazy(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
+    (lazy(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
-    (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
+    (lazy(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
 )
 # A phrase is searched for only in a text holding one of its words (a substring test runs at C
 # speed; the alternations do not).
@@ -152,7 +154,7 @@ _HINTS = {
     "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
     "<name>": (" by", "known as"), "<business>": ("run",), "<leave>": ("leave",),
 }
-_WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
+_WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
 # bare "work" is a place as often as an activity ("before work", "at work", "to work"), and a
 # statement's work is its verb forms and job words.
@@ -183,7 +185,7 @@ def _forms(word: str) -> tuple[str, ...]:
 
 
 # What a landlord does with a flat says nothing about where they live.
-_NOT_HOME = re.compile(r"\b(?:rents?|rented|renting|lets?|letting) (?:it |them )?out\b", re.I)
+_NOT_HOME = lazy(r"\b(?:rents?|rented|renting|lets?|letting) (?:it |them )?out\b", re.I)
 
 
 def _words(text: str) -> set[str]:
@@ -241,10 +243,10 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
 # verb-like word after it (a closed list, or a word ending in -s / -ed).
 _SUBJECT_TAIL = (r"\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
                  r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*")
-_THING_SUBJECT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)" + _SUBJECT_TAIL, re.I)
+_THING_SUBJECT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)" + _SUBJECT_TAIL, re.I)
 # The same with a possessive ("His car's manual is missing", "Her neighbour is moving out"): the
 # subject is still a thing (or another person) around the entity, not the entity itself.
-_OWNED_SUBJECT = re.compile(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its|his|her|their)"
+_OWNED_SUBJECT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its|his|her|their)"
                             + _SUBJECT_TAIL, re.I)
 
 
@@ -267,9 +269,9 @@ def said(text: str) -> frozenset[str]:
 
 
 # "When did she move?" asks about an event, not a schedule.
-_PAST_WHEN = re.compile(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
+_PAST_WHEN = lazy(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
 # "What does Pia do?", "what do they do for a living": the job.
-_WHAT_DO = re.compile(r"\bwhat (?:does|do) [\w' -]+? do\b", re.I)
+_WHAT_DO = lazy(r"\bwhat (?:does|do) [\w' -]+? do\b", re.I)
 
 
 def asked(question: str) -> frozenset[str]:
@@ -300,13 +302,13 @@ CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in 
 # Verbs that end a state rather than report one more event ("Gave up the piano", "Let the
 # tutoring lapse", "Stopped smoking", "Sold the van"): a newer statement of one of them about the
 # thing an older state names ends that state (recall's slot recency; ranking only).
-ENDS_STATE = re.compile(r"\b(?:quit|quits|quitting|gave up|given up|giving up|gives up|dropped out|cancell?ed|sold|"
+ENDS_STATE = lazy(r"\b(?:quit|quits|quitting|gave up|given up|giving up|gives up|dropped out|cancell?ed|sold|"
                         r"lapsed?|no longer|retired from|packed in|(?:stopped|stops|dropped)(?!\s+(?:at|by|in|off|over|"
                         r"for|to|outside|into)\b))\b", re.I)
 # The relocation marker ("<relocation>") of CUED_FAMILIES: "moved" is a relocation only with a
 # direction ("Moved the release notes" is about something else). Narrower than the ranking's
 # phrase in _PHRASES ("moves abroad", "move into") for the same reason as the families.
-CUED_RELOCATION = re.compile(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
+CUED_RELOCATION = lazy(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
 # The families' own words as 5-letter stems: two statements sharing only these ("prefers",
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))

@@ -28,11 +28,12 @@ from gitmem.parse.entities import mention_keys
 from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
 from gitmem.parse.retain import LIST_MARKER, Alias, Problem, classify, is_retain_heading
 from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
+from gitmem.lazyre import lazy
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
-_HR = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
-_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+_ATX = lazy(r" {0,3}(#{1,6})(?=[ \t]|$)")
+_HR = lazy(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})")
+_SETEXT = lazy(r" {0,3}(?:=+|-+)[ \t]*")
+_FENCE = lazy(r"[ \t]*(`{3,}|~{3,})")
 
 _PARA, _ITEM, _CODE, _FRONT = 0, 1, 2, 3
 

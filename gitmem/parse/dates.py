@@ -6,6 +6,8 @@ import re
 from functools import lru_cache
 from datetime import date, timedelta
 
+from gitmem.lazyre import lazy
+
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
     "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
@@ -62,7 +64,7 @@ def _date_re() -> re.Pattern[str]:
 # Every form contains a digit run, and a month-first form has its month name just before its first
 # digit run. Trying the big pattern only at those anchors (instead of at every character) is what
 # makes a typical block cost a few microseconds rather than ~170 us.
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy(r"\d+")
 _SUFFIXES = frozenset(("st", "nd", "rd", "th"))
 _RANGE_CHARS = frozenset("–—-.")
 _RANGE_WORDS = frozenset(("to", "th", "un", "ti"))  # to, through/thru, until, till
@@ -234,21 +236,21 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
 # "Borrowing his sister's Fiat until the body shop finishes his car, around 6 March". The end is the
 # first date after the word, in the same clause, within a few words of it.
 _UNTIL_WORDS = r"until|till|til|through|thru|up to"
-_UNTIL = re.compile(r"\b(?:" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
-_BARE_MONTH = re.compile(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
+_UNTIL = lazy(r"\b(?:" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
+_BARE_MONTH = lazy(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
                          + _mon("bm") + r"(?!\s*\d)", re.I)
-_ORDINAL = re.compile(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
+_ORDINAL = lazy(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 
 
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
-_WEEKDAY = re.compile(r"^\s*(?:next\s+|this\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")day\b", re.I)
-_NEXT = re.compile(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?P<weekend>weekend))\b", re.I)
+_WEEKDAY = lazy(r"^\s*(?:next\s+|this\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")day\b", re.I)
+_NEXT = lazy(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?P<weekend>weekend))\b", re.I)
 # "For two weeks", "for the next three days": a stay counted from the day it was written. Not when
 # the statement counts how long something has lasted ("Has lived there for ten years", "vegan for
 # two months now") or dates itself ("a trip to Japan for two weeks in April").
-_FOR = re.compile(r"\bfor\s+(?:the\s+next\s+|another\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
+_FOR = lazy(r"\bfor\s+(?:the\s+next\s+|another\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
                   r"a\s+couple\s+of|a\s+few|\d{1,2})\s+(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
-_LASTED = re.compile(r"\b(?:has|have|had|been|since|already|ago|now|every|each|per|a year|so far|next|later|"
+_LASTED = lazy(r"\b(?:has|have|had|been|since|already|ago|now|every|each|per|a year|so far|next|later|"
                      r"january|february|march|april|may|june|july|august|september|october|november|december|"
                      r"(?:" + "|".join(_WEEKDAYS) + r")day|weekend|summer|winter|spring|autumn|easter|christmas)\b",
                      re.I)
@@ -259,7 +261,7 @@ _UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 
 # Every end `ends` reads starts with one of these words (_UNTIL's and _FOR's): a necessary
 # condition, cheap to test first on the many lines that name no end.
-ENDS_HINT = re.compile(r"\b(?:" + _UNTIL_WORDS + r"|for)\b", re.I)
+ENDS_HINT = lazy(r"\b(?:" + _UNTIL_WORDS + r"|for)\b", re.I)
 
 
 @lru_cache(maxsize=4096)

@@ -5,15 +5,17 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from gitmem.lazyre import lazy
+
 # A mention is "@" + a letter, then letters/digits/"_", with single "-" or "." joining word runs
 # (so "@The-Castle" works and a trailing "." / ":" / "-" is punctuation, not part of the name).
 # No apostrophe: "@Peter's car" is about Peter, and "'" could not be part of a file slug anyway.
 # The character before "@" must not be a letter, digit, "_" or one of "@./+-": that rejects e-mail
 # addresses ("a@b.com"), "@@x", URL paths ("/@user") and "x.@y".
-_NAME = re.compile(r"[^\W\d_]\w*(?:[-.][^\W_]\w*)*")
+_NAME = lazy(r"[^\W\d_]\w*(?:[-.][^\W_]\w*)*")
 _NOT_BEFORE = frozenset("@./+-")
-_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
-_SEPARATORS = re.compile(r"[\s_\-]+")
+_CODE_SPAN = lazy(r"`+[^`\n]*`+")
+_SEPARATORS = lazy(r"[\s_\-]+")
 MAX_SLUG = 80
 
 
@@ -107,7 +109,7 @@ _RELATIVE = (r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter
 _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # Any role named before an @person is theirs, not only a relative's: "Her flatmate @Nkechi works at
 # a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's.
-_ABOUT_OTHER = re.compile(
+_ABOUT_OTHER = lazy(
     _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
     r"|(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b)"
     r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?" + _RELATIVE + r"\b"
@@ -148,20 +150,20 @@ def about_someone_else(content: str) -> bool:
 _N = r"@?(?P<{g}>[^\W\d_]\w*(?:[-.][^\W_]\w*)*)"
 _CALLED = r"(?:called\s+|named\s+|known\s+as\s+)?"
 _RENAME_FORMS = [
-    re.compile(_N.format(g="new") + r"\s*\(\s*(?:formerly|previously)\s+" + _CALLED + _N.format(g="old") + r"\s*\)", re.I),
-    re.compile(_N.format(g="new") + r",?\s+(?:formerly|previously)\s+" + _CALLED + _N.format(g="old"), re.I),
-    re.compile(r"\b(?:formerly|previously)\s+" + _CALLED + _N.format(g="old") + r",?\s+(?:is|was)\s+now\s+" + _CALLED
+    lazy(_N.format(g="new") + r"\s*\(\s*(?:formerly|previously)\s+" + _CALLED + _N.format(g="old") + r"\s*\)", re.I),
+    lazy(_N.format(g="new") + r",?\s+(?:formerly|previously)\s+" + _CALLED + _N.format(g="old"), re.I),
+    lazy(r"\b(?:formerly|previously)\s+" + _CALLED + _N.format(g="old") + r",?\s+(?:is|was)\s+now\s+" + _CALLED
                + _N.format(g="new"), re.I),
-    re.compile(r"\brenamed\s+(?:from\s+)?" + _N.format(g="old") + r"\s+(?:to|as|into)\s+" + _N.format(g="new"), re.I),
-    re.compile(_N.format(g="old") + r"\s+(?:is|was)\s+now\s+(?:called|named|known\s+as)\s+" + _N.format(g="new"), re.I),
-    re.compile(r"\bnow\s+called\s+" + _N.format(g="new") + r",?\s+(?:formerly|previously)\s+" + _CALLED + _N.format(g="old"), re.I),
+    lazy(r"\brenamed\s+(?:from\s+)?" + _N.format(g="old") + r"\s+(?:to|as|into)\s+" + _N.format(g="new"), re.I),
+    lazy(_N.format(g="old") + r"\s+(?:is|was)\s+now\s+(?:called|named|known\s+as)\s+" + _N.format(g="new"), re.I),
+    lazy(r"\bnow\s+called\s+" + _N.format(g="new") + r",?\s+(?:formerly|previously)\s+" + _CALLED + _N.format(g="old"), re.I),
 ]
-_AKA = re.compile(_N.format(g="new") + r",?\s+(?:aka|a\.k\.a\.|also\s+known\s+as)\s+" + _N.format(g="old"), re.I)
+_AKA = lazy(_N.format(g="new") + r",?\s+(?:aka|a\.k\.a\.|also\s+known\s+as)\s+" + _N.format(g="old"), re.I)
 # Words a pattern can catch that are never a renamed entity ("renamed the repo to relay").
 _NOT_NAMES = frozenset("the a an it its this that his her their our my your repo project server service it's".split())
 # Every statement `renames` reads holds one of these (a cheap filter before the patterns run).
 RENAME_WORDS = ("formerly", "previously", "renamed", "now called", "now named", "aka", "a.k.a.", "also known as")
-_ALIASES_LINE = re.compile(r"^\s*aliases\s*:\s*(.*)$", re.I)
+_ALIASES_LINE = lazy(r"^\s*aliases\s*:\s*(.*)$", re.I)
 
 
 def renames(text: str) -> list[tuple[str, str]]:

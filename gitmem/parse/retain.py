@@ -9,19 +9,20 @@ from typing import NamedTuple
 
 from gitmem.parse.entities import entity_key, mention_keys
 from gitmem.parse.model import KIND_LETTERS, Diagnostic, RetainFact
+from gitmem.lazyre import lazy
 
 RETAIN_HEADING = "retain"
 
-LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
+LIST_MARKER = lazy(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$)")
 # A kind attempt is a lone letter followed by "(", ":", whitespace or the end of the line;
 # "- Went home" starts with a word, not a kind, and is reported as a missing kind.
-_KIND_TOKEN = re.compile(r"([A-Za-z])(?=[\s(:]|$)")
-_CONFIDENCE = re.compile(r"\s*c\s*=\s*(\d+(?:\.\d*)?|\.\d+)\s*")
+_KIND_TOKEN = lazy(r"([A-Za-z])(?=[\s(:]|$)")
+_CONFIDENCE = lazy(r"\s*c\s*=\s*(\d+(?:\.\d*)?|\.\d+)\s*")
 
 _KINDS_HELP = "W (world), B (experience), O (opinion) or S (observation)"
 # `alias: @Robert = Bob, Bobby`: the entity as an @mention, "=", its other names (comma-separated).
-_ALIAS_START = re.compile(r"alias\s*:", re.I)
-_ALIAS = re.compile(r"alias\s*:\s*@(?P<entity>[^\s=,@][^=,@]*?)\s*=\s*(?P<names>[^=]+?)\s*$", re.I)
+_ALIAS_START = lazy(r"alias\s*:", re.I)
+_ALIAS = lazy(r"alias\s*:\s*@(?P<entity>[^\s=,@][^=,@]*?)\s*=\s*(?P<names>[^=]+?)\s*$", re.I)
 _ALIAS_HELP = "write an alias as `- alias: @Robert = Bob, Bobby` (the entity's @mention, then its other names)"
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+from gitmem.lazyre import lazy
+
 BINARY_SNIFF = 8192
 # An HTML comment (an unclosed one runs to the end): markup for whoever edits the file (template
 # guidance, the markers of generated blocks), never memory.
-_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_COMMENT = lazy(r"<!--.*?(?:-->|$)", re.S)
 
 
 def strip_comments(text: str) -> str:

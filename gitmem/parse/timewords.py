@@ -13,6 +13,7 @@ import re
 from datetime import date, timedelta
 
 from gitmem.parse.dates import _MONTHS, find_dates
+from gitmem.lazyre import lazy
 
 Window = tuple[date, date]  # first and last day, inclusive
 
@@ -22,15 +23,15 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_WORD = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
                r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_AGO = re.compile(
+_AGO = lazy(
     r"\b(?P<n>\d+|a couple of|a couple|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|"
     r"eight|nine|ten)\s+(?P<unit>day|week|month|year)s?\s+(?:ago|back|before)\b", re.I)
-_LAST = re.compile(r"\b(?P<which>last|past|previous|this)\s+(?P<unit>week(?:end)?|month|year|"
+_LAST = lazy(r"\b(?P<which>last|past|previous|this)\s+(?P<unit>week(?:end)?|month|year|"
                    + "|".join(_WEEKDAYS) + r")\b", re.I)
-_IN_MONTH = re.compile(rf"\b(?:in|during|since|of|from)\s+(?:early\s+|late\s+|mid-?\s*)?{_MONTH_WORD}\b"
+_IN_MONTH = lazy(rf"\b(?:in|during|since|of|from)\s+(?:early\s+|late\s+|mid-?\s*)?{_MONTH_WORD}\b"
                        r"(?:,?\s+(?P<y>\d{4}))?", re.I)
-_IN_YEAR = re.compile(r"\b(?:in|during|of|from)\s+(?:early\s+|late\s+)?(?P<y>(?:19|20)\d{2})\b", re.I)
-_DAYWORD = re.compile(r"\b(?P<w>yesterday|today|tonight|this morning|the other day|recently|lately)\b", re.I)
+_IN_YEAR = lazy(r"\b(?:in|during|of|from)\s+(?:early\s+|late\s+)?(?P<y>(?:19|20)\d{2})\b", re.I)
+_DAYWORD = lazy(r"\b(?P<w>yesterday|today|tonight|this morning|the other day|recently|lately)\b", re.I)
 
 
 def _count(word: str) -> int:

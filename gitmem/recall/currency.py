@@ -37,9 +37,10 @@ from gitmem.parse.dates import ENDS_HINT, ends
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
+from gitmem.lazyre import lazy
 
 # A statement that says it holds for now only.
-_FOR_NOW = re.compile(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
+_FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
 # Recency among close calls (`newer_first`): a candidate within RECENCY_MARGIN of the score of
@@ -250,13 +251,13 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         over=row[ID] in past)
 
 
-_NUMBER = re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b")
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
                                                  "twelve".split())} | {
     "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
     "ninety": "90", "hundred": "100"}
-_TOKEN = re.compile(r"[\w.,]*\w")
+_TOKEN = lazy(r"[\w.,]*\w")
 _LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v"))
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from gitmem.index.store import quote
 from gitmem.parse import entity_key
+from gitmem.lazyre import lazy
 
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
+_WORD = lazy(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 
 STOPWORDS = frozenset(
     """
@@ -40,7 +41,7 @@ def names(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if w[0].isupper() and w.lower() not in STOPWORDS}
 
 
-_ALIASES = re.compile(r"\baliases?:\s*(?P<v>.*?)(?=\s[\w-]+:(?:\s|$)|\s?---|\s?\.\.\.|$)", re.I)
+_ALIASES = lazy(r"\baliases?:\s*(?P<v>.*?)(?=\s[\w-]+:(?:\s|$)|\s?---|\s?\.\.\.|$)", re.I)
 
 
 def parse_aliases(text: str) -> list[str]:

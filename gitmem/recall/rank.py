@@ -27,7 +27,6 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +37,7 @@ from gitmem.index.store import CONTENT, END, ENTITIES, EVENT_START, FACT, ID, PA
 from gitmem.layout import entity_page_stem, log_date
 from gitmem.parse.retain import Alias
 from gitmem.recall.query import STOPWORDS, Query, parse_aliases
+from gitmem.lazyre import lazy
 
 CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 600
@@ -157,7 +157,7 @@ def _lift(match: sqlite3.Row | tuple[Any, ...], lifted: sqlite3.Row | tuple[Any,
     return 1.0 if ratio >= 1.0 else ratio ** NEIGHBOUR_COST_POWER
 
 
-_WORDS = re.compile(r"[^\W\d_]{4,}")
+_WORDS = lazy(r"[^\W\d_]{4,}")
 
 
 def stem(word: str) -> str:

@@ -3,7 +3,6 @@ its JSON object, its one-line rendering, excerpts, and packing results into a to
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -12,6 +11,7 @@ from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, PATH
 from gitmem.layout import citation
+from gitmem.lazyre import lazy
 
 # No rendered result line costs less (see least_tokens).
 MIN_RESULT_TOKENS = 6
@@ -21,8 +21,8 @@ OVER_BUDGET = "over budget:"  # starts the note that says results exist but none
 # 300 -> 200 (issue 16, round 2): LoCoMo 1000 tokens +0.008 on both halves, haystack report half
 # 0.853 -> 0.890 / 0.918 -> 0.939 at 1000 / 2000 tokens (bench/RESULTS.md, "ranking variants").
 SNIPPET_CHARS = 200
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_SPEAKER = re.compile(r"[^\s:]{1,24}: ")  # "user: ", "Caroline: " — kept in front of an excerpt
+_SENTENCE_END = lazy(r"(?<=[.!?])\s+")
+_SPEAKER = lazy(r"[^\s:]{1,24}: ")  # "user: ", "Caroline: " — kept in front of an excerpt
 ELLIPSIS = "…"
 
 

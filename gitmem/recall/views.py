@@ -18,6 +18,7 @@ from gitmem.safefile import NotRegular, read_capped, safe_rel
 from gitmem.timeline import git
 from gitmem.layout import is_memory_markdown
 from gitmem.workspace import Workspace
+from gitmem.lazyre import lazy
 
 
 
@@ -297,7 +298,7 @@ def core(s: Session, *, budget: int = 1500, as_of: str | None = None) -> dict[st
             "notes": answer.notes + answer_notes}
 
 
-_ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_ITEM_LINE = lazy(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 
 def _trim_core(text: str, budget: int) -> tuple[str, int]:

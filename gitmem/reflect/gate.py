@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import re
 
+from gitmem.lazyre import lazy
+
 MIN_WORDS = 3
 ECHO_WORDS = 4
 GROUNDED_SHARE = 0.6
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_NAME = re.compile(r"@?[^\W\d_][\w'’]*(?:[-.][^\W_][\w'’]*)*")
-_DIGITS = re.compile(r"\d+")
-_SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
-_DATA = re.compile(r"<<<DATA[^\n]*>>>\n.*?\n<<<END DATA>>>", re.S)
+_WORD = lazy(r"[^\W_]+(?:['’][^\W_]+)*")
+_NAME = lazy(r"@?[^\W\d_][\w'’]*(?:[-.][^\W_][\w'’]*)*")
+_DIGITS = lazy(r"\d+")
+_SENTENCE = lazy(r"(?<=[.!?:;])\s+")
+_DATA = lazy(r"<<<DATA[^\n]*>>>\n.*?\n<<<END DATA>>>", re.S)
 # Sentence-initial words that are not names. Anything capitalised mid-sentence is a name.
 _FUNCTION = frozenset("""a an and are as at be but by for from had has have he her here his i in is it its
 my no not of on or our she so that the their them then there these they this those to was we were what

@@ -53,6 +53,7 @@ from gitmem.parse import entity_key, mentions
 from gitmem.parse.attributes import thing_subject
 from gitmem.safefile import write_atomic
 from gitmem.reflect.prompts import MAX_CLAIM_CHARS, RELATIONS, Relation, Strength, Verdict, _cap, _one_line, data_section
+from gitmem.lazyre import lazy
 
 if TYPE_CHECKING:
     from gitmem.reflect.model import Scorer
@@ -76,7 +77,7 @@ DRAFT_BAR = 0.5
 
 # --------------------------------------------------------------------------- the relevance gate
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_WORD = lazy(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 # Function words and the words every opinion is phrased with ("prefers", "likes"): sharing them
 # says nothing about a shared topic.
 _STOP = frozenset("""
@@ -90,7 +91,7 @@ there these they this those through to too under until up us very want wants wan
 were what when where which while who why will with without would yet you your asked ask told tell
 day days today time thinks think feel feels good great best better bad worse is' s make made
 """.split())
-_CLOCK = re.compile(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
+_CLOCK = lazy(r"\b(?:[01]?\d|2[0-3]):[0-5]\d\b")
 _SUFFIXES = ("ingly", "ings", "ing", "edly", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
 
 

@@ -25,8 +25,9 @@ from gitmem.parse import aliases_line, is_retain_heading
 from gitmem.recall.result import Result
 from gitmem.reflect.records import Opinion
 from gitmem.reflect.safety import clean_inline
+from gitmem.lazyre import lazy
 
-_MARK = re.compile(r"^<!-- gitmem:(begin|end) ([a-z0-9-]{1,40}) -->$")
+_MARK = lazy(r"^<!-- gitmem:(begin|end) ([a-z0-9-]{1,40}) -->$")
 KIND_LETTER = {"world": "W", "experience": "B", "opinion": "O", "observation": "S", "note": "N"}
 
 
@@ -47,7 +48,7 @@ def block_hash(inner: str) -> str:
 # versions, `gitmem forget` removing lines) starts with a stamp: the hash of the rest of the block.
 # While the rest still hashes to the stamp nobody edited it by hand, so reflection may replace it
 # even though it no longer matches the hash reflection recorded.
-_STAMP = re.compile(r"^<!-- gitmem:stamp ([0-9a-f]{16}) -->$")
+_STAMP = lazy(r"^<!-- gitmem:stamp ([0-9a-f]{16}) -->$")
 
 
 def stamp(lines: list[str]) -> str:
@@ -188,9 +189,9 @@ def dated(r: Result) -> str:
 # --------------------------------------------------------------------------- what is current
 
 # Words that make a fact a state with a shelf life rather than an event ("Currently in Marrakech").
-_PRESENT = re.compile(r"\b(?:currently|right now|at the moment|for now|this week|these days)\b", re.I)
+_PRESENT = lazy(r"\b(?:currently|right now|at the moment|for now|this week|these days)\b", re.I)
 # "Moved from Berlin to Lisbon", "Shipped from Berlin to Lisbon on ...": the old place is history.
-_MOVE = re.compile(r"\b(?i:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*)"
+_MOVE = lazy(r"\b(?i:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*)"
                    r"[^.;]*?\bto\s+(?P<new>[A-Z][\w-]*)")
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from gitmem.reflect.model import InvalidModelOutput, Model
+from gitmem.lazyre import lazy
 
 Relation = Literal["supports", "contradicts", "unrelated"]
 Strength = Literal["weak", "strong"]
@@ -193,9 +194,9 @@ def summary_prompt(entity: str, facts: list[str]) -> tuple[str, str]:
     return SUMMARY_SYSTEM, user
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_HEADING = re.compile(r"^#{1,6}(?:\s|$)")
-_LEADING_MARKUP = re.compile(r"^(?:[#>*+\-]+\s*|\d+[.)]\s+)+")
+_SENTENCE_END = lazy(r"(?<=[.!?])\s+")
+_HEADING = lazy(r"^#{1,6}(?:\s|$)")
+_LEADING_MARKUP = lazy(r"^(?:[#>*+\-]+\s*|\d+[.)]\s+)+")
 
 
 def clean_summary(text: str) -> str:
@@ -275,8 +276,8 @@ RETAIN_SYSTEM = (
     'or "" if there is none.\n' + _DATA_RULE
 )
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_TEXT_LEADING = re.compile(r"^(?:[#>*+\-]+\s*)+")
+_DATE = lazy(r"^\d{4}-\d{2}-\d{2}$")
+_TEXT_LEADING = lazy(r"^(?:[#>*+\-]+\s*)+")
 
 
 def retain_prompt(log_text: str, log_date: str) -> tuple[str, str]:

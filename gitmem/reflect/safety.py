@@ -26,12 +26,13 @@ from gitmem.errors import GitmemError
 from gitmem.layout import BANK_DIR, LOG_NAME, STATE_PATH, entity_page_path
 from gitmem.parse import entity_slug, is_retain_heading, parse_retain_bullet, sections, split_lines
 from gitmem.parse.model import RetainFact
+from gitmem.lazyre import lazy
 
 MAX_COMPONENT = 100
 MAX_PATH = 240
 MAX_FILE_BYTES = 1_000_000
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
-_WS = re.compile(r"\s+")
+_CONTROL = lazy(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+_WS = lazy(r"\s+")
 
 
 class UnsafeWrite(GitmemError):

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from gitmem.errors import BadRevision
 from gitmem.timeline import git
+from gitmem.lazyre import lazy
 
-_RELATIVE = re.compile(r"^\s*(\d+)\s*(h|d|w|m|y)\s*$", re.IGNORECASE)
+_RELATIVE = lazy(r"^\s*(\d+)\s*(h|d|w|m|y)\s*$", re.IGNORECASE)
 _UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1),
           "m": timedelta(days=30), "y": timedelta(days=365)}
 
