@@ -82,7 +82,7 @@ FAMILIES: tuple[Family, ...] = (
     _family("partner",
             "dating seeing married marry marries marriage wed engaged engagement "
             "fiance fiancee fiancé fiancée divorce divorced separated single partner girlfriend "
-            "boyfriend wife husband spouse relationship widow widowed widower"),
+            "boyfriend wife husband spouse relationship widow widowed widower wedding vows <wed>"),
     _family("schedule",
             "plan planned scheduled schedule reschedule rescheduled book booked booking postpone "
             "postponed delay delayed forward pushed due deadline appointment cancel cancelled "
@@ -116,7 +116,8 @@ FAMILIES: tuple[Family, ...] = (
             "", weak=True),
     _family("health",
             "sick ill illness injury injured hurt recovering recovered surgery cast pregnant "
-            "pregnancy diagnosed treatment therapy allergy allergic",
+            "pregnancy diagnosed treatment therapy allergy allergic covid flu cancer fracture fractured sprain "
+            "sprained asthma diabetes migraine fever infection",
             "health", weak=True),
     _family("pets", "pet pets cat cats dog dogs kitten puppy hamster rabbit parrot tortoise", "", weak=True),
     _family("owns", "own owns owned bought sold", "have", weak=True),
@@ -139,7 +140,8 @@ _PHRASES = (
                 r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
                 r"next|later|earlier)", re.I), "<rescheduled>"),
     (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
-    (re.compile(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
+    (re.compile(r"\b(?:tied|tie|tying|ties) the knot\b", re.I), "<wed>"),
+    (re.compile(r"\bruns? (?:his|her|their) own\b|\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
 )
@@ -150,7 +152,7 @@ _HINTS = {
     "<dwelling>": ("flat", "apartment", "house", "condo", "studio", "place", "room", "cottage", "bungalow", "loft",
                    "home is"),
     "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
-    "<name>": (" by", "known as"), "<business>": ("run",), "<leave>": ("leave",),
+    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run",), "<leave>": ("leave",),
 }
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
@@ -274,6 +276,17 @@ def asked(question: str) -> frozenset[str]:
         words.discard("when")
     fams = frozenset(_lookup(words, _ASKED))
     return fams | {"work"} if _WHAT_DO.search(question) else fams
+
+
+# A question asking for an amount or a version: the slot's value is a number ("How much rent does
+# Gaspard pay?", "How much does Pim weigh?", "Which Nextcloud version does Larder run?").
+_QUANTITY = re.compile(r"\bhow (?:much|many|old|far|long|big|tall|heavy|often)\b|\bwhich (?:\w+ )?version\b|\bwhat (?:is |'s )?"
+                       r"(?:the |his |her |their )?(?:\w+ )?(?:version|price|cost|rent|salary|weight|size|number of)\b", re.I)
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether a question asks for an amount, a count or a version (its answer is a number)."""
+    return _QUANTITY.search(question) is not None
 
 
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)
