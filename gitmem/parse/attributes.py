@@ -252,6 +252,13 @@ def thing_subject(text: str) -> bool:
     return _THING_SUBJECT.match(text) is not None
 
 
+def thing_head(text: str) -> str:
+    """The last word of a statement's subject when it is a thing ("lurcher" in "The lurcher answers
+    to Pernod", "flat" in "The York flat has fibre"), lowercased; "" when the subject is no thing."""
+    m = _THING_SUBJECT.match(text)
+    return m.group().split()[-1].lower().strip("'-,") if m is not None else ""
+
+
 @lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).

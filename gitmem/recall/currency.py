@@ -416,10 +416,15 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # "Off the bike until the end of March; takes the bus" over "Cycles to work every day").
     if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared and not instance for f in c.attrs & d.attrs):
         return "a temporary value of the same attribute"
-    # An amount asked for, given by both in one unit ("Weighs 82 kg" / "Down to 76 kg"; "Pays 1,150
+    # An amount asked for, given by both in one unit ("Pays 950 pounds a month in rent" / "Landlord put
+    # the rent up to 1,050 pounds a month"; "Pays 1,150
     # euros a month for his flat" / "The landlord put the rent up to 1,290 euros"): the newer amount,
     # unless the newer one reports something done once ("Ran 21 km at the half marathon").
-    if q.quantity and QUANTITY_RECENCY and not c.event and _new_value(_numbers(c).units, _numbers(d).units):
+    # Both must hold a word of the question in common, or the older none the newer lacks: "Spends
+    # about 120 euros a month on groceries" gives no new value of "Pays 700 euros a month for her
+    # studio" (the question's "pay" is the older one's only).
+    if q.quantity and QUANTITY_RECENCY and not c.event and (c.asked & d.asked or not d.asked - c.asked) and \
+            _new_value(_numbers(c).units, _numbers(d).units):
         return "a new amount in the same unit"
     if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
         return why
@@ -446,9 +451,11 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
 def _in_common(c: _Said, d: _Said) -> bool:
     """Whether `c`, a newer statement of the subject of `d`, shares a content word or another @entity
     with it, and does not say it adds to what holds ("Still drives into Ljubljana on Thursdays" is
-    no new home for "Rents a flat in Ljubljana"), nor has a thing as its subject ("The York flat has
-    fibre since June" says nothing of where Sam lives)."""
-    return not is_additive(c.text) and not attributes.thing_subject(c.text) and bool(c.words & d.words - _SAYING) or len(c.ents & d.ents - {c.subject}) > 0
+    no new home for "Rents a flat in Ljubljana"), nor has as its subject a thing the older one does
+    not name ("The York flat has fibre since June" says nothing of "Moved from Leeds to York"; "The
+    lurcher answers to Pernod" does speak of "Adopted a lurcher ... named him Buster")."""
+    head = attributes.thing_head(c.text)
+    return not is_additive(c.text) and (not head or head in d.text.lower()) and bool(c.words & d.words - _SAYING) or len(c.ents & d.ents - {c.subject}) > 0
 
 
 def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | None:
