@@ -206,7 +206,8 @@ _NOT_IST = frozenset("list exist wrist twist mist fist gist resist insist assist
 
 def _occupation(word: str) -> bool:
     w = word[:-1] if word.endswith("s") else word
-    return len(w) > 5 and w.endswith("ist") and w not in _NOT_IST
+    # "-ician" and "-grapher" name trades too (technician, dietician; radiographer, cartographer).
+    return len(w) > 5 and (w.endswith("ist") and w not in _NOT_IST or w.endswith(("ician", "grapher")))
 
 
 def _index(table: str) -> dict[str, tuple[str, ...]]:

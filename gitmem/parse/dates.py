@@ -248,7 +248,7 @@ _NEXT = re.compile(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|th
 # two months now") or dates itself ("a trip to Japan for two weeks in April").
 _FOR = re.compile(r"\b(?:for|about|around|roughly)\s+(?:the\s+next\s+|another\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
                   r"a\s+couple\s+of|a\s+few|\d{1,2})\s+(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
-_LASTED = re.compile(r"\b(?:has|have|had|been|since|already|ago|now|every|each|per|a (?:day|week|month|year)|old|"
+_LASTED = re.compile(r"\b(?:(?:has|have|had)\s+(?:been|had|\w+ed)|been|since|already|ago|now|every|each|per|a (?:day|week|month|year)|old|"
                      r"long|so far|next|later|"
                      r"january|february|march|april|may|june|july|august|september|october|november|december|"
                      r"(?:" + "|".join(_WEEKDAYS) + r")day|weekend|summer|winter|spring|autumn|easter|christmas)\b",
@@ -258,6 +258,7 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 
 
+# ("Has a hire car ... around three weeks" holds for three weeks; "Has lived there for ten years" counts.)
 # Every end `ends` reads starts with one of these words (_UNTIL's and _FOR's): a necessary
 # condition, cheap to test first on the many lines that name no end.
 ENDS_HINT = re.compile(r"\b(?:" + _UNTIL_WORDS + r"|for|about|around|roughly|this week)\b", re.I)

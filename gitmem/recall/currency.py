@@ -426,6 +426,13 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if q.quantity and QUANTITY_RECENCY and not c.event and (c.asked & d.asked or not d.asked - c.asked) and \
             _new_value(_numbers(c).units, _numbers(d).units):
         return "a new amount in the same unit"
+    # ... and so it is for a temporary state that speaks of what the older one says ("How does Tomasz
+    # get to the lab?": "Taking the tram this week; his bike has a buckled wheel" over "Rides a road
+    # bike to the lab every day": both name a bike), asked while it lasts (once over it is past and
+    # moves no more).
+    if c.for_now and SAME_THING_WORDS and (_in_common(c, d) or attributes.said(c.text) & attributes.said(d.text)
+                                           - attributes.WEAK):
+        return "a temporary state on the same thing"
     if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
         return why
     if any(not attributes.vocabulary(st) for st in missing):
@@ -523,7 +530,7 @@ def _answers_instead(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c` goes ahead of `d`, said the same day about the same subject, because it gives
     the attribute the question asks about and `d` does not ("Where does Isidora work?": "Pharmacist
     at the Boots in Bath" over "Swims at the Thermae spa on her birthday", written in one log),
-    unless `d` holds a word of the question `c` lacks that names no attribute. Neither is newer, so
+    unless `d` holds a word of the question `c` lacks. Neither is newer, so
     recency cannot order them; a weak family (likes, health, ...) counts only against a statement
     giving no attribute at all."""
     if not SAME_DAY_ATTRIBUTE or not c.ev or c.ev != d.ev or not c.subject or c.subject != d.subject:
@@ -531,7 +538,9 @@ def _answers_instead(c: _Said, d: _Said, q: Asked) -> bool:
     fams = q.families & c.attrs
     if not fams or q.families & d.attrs or (fams <= attributes.WEAK and d.attrs):
         return False
-    return all(attributes.vocabulary(st) for st in d.asked - c.asked)
+    # Any word of the question only `d` holds keeps it first: a question's stem can look like a
+    # family's word and still name a thing ("Where is Ines's bakery?": "baker").
+    return d.asked <= c.asked
 
 
 def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
