@@ -141,7 +141,8 @@ _PHRASES = (
                 r"next|later|earlier)", re.I), "<rescheduled>"),
     (re.compile(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
     (re.compile(r"\b(?:tied|tie|tying|ties) the knot\b", re.I), "<wed>"),
-    (re.compile(r"\bruns? (?:his|her|their) own\b|\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
+    (re.compile(r"\bruns? (?:his|her|their) own\b|"
+                r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (re.compile(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
 )

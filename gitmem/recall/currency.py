@@ -462,7 +462,9 @@ def _in_common(c: _Said, d: _Said) -> bool:
     not name ("The York flat has fibre since June" says nothing of "Moved from Leeds to York"; "The
     lurcher answers to Pernod" does speak of "Adopted a lurcher ... named him Buster")."""
     head = attributes.thing_head(c.text)
-    return not is_additive(c.text) and (not head or head in d.text.lower()) and bool(c.words & d.words - _SAYING) or len(c.ents & d.ents - {c.subject}) > 0
+    if is_additive(c.text) or head and head not in d.text.lower():
+        return False
+    return bool(c.words & d.words - _SAYING) or len(c.ents & d.ents - {c.subject}) > 0
 
 
 def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | None:
