@@ -70,6 +70,7 @@ QUANTITY_RECENCY = True
 # A newer statement sharing a word or an @entity with an older one that gives the asked attribute
 # may pass it on "no question word but the name" (wave 7).
 SAME_THING_WORDS = True
+ON_THE_SAME_THING = "a newer line on the same thing"
 # Opinions (wave 7): a newer opinion of one person on the thing asked about goes first whatever
 # its wording (`_same_slot`).
 OPINION_RECENCY = True
@@ -449,9 +450,11 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # thing: a word or another @entity in common ("Engaged to @Marguerite" / "He and @Marguerite
     # said their vows on Saturday"; "Shares a house in the Holylands" / "Signed for a one-bed off the
     # Lisburn Road; his Holylands room went to ...").
-    if ATTRIBUTE_TIES and c.asks and d.asks and not c.asked and not d.asked and (
-            not _protected(c, d, q) or SAME_THING_WORDS and _in_common(c, d)):
-        return "no question word but the name"
+    if ATTRIBUTE_TIES and c.asks and d.asks and not c.asked and not d.asked:
+        if not _protected(c, d, q):
+            return "no question word but the name"
+        if SAME_THING_WORDS and _in_common(c, d):
+            return ON_THE_SAME_THING
     return None
 
 
@@ -593,7 +596,11 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    if ATTRIBUTE_RECENCY and _same_thing(me, them, q) is not None:
+                    why = _same_thing(me, them, q) if ATTRIBUTE_RECENCY else None
+                    if why is not None:
+                        if why == ON_THE_SAME_THING:
+                            # It stands for the answer it passed: what it passes next must pass that.
+                            me = me._replace(attrs=me.attrs | (q.families & them.attrs))
                         at = j
                         break
                     if not me.own or _protected(me, them, q):
