@@ -301,10 +301,9 @@ _PLACE = re.compile(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]"
 def _content(content: str, ents: tuple[str, ...]) -> frozenset[str]:
     """A statement's content words (`_Said.words`), a hyphenated word's parts too ("open-plan" is
     about what "the open floor" is about)."""
-    words = content_words(content, ents)
     if "-" in content:
-        words |= content_words(" ".join(w for w in re.findall(r"\w+(?:-\w+)+", content) for w in w.split("-")), ents)
-    return frozenset(words - attributes.VOCAB_STEMS)
+        content += " " + content.replace("-", " ")  # one pass over both spellings
+    return frozenset(content_words(content, ents) - attributes.VOCAB_STEMS)
 
 
 _NUMBER = re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
