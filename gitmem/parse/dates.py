@@ -261,8 +261,10 @@ _UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
 # ("Has a hire car ... around three weeks" holds for three weeks; "Has lived there for ten years" counts.)
 # Every end `ends` reads starts with one of these words (_UNTIL's and _FOR's): a necessary
 # condition, cheap to test first on the many lines that name no end.
-ENDS_HINT = re.compile(r"\b(?:" + _UNTIL_WORDS + r"|for|this week|(?:about|around|roughly)\s+(?:a|an|one|two|three|four|"
-                       r"five|six|seven|eight|nine|ten|\d))\b", re.I)
+# Factored by first letters: recall tests it on every candidate, and an alternation of whole words
+# costs ~40% more per text (measured on the 1M-line history's texts).
+ENDS_HINT = re.compile(r"\b(?:t(?:ill?|hr(?:ough|u)|his week)|until|up to|for|(?:a(?:bout|round)|roughly)\s+"
+                       r"(?:an?|one|t(?:wo|hree|en)|f(?:our|ive)|s(?:ix|even)|eight|nine|\d))\b", re.I)
 # A state for the week it was written in: "Using his brother-in-law's van this week", "at the coast
 # for the weekend". It is over after that week's Sunday.
 _THIS_WEEK = re.compile(r"\b(?:this|for the|over the)\s+(?:week|weekend)\b(?!\s+(?:before|after)\b)", re.I)
