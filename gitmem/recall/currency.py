@@ -488,7 +488,11 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
     # her mind about the open floor"): a reversal needs no preference word in common. One that
     # names part of the question only ("Thinks the coffee at the office is undrinkable" for "tea or
     # coffee?") is the rule above's.
-    if c.kind == "opinion" and OPINION_RECENCY and not c.asked and d.asked and (c.words & d.words) - _SAYING:
+    # The older one must hold a word of the thing asked about, not only a preference word ("what does
+    # Peter prefer?" names no thing: "Prefers concise replies" and "Does not want secrets stored in
+    # memory files" are two opinions, not one reversed).
+    if c.kind == "opinion" and OPINION_RECENCY and not c.asked and (c.words & d.words) - _SAYING and any(
+            not attributes.vocabulary(st, "likes") for st in d.asked):
         return "a newer opinion on the same thing"
     if not topical:
         return None
