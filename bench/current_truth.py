@@ -12,7 +12,8 @@ final: issue 13 wave 5; run since, so tuning data too), the second blind set
 (bench/current_truth_heldout3.json, written on branch w6/sets3 the same way and first run by the lead
 on wave 6's merged rule), and the probe set
 (bench/current_truth_probe.json: changes in new wordings and traps where the older statement stays
-the answer, written by wave 6's rule author before each batch's first run: not blind). Each set is
+the answer, written by wave 6's rule author before each batch's first run, and batch 4, `p4-` /
+`p4t-`, by wave 7's: not blind). Each set is
 its own workspace; all are reported side by side (a set whose file is missing is skipped).
 
 Scenarios (bench/current_truth.json, loaded by `load()`; tests can build the same histories with

@@ -142,6 +142,12 @@ def is_event(content: str) -> bool:
     return _EVENT.match(content) is not None
 
 
+def is_additive(content: str) -> bool:
+    """Whether a statement says it adds to what holds ("still", "too", "also", "as well"): it ends
+    no earlier state."""
+    return _ADDITIVE.search(content) is not None
+
+
 def has_cue(content: str) -> bool:
     """Cheap first test for a new chunk: without a change cue it replaces nothing."""
     return _CUE.search(content) is not None
@@ -162,7 +168,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
         return None
     if new.kind != "opinion" and is_event(old.content):
         return None
-    if about_someone_else(new.content) or about_someone_else(old.content) or _ADDITIVE.search(new.content):
+    if about_someone_else(new.content) or about_someone_else(old.content) or is_additive(new.content):
         return None
     strong = _strong_cue(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)

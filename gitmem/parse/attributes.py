@@ -84,7 +84,7 @@ FAMILIES: tuple[Family, ...] = (
     _family("partner",
             "dating seeing married marry marries marriage wed engaged engagement "
             "fiance fiancee fiancé fiancée divorce divorced separated single partner girlfriend "
-            "boyfriend wife husband spouse relationship widow widowed widower"),
+            "boyfriend wife husband spouse relationship widow widowed widower wedding vows <wed>"),
     _family("schedule",
             "plan planned scheduled schedule reschedule rescheduled book booked booking postpone "
             "postponed delay delayed forward pushed due deadline appointment cancel cancelled "
@@ -118,7 +118,8 @@ FAMILIES: tuple[Family, ...] = (
             "", weak=True),
     _family("health",
             "sick ill illness injury injured hurt recovering recovered surgery cast pregnant "
-            "pregnancy diagnosed treatment therapy allergy allergic",
+            "pregnancy diagnosed treatment therapy allergy allergic covid flu cancer fracture fractured sprain "
+            "sprained asthma diabetes migraine fever infection",
             "health", weak=True),
     _family("pets", "pet pets cat cats dog dogs kitten puppy hamster rabbit parrot tortoise", "", weak=True),
     _family("owns", "own owns owned bought sold", "have", weak=True),
@@ -141,7 +142,9 @@ _PHRASES = (
                 r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
                 r"next|later|earlier)", re.I), "<rescheduled>"),
     (lazy(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
-    (lazy(r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
+    (lazy(r"\b(?:tied|tie|tying|ties) the knot\b", re.I), "<wed>"),
+    (lazy(r"\bruns? (?:his|her|their) own\b|"
+                r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (lazy(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
 )
@@ -152,7 +155,7 @@ _HINTS = {
     "<dwelling>": ("flat", "apartment", "house", "condo", "studio", "place", "room", "cottage", "bungalow", "loft",
                    "home is"),
     "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
-    "<name>": (" by", "known as"), "<business>": ("run",), "<leave>": ("leave",),
+    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run",), "<leave>": ("leave",),
 }
 _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
@@ -206,7 +209,8 @@ _NOT_IST = frozenset("list exist wrist twist mist fist gist resist insist assist
 
 def _occupation(word: str) -> bool:
     w = word[:-1] if word.endswith("s") else word
-    return len(w) > 5 and w.endswith("ist") and w not in _NOT_IST
+    # "-ician" and "-grapher" name trades too (technician, dietician; radiographer, cartographer).
+    return len(w) > 5 and (w.endswith("ist") and w not in _NOT_IST or w.endswith(("ician", "grapher")))
 
 
 def _index(table: str) -> dict[str, tuple[str, ...]]:
@@ -257,6 +261,13 @@ def thing_subject(text: str, *, possessive: bool = False) -> bool:
     return (_OWNED_SUBJECT if possessive else _THING_SUBJECT).match(text) is not None
 
 
+def thing_head(text: str) -> str:
+    """The last word of a statement's subject when it is a thing ("lurcher" in "The lurcher answers
+    to Pernod", "flat" in "The York flat has fibre"), lowercased; "" when the subject is no thing."""
+    m = _THING_SUBJECT.match(text)
+    return m.group().split()[-1].lower().strip("'-,") if m is not None else ""
+
+
 @lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).
@@ -281,6 +292,17 @@ def asked(question: str) -> frozenset[str]:
         words.discard("when")
     fams = frozenset(_lookup(words, _ASKED))
     return fams | {"work"} if _WHAT_DO.search(question) else fams
+
+
+# A question asking for an amount or a version: the slot's value is a number ("How much rent does
+# Gaspard pay?", "How much does Pim weigh?", "Which Nextcloud version does Larder run?").
+_QUANTITY = lazy(r"\bhow (?:much|many|old|far|long|big|tall|heavy|often)\b|\bwhich (?:\w+ )?version\b|\bwhat (?:is |'s )?"
+                       r"(?:the |his |her |their )?(?:\w+ )?(?:version|price|cost|rent|salary|weight|size|number of)\b", re.I)
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether a question asks for an amount, a count or a version (its answer is a number)."""
+    return _QUANTITY.search(question) is not None
 
 
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)

@@ -26,12 +26,12 @@ Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
-from gitmem.index.supersede import content_words, fact_words, is_event, statement_kind
+from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
 from gitmem.parse import attributes
 from gitmem.parse.dates import ENDS_HINT, ends
 from gitmem.parse.entities import subject as attributed
@@ -61,7 +61,25 @@ SLOT_RECENCY = True
 # Open expiries (`bounded`): "through May", "until 12 March", "for two weeks" end a state without a
 # written window; the value it interrupted goes back ahead once it is over (`_resumes`).
 OPEN_EXPIRY = True
+# Written windows (`_ahead`, wave 7): a state about someone with a window of days that was still to
+# come (or going on) when written is over after it, "currently" or not.
+WINDOW_EXPIRY = True
 ATTRIBUTE_TIES = True
+# Amounts (wave 7): for a question asking how much / how many / which version, a newer statement
+# giving the same unit another number goes first.
+QUANTITY_RECENCY = True
+# A newer statement sharing a word or an @entity with an older one that gives the asked attribute
+# may pass it on "no question word but the name" (wave 7).
+SAME_THING_WORDS = True
+ON_THE_SAME_THING = "a newer line on the same thing"
+# Opinions (wave 7): a newer opinion of one person on the thing asked about goes first whatever
+# its wording (`_same_slot`).
+OPINION_RECENCY = True
+# Words of saying, shared by opinions on anything.
+_SAYING = frozenset(("says", "said", "think", "thinks", "feels", "finds", "calls", "reall", "alway", "never"))
+# Same-day ties (`_answers_instead`, wave 7): of two statements about one subject written the same
+# day, the one giving the asked attribute goes first.
+SAME_DAY_ATTRIBUTE = True
 RECENCY_SHARED = 2
 RECENCY_TOP = 30
 
@@ -84,10 +102,32 @@ def bounded(row: Any, day: str) -> tuple[str, str] | None:
     ("Lived in Porto until March") is no state; lines that name no one and are not typed facts
     (chat logs) are left alone."""
     start, end, content = row[EVENT_START], row[EVENT_END], row[CONTENT]
-    if start and end and start < end and _FOR_NOW.search(content):
+    if start and end and start < end and (_FOR_NOW.search(content) or _ahead(row)):
         return ("past" if end < day else "active"), end
     last = _open_end(row)
     return None if last is None else (("past" if last < day else "active"), last)
+
+
+def _window(row: Any) -> bool:
+    """Whether a statement holds for a written window of days only (`_ahead`)."""
+    start, end = row[EVENT_START], row[EVENT_END]
+    return bool(start and end and start < end and _ahead(row))
+
+
+def _ahead(row: Any) -> bool:
+    """Whether a statement about someone writes a window of days that had not ended when it was
+    written ("On the road with the band's tour, 8 May to 14 June", "Seconded to the Doha project from
+    16 February to 30 April"): a stay, posting or plan for that while, not a report of a past one
+    ("Lived in Porto 2019-2021" was written after its end). With WINDOW_EXPIRY off: only a
+    "currently ..." statement's window ends it."""
+    if not WINDOW_EXPIRY or not (row[ENTITIES] or row[FACT]):
+        return False
+    logged = log_date(row[PATH])
+    if logged is None or row[EVENT_END][:10] < logged.isoformat():
+        return False
+    # A month named alone ("Became design director in June 2025") is when, not a while.
+    start, end = date.fromisoformat(row[EVENT_START][:10]), date.fromisoformat(row[EVENT_END][:10])
+    return not (start.day == 1 and end.month == start.month and (end + timedelta(days=1)).day == 1)
 
 
 def _open_end(row: Any) -> str | None:
@@ -193,6 +233,7 @@ class Asked(NamedTuple):
     stems: set[str]  # its words' crude stems (rank.query_stems)
     families: frozenset[str] = frozenset()  # the attributes it asks about (parse.attributes.asked)
     entities: frozenset[str] = frozenset()  # the entity keys it names that memory knows
+    quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
 
 
 class _Said(NamedTuple):
@@ -208,7 +249,7 @@ class _Said(NamedTuple):
     attrs: frozenset[str]  # the attribute families it gives a value of
     words: frozenset[str]  # its content words (5-letter stems), for "about the same thing"
     for_now: bool  # "currently ...", "until 12 March": holds for a while only
-    text: str  # its content, lowercased (numbers are read from it only when a pair needs them)
+    text: str  # its content (numbers are read from it only when a pair needs them)
     stems: frozenset[str]  # the question's stems that are not names
     ending: bool  # ends a state ("gave up", "let ... lapse": attributes.ENDS_STATE)
     event: bool  # reports something done ("Sang a solo at the concert": supersede.is_event)
@@ -239,16 +280,31 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     attrs = attributes.said(content) if ents and q.families else frozenset()
     if planned and SLOT_RECENCY:
         attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
+    for_now = _FOR_NOW.search(content) is not None or (bool(q.families) and (_open_end(row) is not None or _window(row)))
+    if for_now and WINDOW_EXPIRY and "residence" in q.families and _PLACE.search(content):
+        # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
+        # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
+        attrs |= {"residence"}
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if (other := attributed(content)) is None and ent_list
         else other or "",
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attrs,
-        words=frozenset(content_words(content, tuple(ent_list)) - attributes.VOCAB_STEMS) if ents else frozenset(),
-        for_now=_FOR_NOW.search(content) is not None or (bool(q.families) and _open_end(row) is not None),
-        text=low, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
+        words=_content(content, tuple(ent_list)) if ents else frozenset(),
+        for_now=for_now,
+        text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None, mover=c.score is not None and row[ID] not in past,
         over=row[ID] in past)
+
+
+# A place named in a statement: a preposition before a capitalised word.
+_PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
+def _content(content: str, ents: tuple[str, ...]) -> frozenset[str]:
+    """A statement's content words (`_Said.words`), a hyphenated word's parts too ("open-plan" is
+    about what "the open floor" is about)."""
+    if "-" in content:
+        content += " " + content.replace("-", " ")  # one pass over both spellings
+    return frozenset(content_words(content, ents) - attributes.VOCAB_STEMS)
 
 
 _NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -258,36 +314,74 @@ _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five s
     "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
     "ninety": "90", "hundred": "100"}
 _TOKEN = lazy(r"[\w.,]*\w")
-_LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v"))
+_LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v", "up", "from", "on", "onto"))
+# Words after a number that are no unit of it ("3 in a row", "5 to 9").
+_NOT_UNITS = frozenset(("a", "an", "the", "to", "and", "of", "in", "on", "at", "for", "from", "per", "or", "with", "this",
+                        "that", "is", "was", "by", "as", "after", "before", "when", "while", "but", "so", "it"))
 
 
-def _numbers(said: _Said) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
-    """The numbers a statement gives, and which question stems stand next to one ("postgres 17",
-    "team of six": a link word or two may stand between). Read only for the few pairs that reach
-    `_same_slot`. A thing as the subject ("The lift to floors 5 to 9 is broken") gives its own
-    numbers, not a value of the entity's."""
+class _Numbers(NamedTuple):
+    """What `_read_numbers` reads of a statement."""
+
+    nums: frozenset[str]  # every number it gives
+    counts: frozenset[tuple[str, str]]  # (question stem, number) standing next to each other
+    units: frozenset[tuple[str, str]]  # (unit, number): "82 kg", "1,290 euros", "£950"
+
+
+def _numbers(said: _Said) -> _Numbers:
+    """The numbers a statement gives, which question stems stand next to one ("postgres 17",
+    "team of six", "Nextcloud up to 29": a few link words may stand between) and in which unit.
+    Read only for the few pairs that reach `_same_slot`. A thing as the subject ("The lift to
+    floors 5 to 9 is broken") gives its own numbers, not a value of the entity's, except a number
+    beside a name ("The home server runs Nextcloud 28": the version of a named thing) or an amount
+    in a unit ("The landlord put the rent up to 1,290 euros")."""
     return _read_numbers(said.text, said.stems)
 
 
+_NONE = _Numbers(frozenset(), frozenset(), frozenset())
+
+
 @lru_cache(maxsize=1024)
-def _read_numbers(low: str, stems: frozenset[str]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
-    if not _NUMBER.search(low) or attributes.thing_subject(low):
-        return frozenset(), frozenset()
-    toks = _TOKEN.findall(low)
+def _read_numbers(text: str, stems: frozenset[str]) -> _Numbers:
+    low = text.lower()
+    if not _NUMBER.search(low):
+        return _NONE
+    thing = attributes.thing_subject(low)
+    raw = _TOKEN.findall(text)
+    toks = [t.lower() for t in raw]
     nums: set[str] = set()
     counts: set[tuple[str, str]] = set()
+    units: set[tuple[str, str]] = set()
     for i, t in enumerate(toks):
         n = _NUMBER_WORDS.get(t, t if t[:1].isdigit() else None)
         if n is None:
             continue
-        nums.add(n)
+        if i + 1 < len(toks) and toks[i + 1].isalpha() and toks[i + 1] not in _NOT_UNITS and len(toks[i + 1]) > 1:
+            unit = toks[i + 1]
+            units.add((unit[:-1] if unit.endswith("s") and len(unit) > 3 else unit, n))
+        if not thing:
+            nums.add(n)
         for step in (-1, 1):
             j = i + step
-            while 0 <= j < len(toks) and toks[j] in _LINKS and abs(j - i) < 3:
+            while 0 <= j < len(toks) and toks[j] in _LINKS and abs(j - i) < 4:
                 j += step
-            if 0 <= j < len(toks):
+            if 0 <= j < len(toks) and (not thing or raw[j][:1].isupper()):
                 counts.update((st, n) for st in stems if toks[j].startswith(st))
-    return frozenset(nums), frozenset(counts)
+    return _Numbers(frozenset(nums), frozenset(counts), frozenset(units))
+
+
+def _new_value(mine: frozenset[tuple[str, str]], theirs: frozenset[tuple[str, str]], keys: set[str] | None = None) -> bool:
+    """Whether `mine` gives a key (a thing, a unit) that `theirs` also gives a number for another
+    number than `theirs` does ("Nextcloud 28" / "Nextcloud 28 to 29"; "82 kg" / "76 kg")."""
+    old: dict[str, set[str]] = {}
+    for k, n in theirs:
+        if keys is None or k in keys:
+            old.setdefault(k, set()).add(n)
+    new: dict[str, set[str]] = {}
+    for k, n in mine:
+        if k in old:
+            new.setdefault(k, set()).add(n)
+    return any(not ns <= old[k] for k, ns in new.items())
 
 
 def _later(c: _Said, d: _Said) -> bool:
@@ -323,6 +417,23 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # "Off the bike until the end of March; takes the bus" over "Cycles to work every day").
     if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared and not instance for f in c.attrs & d.attrs):
         return "a temporary value of the same attribute"
+    # An amount asked for, given by both in one unit ("Pays 950 pounds a month in rent" / "Landlord put
+    # the rent up to 1,050 pounds a month"; "Pays 1,150
+    # euros a month for his flat" / "The landlord put the rent up to 1,290 euros"): the newer amount,
+    # unless the newer one reports something done once ("Ran 21 km at the half marathon").
+    # Both must hold a word of the question in common, or the older none the newer lacks: "Spends
+    # about 120 euros a month on groceries" gives no new value of "Pays 700 euros a month for her
+    # studio" (the question's "pay" is the older one's only).
+    if q.quantity and QUANTITY_RECENCY and not c.event and (c.asked & d.asked or not d.asked - c.asked) and \
+            _new_value(_numbers(c).units, _numbers(d).units):
+        return "a new amount in the same unit"
+    # ... and so it is for a temporary state that speaks of what the older one says ("How does Tomasz
+    # get to the lab?": "Taking the tram this week; his bike has a buckled wheel" over "Rides a road
+    # bike to the lab every day": both name a bike), asked while it lasts (once over it is past and
+    # moves no more).
+    if c.for_now and SAME_THING_WORDS and (_in_common(c, d) or attributes.said(c.text) & attributes.said(d.text)
+                                           - attributes.WEAK):
+        return "a temporary state on the same thing"
     if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
         return why
     if any(not attributes.vocabulary(st) for st in missing):
@@ -334,9 +445,29 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # "Rents a place in Glasgow" and "Relocated to Dublin"): the newer one is the better guess.
     # (Ties on the same non-empty words are left to RECENCY_MARGIN: "Likes the Fika café's buns"
     # does not answer "Fika café" better than "Is a barista at the Fika café" for being newer.)
-    if ATTRIBUTE_TIES and c.asks and d.asks and not c.asked and not d.asked and not _protected(c, d, q):
-        return "no question word but the name"
+    # The older one giving the asked attribute keeps its place against a newer one on something
+    # else ("Where is Bob?": "Lives in Lyon" / "Allergic to cats"), not against one on the same
+    # thing: a word or another @entity in common ("Engaged to @Marguerite" / "He and @Marguerite
+    # said their vows on Saturday"; "Shares a house in the Holylands" / "Signed for a one-bed off the
+    # Lisburn Road; his Holylands room went to ...").
+    if ATTRIBUTE_TIES and c.asks and d.asks and not c.asked and not d.asked:
+        if not _protected(c, d, q):
+            return "no question word but the name"
+        if SAME_THING_WORDS and _in_common(c, d):
+            return ON_THE_SAME_THING
     return None
+
+
+def _in_common(c: _Said, d: _Said) -> bool:
+    """Whether `c`, a newer statement of the subject of `d`, shares a content word or another @entity
+    with it, and does not say it adds to what holds ("Still drives into Ljubljana on Thursdays" is
+    no new home for "Rents a flat in Ljubljana"), nor has as its subject a thing the older one does
+    not name ("The York flat has fibre since June" says nothing of "Moved from Leeds to York"; "The
+    lurcher answers to Pernod" does speak of "Adopted a lurcher ... named him Buster")."""
+    head = attributes.thing_head(c.text)
+    if is_additive(c.text) or head and head not in d.text.lower():
+        return False
+    return bool(c.words & d.words - _SAYING) or len(c.ents & d.ents - {c.subject}) > 0
 
 
 def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | None:
@@ -352,16 +483,28 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
     if c.kind == "opinion" and all(attributes.vocabulary(st, "likes") for st in missing) and \
             any(not attributes.vocabulary(st, "likes") for st in both):
         return "an opinion on the same thing"
+    # A newer opinion in wholly new words (it holds no word of the question) that shares a word with
+    # an older one that does ("What kind of hob does Desmond prefer?": "Swears by his gas hob" /
+    # "Cooks on induction now ... never go back to gas"; "Can't stand open-plan offices" / "Changed
+    # her mind about the open floor"): a reversal needs no preference word in common. One that
+    # names part of the question only ("Thinks the coffee at the office is undrinkable" for "tea or
+    # coffee?") is the rule above's.
+    # The older one must hold a word of the thing asked about, not only a preference word ("what does
+    # Peter prefer?" names no thing: "Prefers concise replies" and "Does not want secrets stored in
+    # memory files" are two opinions, not one reversed).
+    if c.kind == "opinion" and OPINION_RECENCY and not c.asked and (c.words & d.words) - _SAYING and any(
+            not attributes.vocabulary(st, "likes") for st in d.asked):
+        return "a newer opinion on the same thing"
     if not topical:
         return None
     # "Runs Postgres 16" / "Now on Postgres 17": the same thing with another number is its new
     # value, whatever else either says.
-    (cnums, ccounts), (dnums, dcounts) = _numbers(c), _numbers(d)
-    mine = {st: n for st, n in ccounts if st in topical}
-    if any(st in mine and n != mine[st] and (st, mine[st]) not in dcounts for st, n in dcounts):
+    cn, dn = _numbers(c), _numbers(d)
+    if _new_value(cn.counts, dn.counts, topical):
         return "a new number for the same thing"
     if any(not attributes.vocabulary(st) for st in missing):
         return None
+    cnums, dnums = cn.nums, dn.nums
     if cnums and dnums and not cnums <= dnums:
         return "another number for the same thing"
     # "Let the Mandarin tutoring lapse" over "Learning Mandarin with a tutor".
@@ -390,6 +533,23 @@ def _resumes(c: _Said, d: _Said) -> bool:
     Fiat until around 6 March"), whatever their ages."""
     return OPEN_EXPIRY and d.over and not c.for_now and bool(c.subject) and c.subject == d.subject and c.kind == d.kind \
         and bool(c.attrs & d.attrs)
+
+
+def _answers_instead(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` goes ahead of `d`, said the same day about the same subject, because it gives
+    the attribute the question asks about and `d` does not ("Where does Isidora work?": "Pharmacist
+    at the Boots in Bath" over "Swims at the Thermae spa on her birthday", written in one log),
+    unless `d` holds a word of the question `c` lacks. Neither is newer, so
+    recency cannot order them; a weak family (likes, health, ...) counts only against a statement
+    giving no attribute at all."""
+    if not SAME_DAY_ATTRIBUTE or not c.ev or c.ev != d.ev or not c.subject or c.subject != d.subject:
+        return False
+    fams = q.families & c.attrs
+    if not fams or q.families & d.attrs or (fams <= attributes.WEAK and d.attrs):
+        return False
+    # Any word of the question only `d` holds keeps it first: a question's stem can look like a
+    # family's word and still name a thing ("Where is Ines's bakery?": "baker").
+    return d.asked <= c.asked
 
 
 def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
@@ -433,13 +593,18 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 them, dwords = keys[j]
                 if d.score is None or d.uncommitted or d.row[ID] in replaced:
                     continue
-                if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)):
+                if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
+                                            or _answers_instead(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    if ATTRIBUTE_RECENCY and _same_thing(me, them, q) is not None:
+                    why = _same_thing(me, them, q) if ATTRIBUTE_RECENCY else None
+                    if why is not None:
+                        if why == ON_THE_SAME_THING:
+                            # It stands for the answer it passed: what it passes next must pass that.
+                            me = me._replace(attrs=me.attrs | (q.families & them.attrs))
                         at = j
                         break
                     if not me.own or _protected(me, them, q):

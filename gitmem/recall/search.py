@@ -253,7 +253,7 @@ class Session:
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
-            asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted))
+            asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text))
             ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past))
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
