@@ -13,6 +13,9 @@ with the lexical ranking.
 - Fusion (FUSION, WEIGHT): each side's scores z-scored over its own list, lexical + w x dense (or
   weighted reciprocal rank, "rrf"); a chunk found by both is one item. A dense-only hit is re-read through the same SQL filter as the
   lexical candidates, so a dense hit can never be something the question's filters exclude.
+- Who and when (wave 7): the dense side embeds the question with the names of memory's speakers
+  neutralised (`neutral`); after fusion a speaker's turns and turns that place an event in time
+  gain a fixed credit (`credit`).
 """
 
 from __future__ import annotations
