@@ -181,10 +181,21 @@ def variant(name: str) -> contextlib.AbstractContextManager[Any]:
     return on()
 
 
-# name -> semantic module attributes for the run (FUSION: "rrf", "z"; WEIGHT).
+# name -> semantic module attributes for the run (FUSION: "rrf", "z"; WEIGHT; wave 7's credits and
+# the neutralised speaker names, all off in the plain fusions).
+_W7_OFF = {"SPEAKER_CREDIT": 0.0, "ANCHOR_CREDIT": 0.0, "NEUTRAL_SPEAKERS": False}
 VARIANTS: dict[str, dict[str, Any]] = {
-    f"{f}{w}": {"FUSION": f, "WEIGHT": w} for f in ("rrf", "z") for w in (0.25, 0.5, 0.7, 1.0, 1.5)
+    f"{f}{w}": {"FUSION": f, "WEIGHT": w, **_W7_OFF} for f in ("rrf", "z") for w in (0.25, 0.5, 0.7, 1.0, 1.5)
 }
+# Wave 7 (bench/RESULTS.md "Recall: hybrid, wave 7"), each on top of z0.7 (wave 6's shipped fusion):
+# `nn` the dense side asked with speaker names neutralised, `spk` the fused speaker credit, `anc`
+# the time-anchor credit; `w7` all three (what ships).
+VARIANTS.update({
+    "nn": {"FUSION": "z", "WEIGHT": 0.7, **_W7_OFF, "NEUTRAL_SPEAKERS": True},
+    "nn+spk": {"FUSION": "z", "WEIGHT": 0.7, **_W7_OFF, "NEUTRAL_SPEAKERS": True, "SPEAKER_CREDIT": 0.5},
+    "anc": {"FUSION": "z", "WEIGHT": 0.7, **_W7_OFF, "ANCHOR_CREDIT": 0.5},
+    "w7": {"FUSION": "z", "WEIGHT": 0.7, "SPEAKER_CREDIT": 0.5, "ANCHOR_CREDIT": 0.5, "NEUTRAL_SPEAKERS": True},
+})
 
 
 def semantic_of(name: str) -> bool:

@@ -261,6 +261,78 @@ def test_fuse_z_fuses_scores_not_ranks() -> None:
     assert {x.row: x.score for x in only} == pytest.approx({a: 1.0 - 1.0, b: -1.0 - 1.0, c: -1.0 + 1.0})
 
 
+TRIP = "Caroline: Lisbon was sunny, and the trams up the hills were a blast."
+CHAT = [
+    "Melanie: Caroline, you are such a great friend, Caroline!",
+    "Melanie: Hey Caroline, how are you doing, Caroline?",
+    TRIP,
+    "Melanie: Caroline! Caroline! Guess what happened?",
+    "Melanie: The quarterly tax report is due in March.",
+    "Caroline: Bought milk, eggs and flour at the corner shop.",
+    "Caroline: The dentist appointment moved to Thursday at 9.",
+    "Caroline: Renewed the car insurance with the same company.",
+    "Caroline: My sister called about the birthday dinner.",
+    "Caroline: The printer at work jammed again.",
+    "Melanie: Oh Caroline, you always make me laugh, Caroline.",
+]
+TRAVEL = "Where did Caroline travel?"  # shares only her name with TRIP
+
+
+def test_a_speakers_name_is_left_out_of_what_the_question_means(ws: GitRepo, embedder: semantic.Embedder,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caroline's name opens every turn of hers and fills Melanie's greetings, so the question's
+    vector, name and all, sits nearer "Caroline! Caroline! Guess what happened?" than her Lisbon
+    turn. The dense side asks with the name neutralised (who spoke is credited after fusion)."""
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log(CHAT)})
+    w = Workspace(ws.path)
+    update(w)
+    semantic.fill_vectors(w)
+    with session(ws, embedder) as s:
+        hybrid = s.search(TRAVEL, Options(k=1, semantic=True))
+        monkeypatch.setattr(semantic, "NEUTRAL_SPEAKERS", False)
+        as_asked = s.search(TRAVEL, Options(k=1, semantic=True))
+    assert contents(hybrid.results) == [TRIP]
+    assert contents(as_asked.results) != [TRIP]
+    # The reason: by cosine the question as asked is nearer a greeting than the trip; neutralised, the trip.
+    monkeypatch.setattr(semantic, "NEUTRAL_SPEAKERS", True)
+    neutral = semantic.neutral(TRAVEL, {"caroline"})
+    assert neutral == "Where did someone travel?"
+    q, n, trip, greeting = embedder.embed([TRAVEL, neutral, TRIP, CHAT[3]])
+    assert q @ trip < q @ greeting and n @ trip > n @ greeting
+
+
+def test_only_names_that_speak_in_memory_are_neutralised(ws: GitRepo) -> None:
+    ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log(
+        ["Caroline: Lisbon was sunny.", "Paris is lovely in spring.", "Melanie met Caroline at the museum."])})
+    update(Workspace(ws.path))
+    question = "Did Caroline's trip to Paris go well, Melanie?"
+    with Session(Workspace(ws.path)) as s:
+        # Caroline speaks; Melanie only opens a note about her ("Melanie met ..."); Paris is a place.
+        speakers = s._speakers(question, None)
+    assert speakers == {"caroline"}
+    assert semantic.neutral(question, speakers) == "Did someone's trip to Paris go well, Melanie?"
+    assert semantic.neutral(question, frozenset()) == question
+
+
+def test_credit_lifts_turns_that_place_an_event_in_time_and_the_named_speakers_turns() -> None:
+    def turn(i: int, text: str) -> tuple[Any, ...]:
+        row: list[Any] = [None] * 12
+        row[0], row[11] = i, text
+        return tuple(row)
+
+    said = turn(1, "Melanie: The support group sounds great, Caroline!")
+    went = turn(2, "Caroline: I went to the support group yesterday.")
+    likes = turn(3, "Caroline: The support group means a lot to me.")
+    fused = [Candidate(said, 2.0), Candidate(likes, 1.9), Candidate(went, 1.2)]
+    out = semantic.credit(fused, frozenset({"caroline"}))
+    # went: 1.2 + time anchor 0.5 + her turn 0.5; likes: 1.9 + 0.5; said (Melanie's, no time): 2.0.
+    assert [c.row for c in out] == [likes, went, said]
+    assert [c.score for c in out] == pytest.approx([2.4, 2.2, 2.0])
+    # Without a named speaker only the time anchor counts.
+    fused = [Candidate(said, 2.0), Candidate(likes, 1.9), Candidate(went, 1.2)]
+    assert [c.score for c in semantic.credit(fused, frozenset())] == pytest.approx([2.0, 1.9, 1.7])
+
+
 def test_rebuild_drops_vectors_and_the_warm_process_follows(ws: GitRepo) -> None:
     ws.commit("log", "2025-11-01", {"memory/2025-11-01.md": log([*OTHERS, HOBBY])})
     assert cli(ws.path, "index", "--vectors").returncode == 0

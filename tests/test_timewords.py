@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from gitmem.parse.timewords import time_window
+from gitmem.parse.timewords import anchored, time_window
 
 REF = date(2023, 5, 24)  # a Wednesday
 
@@ -35,3 +35,17 @@ def test_time_words_name_a_window(question: str, lo: date, hi: date) -> None:
 ])
 def test_no_time_words_no_window(question: str) -> None:
     assert time_window(question, REF) is None
+
+
+@pytest.mark.parametrize("text, placed", [
+    ("Caroline: I went to a LGBTQ support group yesterday and it was so powerful.", True),
+    ("Melanie: We went camping two weekends ago with the kids.", True),
+    ("Nate: I won a really big video game tournament last week!", True),
+    ("Jon: Lost my job as a banker, so I'm starting my own business in July.", True),
+    ("Tim: I snapped that pic on my trip to the Smoky Mountains in 2022.", True),
+    ("Caroline: Thanks, Melanie! That's really sweet.", False),
+    ("Melanie: We may go swimming, who knows.", False),  # "may": the verb, not the month
+    ("Gina: The lastly added weekday-ish words do not count.", False),  # whole words only
+])
+def test_a_text_that_places_something_in_time_is_anchored(text: str, placed: bool) -> None:
+    assert anchored(text) is placed

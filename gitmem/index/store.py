@@ -413,6 +413,16 @@ def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None)
         [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in parts}
 
 
+def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20) -> list[str]:
+    """The content of up to `n` chunks (at or below row id `bound`) whose content starts with the
+    term `word` (FTS5's initial-token query: "Caroline: ..." for "caroline"), oldest first."""
+    conds, rparams = _rowid_range("rowid", None, bound)
+    rowids = "".join(f" AND {x}" for x in conds)
+    return [r[0] for r in conn.execute(
+        f"SELECT content FROM chunks WHERE id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
+        " LIMIT ?)", [f"content : ^{quote(word)}", *rparams, n])]
+
+
 def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | None) -> tuple[str, int | None]:
     """The MATCH expression to score, and a lowest row id to score from (None: all).
 

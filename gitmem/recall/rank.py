@@ -251,15 +251,19 @@ def in_window(ranked: list[Candidate], window: tuple[date, date] | None) -> list
     return ranked
 
 
+def speaker_of(text: str) -> str | None:
+    """Who speaks a turn written "Caroline: ..." (lowercased), or None."""
+    colon = text.find(": ", 0, 40)
+    return text[:colon].lower() if colon > 0 else None
+
+
 def by_speaker(ranked: list[Candidate], names: set[str]) -> list[Candidate]:
     """Boost the turns whose speaker ("Caroline: ...", lowercased in `names`) the question names."""
     if SPEAKER_BOOST == 1.0 or not names or not ranked:
         return ranked
     hit = False
     for c in ranked:
-        text = c.row[CONTENT]
-        colon = text.find(": ", 0, 40)
-        if c.score is not None and colon > 0 and text[:colon].lower() in names:
+        if c.score is not None and speaker_of(c.row[CONTENT]) in names:
             c.score *= SPEAKER_BOOST
             hit = True
     if hit:

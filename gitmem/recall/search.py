@@ -9,6 +9,7 @@ indexing and the working-tree overlay.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,8 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import semantic
-from gitmem.recall.rank import Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, query_stems, rerank
+from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
+                                query_stems, rerank, speaker_of)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.recall.semantic import Dense
 from gitmem.timeline import git
@@ -229,14 +231,17 @@ class Session:
         where, owhere = store.Filter(at=at, history=opts.include_history, since=since, until=until, kinds=kinds,
                                      entity=ekey, during=during, hide_dirty=dirty).compile()
         limit = pool_size(opts.k, opts.budget)
-        pending = None
-        if opts.semantic and not q.raw and not q.empty:
-            # Started first: the model and the vector search run while the lexical side does its work.
-            pending = semantic.start(self.conn, self.dense, self.dense_off,
-                                     semantic.Ask(text, limit, at, opts.include_history, since, until))
         # Row ids follow the timeline (migrations.py): no chunk recorded after `last_pos` has an id
         # at or below this bound, so FTS5 skips those rows instead of scoring them.
         bound = None if last_pos is None else store.id_bound(self.conn, last_pos)
+        pending = None
+        speakers: frozenset[str] = frozenset()
+        if opts.semantic and not q.raw and not q.empty:
+            speakers = self._speakers(text, bound)
+            # Started first: the model and the vector search run while the lexical side does its work.
+            pending = semantic.start(self.conn, self.dense, self.dense_off,
+                                     semantic.Ask(semantic.neutral(text, speakers), limit, at,
+                                                  opts.include_history, since, until))
         cands = [Candidate(r, s) for r, s in self._candidates(q, where, limit, bound)]
         q, cands = self._expand_aliases(q, cands, where, limit, bound)
         if dirty:
@@ -249,7 +254,10 @@ class Session:
             ranked = in_window(ranked, question_window(text, ref))
         report = None
         if pending is not None:
-            ranked, report = semantic.hybrid(self.conn, pending, ranked, where)
+            # The places k or a budget can use (a result line costs 20+ tokens), with room for
+            # those that do not fit.
+            head = 2 * max(opts.k, opts.budget // 20)
+            ranked, report = semantic.hybrid(self.conn, pending, ranked, where, speakers=speakers, head=head)
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
@@ -262,6 +270,17 @@ class Session:
                          f" tokens (the smallest needs about {least}): raise the budget")
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes,
                       semantic=report.to_dict() if report else None)
+
+    def _speakers(self, text: str, bound: int | None) -> frozenset[str]:
+        """The names in the question ("Caroline", "Caroline's") that speak in memory: some chunk
+        in memory by `bound` is a turn of theirs ("Caroline: ..."). One FTS5 initial-token query
+        per name."""
+        out = set()
+        for name in names(text):
+            name = re.split(r"['’]", name, maxsplit=1)[0]
+            if name and any(speaker_of(c) == name for c in store.opening(self.conn, name, bound)):
+                out.add(name)
+        return frozenset(out)
 
     def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
                         bound: int | None) -> tuple[Query, list[Candidate]]:

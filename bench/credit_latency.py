@@ -1,0 +1,70 @@
+"""What wave 7's hybrid stages cost per question, side by side with them off, in one process.
+
+    .venv/bin/python bench/credit_latency.py [--repeat 5]
+
+On bench/recall_latency.py's 100k-line history with random vectors (bench/hybrid_latency.py fills
+them): one Session, the 15 latency questions, hybrid recall (in-process model, as `gitmem mcp`)
+with k=10 and with a 1000-token budget, now and as of the middle, alternating "off" (the fusion as
+wave 6 shipped it: no speaker look-up, no neutralised question, no credits) and "on" per question.
+CPU time of the process (all threads), p50 / p95, and the ratio on / off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from hybrid_latency import fill_random  # noqa: E402
+from recall_latency import QUESTIONS, build, middle_date, pct  # noqa: E402
+
+from gitmem.recall import semantic  # noqa: E402
+from gitmem.recall.search import Options, Session  # noqa: E402
+
+OFF = {"SPEAKER_CREDIT": 0.0, "ANCHOR_CREDIT": 0.0, "NEUTRAL_SPEAKERS": False}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args(argv)
+    ws, _ = build("100k")
+    fill_random(ws)  # a no-op when the vectors are there
+    on = {k: getattr(semantic, k) for k in OFF}
+    emb = semantic.load_embedder()
+    times: dict[str, list[float]] = {}
+    with Session(ws, dense=semantic.InProcess(emb)) as s:
+        speakers = s._speakers
+        mid = middle_date(s)
+        for when in (None, mid):
+            for q in QUESTIONS:  # warm-up (the first search loads the vectors)
+                s.search(q, Options(k=10, as_of=when, semantic=True))
+            for _ in range(args.repeat):
+                for q in QUESTIONS:
+                    for budget in (0, 1000):
+                        for mode in ("off", "on"):
+                            for k, v in (OFF if mode == "off" else on).items():
+                                setattr(semantic, k, v)
+                            s._speakers = (lambda text, bound: frozenset()) if mode == "off" else speakers  # type: ignore[method-assign]
+                            c0 = time.process_time()
+                            s.search(q, Options(k=10, budget=budget, as_of=when, semantic=True))
+                            key = f"{mode} {'k=10' if not budget else 'budget 1000'} {'now' if when is None else 'as-of'}"
+                            times.setdefault(key, []).append((time.process_time() - c0) * 1000)
+    for k, v in on.items():
+        setattr(semantic, k, v)
+    print("| case | off p50 / p95 (ms CPU) | on p50 / p95 (ms CPU) | on / off (p50, p95) |")
+    print("|---|---|---|---|")
+    for case in ("k=10 now", "k=10 as-of", "budget 1000 now", "budget 1000 as-of"):
+        a, b = times[f"off {case}"], times[f"on {case}"]
+        print(f"| {case} | {statistics.median(a):.1f} / {pct(a, 95):.1f} | {statistics.median(b):.1f} / {pct(b, 95):.1f} |"
+              f" {statistics.median(b) / statistics.median(a):.2f}x, {pct(b, 95) / pct(a, 95):.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
