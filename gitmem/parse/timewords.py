@@ -48,8 +48,8 @@ _ANCHOR_AFTER = {
     "next": frozenset("week weekend month year".split()),
     "this": frozenset("morning afternoon evening week weekend month year summer".split()),
 }
-_TOKENS = re.compile(r"[^\W_]+")
-_PAIR_OR_YEAR = re.compile(r"(?<![^\W_])(?:(last|next|this) ([^\W_]+)|(?:19|20)\d\d(?![^\W_]))")
+_TOKENS = lazy(r"[^\W_]+")
+_PAIR_OR_YEAR = lazy(r"(?<![^\W_])(?:(last|next|this) ([^\W_]+)|(?:19|20)\d\d(?![^\W_]))")
 
 
 def anchored(text: str) -> bool:
