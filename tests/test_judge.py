@@ -534,3 +534,19 @@ def test_model_check_with_a_missing_file_is_a_one_line_error(tmp_path: Path) -> 
     err = json.loads(out.stdout)
     assert "nope.gguf" in err["error"] and err["hint"]
     assert "Traceback" not in out.stderr
+
+
+def test_a_workspace_check_keeps_the_fresh_rate_the_project_measured_for_the_same_weights(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = Workspace.find(repo.path)
+    name = "Qwen-ish.gguf:4321:0123456789ab"
+    own = J.Calibration(J.fingerprint(name), name, "agree", 0.85, 0.71, 0.031, 0.38, 129, 8.0, "2026-12-01")
+    J.write_table(J.workspace_calibration_path(ws), own)
+    shipped = own._replace(fresh_wrong_direction=0.073, fresh_cases=123)
+    monkeypatch.setattr(J, "shipped_calibrations", lambda: {shipped.fingerprint: shipped})
+    t = J.trust(ws, name)
+    # The workspace re-fit says 3.1% on the report half; the project's blind cases said 7%: not trusted.
+    assert not t.allowed and "wrong direction 7% on 123 fresh cases" in t.reason
+    # Another method was not what the fresh cases measured: the workspace's own numbers stand.
+    J.write_table(J.workspace_calibration_path(ws), own._replace(method="contrast"))
+    assert J.trust(ws, name).allowed

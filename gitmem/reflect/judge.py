@@ -561,8 +561,18 @@ def load_calibration(ws: Workspace | None, model_name: str) -> Calibration | Non
         except (OSError, UnicodeDecodeError):
             own = {}
         if key in own:
-            return own[key]
+            return _with_fresh_rate(own[key], shipped_calibrations().get(key))
     return shipped_calibrations().get(key)
+
+
+def _with_fresh_rate(own: Calibration, shipped: Calibration | None) -> Calibration:
+    """A workspace's own check re-fits on the same shipped cases; where the project judged these
+    weights with the same method on a fresh set, that rate still bounds the workspace's judge (a
+    re-check must not turn a model trusted that fresh cases showed going the wrong way)."""
+    if (own.fresh_wrong_direction is None and shipped is not None and shipped.fresh_wrong_direction is not None
+            and shipped.method == own.method):
+        return own._replace(fresh_wrong_direction=shipped.fresh_wrong_direction, fresh_cases=shipped.fresh_cases)
+    return own
 
 
 def write_table(path: Path, cal: Calibration) -> None:
