@@ -164,3 +164,18 @@ def test_a_newer_line_on_the_same_thing_passes_the_protected_one(tmp_path: Path,
     assert "Lives in Uppsala" in top(repo, "Where does Ylva live?", "ylva", "2026-06-01")
     monkeypatch.setattr(currency, "SAME_THING_WORDS", False)
     assert "Engaged to @Noor" in top(repo, "Is Tadhg married?", "tadhg", "2026-06-01")
+
+
+def test_an_intention_is_no_change_of_what_is_true(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "Might move", "thinking about selling": nothing has changed yet, so the newer line must not go
+    # ahead of the home it only talks about leaving (plain FTS5 got this right; the slot rules did not).
+    repo = history(
+        tmp_path,
+        ("2026-01-10", ("W @Ambrose: Lives in a flat above the market in Braga.",
+                        "W @Ambrose: Sells cheese at a stall on Saturdays.")),
+        ("2026-04-02", ("W @Ambrose: Keeps saying he might move to Porto once the stall pays; has been "
+                        "looking at flats in Bonfim.",)),
+    )
+    assert "Lives in a flat above the market in Braga" in top(repo, "Where does Ambrose live?", "ambrose", "2026-06-01")
+    monkeypatch.setattr(currency, "INTENT_GUARD", False)
+    assert "might move to Porto" in top(repo, "Where does Ambrose live?", "ambrose", "2026-06-01")

@@ -41,6 +41,13 @@ from gitmem.lazyre import lazy
 
 # A statement that says it holds for now only.
 _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
+# A statement of an intention or a possibility ("Keeps saying he might move to Porto", "Thinking
+# about selling the van"): no change has happened, so it never goes ahead of what is still true.
+# Not "may" (the month) nor "could" alone ("Could not stand the noise" reports a past state).
+_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
+               r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
+               r"toying with|weighing up|tempted to)\b", re.I)
+INTENT_GUARD = True
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
 # Recency among close calls (`newer_first`): a candidate within RECENCY_MARGIN of the score of
@@ -293,7 +300,8 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         words=_content(content, tuple(ent_list)) if ents else frozenset(),
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
-        event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None, mover=c.score is not None and row[ID] not in past,
+        event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
+        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and _INTENT.search(content)),
         over=row[ID] in past)
 
 
