@@ -307,6 +307,8 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
 
 # A place named in a statement: a preposition before a capitalised word.
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
+
+
 def _content(content: str, ents: tuple[str, ...]) -> frozenset[str]:
     """A statement's content words (`_Said.words`), a hyphenated word's parts too ("open-plan" is
     about what "the open floor" is about)."""
@@ -315,12 +317,12 @@ def _content(content: str, ents: tuple[str, ...]) -> frozenset[str]:
     return frozenset(content_words(content, ents) - attributes.VOCAB_STEMS)
 
 
-_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)\b")
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
                                                  "twelve".split())} | {
     "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
     "ninety": "90", "hundred": "100"}
+# A number in digits or words ("zero" gives no value worth comparing: it is read, not searched for).
+_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?|" + "|".join(w for w in _NUMBER_WORDS if w != "zero") + r")\b")
 _TOKEN = lazy(r"[\w.,]*\w")
 _LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v", "up", "from", "on", "onto"))
 # Words after a number that are no unit of it ("3 in a row", "5 to 9").
@@ -426,8 +428,8 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if c.for_now and SLOT_RECENCY and any(f not in attributes.WEAK or shared and not instance for f in c.attrs & d.attrs):
         return "a temporary value of the same attribute"
     # An amount asked for, given by both in one unit ("Pays 950 pounds a month in rent" / "Landlord put
-    # the rent up to 1,050 pounds a month"; "Pays 1,150
-    # euros a month for his flat" / "The landlord put the rent up to 1,290 euros"): the newer amount,
+    # the rent up to 1,050 pounds a month"; "Pays 1,150 euros a month for his flat" / "The landlord
+    # put the rent up to 1,290 euros"): the newer amount,
     # unless the newer one reports something done once ("Ran 21 km at the half marathon").
     # Both must hold a word of the question in common, or the older none the newer lacks: "Spends
     # about 120 euros a month on groceries" gives no new value of "Pays 700 euros a month for her
