@@ -101,3 +101,17 @@ def test_blocks_get_event_time_from_text_or_log() -> None:
 def test_only_the_start_of_a_huge_block_is_searched() -> None:
     assert parse_event_time("x " * 5000 + "2025-01-01", None) == (None, None)
     assert parse_event_time("x " * 1000 + "2025-01-01", None) == ("2025-01-01", "2025-01-01")
+
+
+def test_the_ends_hint_admits_every_end_word_ends_reads() -> None:
+    # ENDS_HINT is spelled factored by first letters (for speed), apart from the words `ends` reads:
+    # it must stay a necessary condition of every one of them, or an end silently goes unread.
+    from gitmem.parse import dates
+
+    for word in dates._UNTIL_WORDS.split("|"):
+        assert dates.ENDS_HINT.search(f"away {word} Friday"), word
+    for lead in dates._A_WHILE:
+        for n in dates._COUNTS:
+            assert dates.ENDS_HINT.search(f"away {lead}{n} weeks"), (lead, n)
+    assert dates.ENDS_HINT.search("away for 12 days")
+    assert dates.ENDS_HINT.search("In Split this week for a trial")
