@@ -16,7 +16,7 @@ with the lexical ranking.
 - Who and when (wave 7): the dense side embeds the question with the names of memory's speakers
   neutralised (`neutral`); after fusion a speaker's turns and turns that place an event in time
   gain a fixed credit (`credit`). Wave 8: a question in the first person ("What did I buy?") is
-  about the person asking, whose turns a chat transcript labels with the user's role (`asker`):
+  about the person asking, whose turns a chat transcript labels with the user's role (`ASKER`):
   they are credited as a named speaker's are.
 """
 
