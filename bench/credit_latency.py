@@ -1,12 +1,18 @@
-"""What wave 7's hybrid stages cost per question, side by side with them off, in one process.
+"""What wave 7's hybrid stages (or wave 8's asker look-up) cost per question, side by side with
+them off, in one process.
 
-    .venv/bin/python bench/credit_latency.py [--repeat 5]
+    .venv/bin/python bench/credit_latency.py [--repeat 5] [--stage w7|asker] [--size 100k|1m] [--no-fill]
 
 On bench/recall_latency.py's 100k-line history with random vectors (bench/hybrid_latency.py fills
 them): one Session, the 15 latency questions, hybrid recall (in-process model, as `gitmem mcp`)
 with k=10 and with a 1000-token budget, now and as of the middle, alternating "off" (the fusion as
 wave 6 shipped it: no speaker look-up, no neutralised question, no credits) and "on" per question.
 CPU time of the process (all threads), p50 / p95, and the ratio on / off.
+
+`--stage asker`: "off" is wave 7 as shipped, "on" adds wave 8's first-person asker look-up
+(semantic.ASKER: one FTS5 initial-token query for a question in the first person). `--no-fill`
+leaves a history without vectors as it is (filling 1M random vectors takes long): the dense side
+then finds nothing and the ratio is over a cheaper question, so it overstates the stage's share.
 """
 
 from __future__ import annotations
@@ -26,16 +32,22 @@ from recall_latency import QUESTIONS, build, middle_date, pct  # noqa: E402
 from gitmem.recall import semantic  # noqa: E402
 from gitmem.recall.search import Options, Session  # noqa: E402
 
-OFF = {"SPEAKER_CREDIT": 0.0, "ANCHOR_CREDIT": 0.0, "NEUTRAL_SPEAKERS": False}
+OFF = {"SPEAKER_CREDIT": 0.0, "ANCHOR_CREDIT": 0.0, "NEUTRAL_SPEAKERS": False, "ASKER": None}
+ASKER_OFF = {"ASKER": None}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--stage", choices=("w7", "asker"), default="w7")
+    ap.add_argument("--size", choices=("100k", "1m"), default="100k")
+    ap.add_argument("--no-fill", action="store_true")
     args = ap.parse_args(argv)
-    ws, _ = build("100k")
-    fill_random(ws)  # a no-op when the vectors are there
-    on = {k: getattr(semantic, k) for k in OFF}
+    ws, _ = build(args.size)
+    if not args.no_fill:
+        fill_random(ws)  # a no-op when the vectors are there
+    off = OFF if args.stage == "w7" else ASKER_OFF
+    on = {k: getattr(semantic, k) for k in off}
     emb = semantic.load_embedder()
     times: dict[str, list[float]] = {}
     with Session(ws, dense=semantic.InProcess(emb)) as s:
@@ -48,9 +60,10 @@ def main(argv: list[str] | None = None) -> int:
                 for q in QUESTIONS:
                     for budget in (0, 1000):
                         for mode in ("off", "on"):
-                            for k, v in (OFF if mode == "off" else on).items():
+                            for k, v in (off if mode == "off" else on).items():
                                 setattr(semantic, k, v)
-                            s._speakers = (lambda text, bound: frozenset()) if mode == "off" else speakers  # type: ignore[method-assign]
+                            if args.stage == "w7":
+                                s._speakers = (lambda text, bound: frozenset()) if mode == "off" else speakers  # type: ignore[method-assign]
                             c0 = time.process_time()
                             s.search(q, Options(k=10, budget=budget, as_of=when, semantic=True))
                             key = f"{mode} {'k=10' if not budget else 'budget 1000'} {'now' if when is None else 'as-of'}"

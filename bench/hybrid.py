@@ -183,7 +183,7 @@ def variant(name: str) -> contextlib.AbstractContextManager[Any]:
 
 # name -> semantic module attributes for the run (FUSION: "rrf", "z"; WEIGHT; wave 7's credits and
 # the neutralised speaker names, all off in the plain fusions).
-_W7_OFF = {"SPEAKER_CREDIT": 0.0, "ANCHOR_CREDIT": 0.0, "NEUTRAL_SPEAKERS": False}
+_W7_OFF = {"SPEAKER_CREDIT": 0.0, "ANCHOR_CREDIT": 0.0, "NEUTRAL_SPEAKERS": False, "ASKER": None}
 VARIANTS: dict[str, dict[str, Any]] = {
     f"{f}{w}": {"FUSION": f, "WEIGHT": w, **_W7_OFF} for f in ("rrf", "z") for w in (0.25, 0.5, 0.7, 1.0, 1.5)
 }
@@ -194,8 +194,12 @@ VARIANTS.update({
     "nn": {"FUSION": "z", "WEIGHT": 0.7, **_W7_OFF, "NEUTRAL_SPEAKERS": True},
     "nn+spk": {"FUSION": "z", "WEIGHT": 0.7, **_W7_OFF, "NEUTRAL_SPEAKERS": True, "SPEAKER_CREDIT": 0.5},
     "anc": {"FUSION": "z", "WEIGHT": 0.7, **_W7_OFF, "ANCHOR_CREDIT": 0.5},
-    "w7": {"FUSION": "z", "WEIGHT": 0.7, "SPEAKER_CREDIT": 0.5, "ANCHOR_CREDIT": 0.5, "NEUTRAL_SPEAKERS": True},
+    "w7": {"FUSION": "z", "WEIGHT": 0.7, "SPEAKER_CREDIT": 0.5, "ANCHOR_CREDIT": 0.5, "NEUTRAL_SPEAKERS": True,
+           "ASKER": None},
 })
+# Wave 8 (bench/RESULTS.md "Recall: hybrid, wave 8"): `w8` is w7 with a first-person question's
+# asker ("user: ..." turns) credited as a named speaker (semantic.ASKER; what ships).
+VARIANTS["w8"] = {**VARIANTS["w7"], "ASKER": "user"}
 
 
 def semantic_of(name: str) -> bool:

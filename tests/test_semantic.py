@@ -411,3 +411,48 @@ def test_status_counts_vectors_by_distinct_current_text(ws: GitRepo) -> None:
     off = json.loads(r.stdout)["vectors"]
     assert off["extra_installed"] is False and off["texts_embedded"] == 12
     assert off["extra_missing"] == "semantic recall is not installed (onnxruntime is missing): " + semantic.EXTRA_HINT
+
+
+BIKE_CHAT = [
+    "user: Can you suggest a good weekend ride near the coast?",
+    "assistant: A good weekend ride near the coast: the cliff road loop, 40 km with one long climb.",
+    "user: I finally got myself a new gravel bike last Saturday, a green Canyon Grizl.",
+    "assistant: Before you buy one, test ride a few at a shop.",
+    "assistant: For a new bike, buy lights, a lock, a pump and a helmet first.",
+    "user: What should I pack for a day ride?",
+]
+MY_BIKE = "Which bike did I buy?"
+
+
+def test_a_first_person_question_is_about_the_asker() -> None:
+    assert semantic.first_person(MY_BIKE) and semantic.first_person("Is the green one mine?")
+    assert semantic.first_person("Where’s my helmet?") and semantic.first_person("remind me of the ride")
+    assert not semantic.first_person("Which bike did Caroline buy?")
+    assert not semantic.first_person("Is the iPhone on iOS 17?")  # a word starting with i is not "I"
+
+
+def test_the_askers_turns_count_as_a_named_speakers(ws: GitRepo, embedder: semantic.Embedder,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """'Which bike did I buy?' asks about the person asking, whose turns are "user: ...": the
+    assistant's advice on buying for a new bike holds the question's words, the user's own report
+    of the purchase is the answer. With the asker credited it comes first."""
+    ws.commit("advice", "2025-11-01", {"memory/2025-11-01.md": log([t for t in BIKE_CHAT if t.startswith("assistant")])})
+    ws.commit("chat", "2025-11-02", {"memory/2025-11-02.md": log([t for t in BIKE_CHAT if t.startswith("user")])})
+    w = Workspace(ws.path)
+    update(w)
+    semantic.fill_vectors(w)
+    with session(ws, embedder) as s:
+        from gitmem.index import store
+
+        before = store.id_bound(s.conn, s.position("2025-11-01")[0])
+        assert s._asker(MY_BIKE, None) == {"user"}
+        assert s._asker(MY_BIKE, before) == frozenset()  # no turn of the user's was in memory yet
+        assert s._asker("Which bike did Caroline buy?", None) == frozenset()
+        assert s._speakers(MY_BIKE, None) == frozenset()  # "I" is not a name: the dense side asks as is
+        credited = s.search(MY_BIKE, Options(k=6, semantic=True))
+        monkeypatch.setattr(semantic, "ASKER", None)
+        assert s._asker(MY_BIKE, None) == frozenset()
+        plain = s.search(MY_BIKE, Options(k=6, semantic=True))
+    assert contents(credited.results)[0] == BIKE_CHAT[2]
+    # Without it the assistant's advice on what to buy for a new bike comes first.
+    assert contents(plain.results)[0] == BIKE_CHAT[4]

@@ -257,7 +257,8 @@ class Session:
             # The places k or a budget can use (a result line costs 20+ tokens), with room for
             # those that do not fit.
             head = 2 * max(opts.k, opts.budget // 20)
-            ranked, report = semantic.hybrid(self.conn, pending, ranked, where, speakers=speakers, head=head)
+            ranked, report = semantic.hybrid(self.conn, pending, ranked, where, head=head,
+                                             speakers=speakers | self._asker(text, bound))
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
@@ -281,6 +282,17 @@ class Session:
             if name and any(speaker_of(c) == name for c in store.opening(self.conn, name, bound)):
                 out.add(name)
         return frozenset(out)
+
+    def _asker(self, text: str, bound: int | None) -> frozenset[str]:
+        """The asker's speaker label (semantic.ASKER) when the question is in the first person and
+        the asker speaks in memory by `bound` ("user: ..."); else nothing. Credited like a named
+        speaker, never neutralised: "I" is not a name."""
+        asker = semantic.ASKER
+        if not asker or not semantic.first_person(text):
+            return frozenset()
+        if any(speaker_of(c) == asker for c in store.opening(self.conn, asker, bound)):
+            return frozenset({asker})
+        return frozenset()
 
     def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
                         bound: int | None) -> tuple[Query, list[Candidate]]:

