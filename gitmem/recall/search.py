@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 from gitmem import layout, lazyre
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
@@ -43,8 +42,8 @@ KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observati
                 "biographical": "experience", "summary": "observation"}
 
 
-@dataclass
-class Options:
+# NamedTuples, not dataclasses: see result.Result.
+class Options(NamedTuple):
     k: int = 10
     as_of: str | None = None
     since: str | None = None
@@ -61,13 +60,12 @@ class Options:
     semantic: bool = False  # fuse the dense ranking in (semantic.py); the session's `dense` answers it
 
 
-@dataclass
-class Answer:
+class Answer(NamedTuple):
     query: str
     results: list[Result]
-    index: dict[str, Any]
+    index: dict[str, Any]  # type: ignore[assignment]  # the field shadows tuple.index by design
+    notes: list[str]
     as_of: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
     semantic: dict[str, Any] | None = None  # semantic.Report.to_dict() when semantic recall was asked for
 
     def to_dict(self) -> dict[str, Any]:
@@ -466,8 +464,8 @@ class Session:
         for r in results:
             i = r.id
             link = cur.superseded.get(i) if i is not None else None
-            out.append(replace(
-                r, marked=True,
+            out.append(r._replace(
+                marked=True,
                 superseded_by=Replacement(link.new, cites.get(link.new), link.reason) if link is not None else None,
                 copies=tuple(cites[k] for k in cur.copies.get(i, ()) if k in cites) if i is not None else (),
                 past=i is not None and i in cur.past))
@@ -512,7 +510,7 @@ def shorten(r: Result, stems: set[str]) -> Result:
         return r
     cut = excerpt(r.content, lambda low: covered(low, stems), limit)
     if cut is not None and cut != r.content:
-        return replace(r, content=cut, excerpt=True)
+        return r._replace(content=cut, excerpt=True)
     return r
 
 
