@@ -7,9 +7,9 @@ takes and stands in for the compiled pattern: the first call of a method compile
 then on the compiled pattern's own methods answer (bound into the instance, so a hot loop pays
 no extra Python call). Imports nothing from gitmem: the bottom floor (layout.py) uses it.
 
-Compiling is still the larger part of a CLI recall's first search: the ~27 patterns a question
-uses cost ~50 M instructions (~10% of the whole call at 1M lines), nearly all of it `re`'s parser and
-code generator, which are Python. So a recall session keeps what they produce, the pattern's
+Compiling was still a large part of a CLI recall's first search: the ~27 patterns a question
+uses cost ~50 M instructions to compile, nearly all of it `re`'s parser and code generator, which are
+Python (keeping them, below, took a 1M-line recall from 501 M to 460 M instructions). So a recall session keeps what they produce, the pattern's
 program for the regex engine, in `.memory/` (`load` / `dump`; recall/search.py reads and writes the
 file), the way Python keeps bytecode in __pycache__: a later process hands the saved program to
 the engine (`_sre.compile`, which checks a program before it runs it) instead of compiling. A saved
