@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import json
 import os
-import tomllib
 
 if TYPE_CHECKING:
     import tomlkit
 
 from gitmem.errors import GitmemError
-from gitmem.layout import CONFIG_FILE
+from gitmem.layout import CONFIG_CACHE, CONFIG_FILE, DERIVED_DIR
 from gitmem.safefile import NotRegular, read_capped, refuse_symlink, write_atomic
 from gitmem.workspace import Workspace
 
@@ -119,11 +119,57 @@ def _text(path: Path) -> str | None:
         raise GitmemError(f"{path} is not UTF-8 text", "save it as UTF-8 or delete it to use the defaults") from exc
 
 
+# Parsed configs, by the text they were parsed from: importing tomllib costs ~12 M instructions
+# (it compiles its patterns at import), ~2.5% of a CLI recall, for a file of a few lines that
+# rarely changes, and a recall reads it three times. So a parse is also kept in .memory/ as JSON
+# with the exact text it came from, and used only while the file holds exactly that text (no
+# clock or file stamp is trusted) and only for values JSON gives back equal (no TOML dates).
+_PARSED: dict[str, dict[str, Any]] = {}
+_CACHE_MAX_BYTES = 2 * CONFIG_MAX_BYTES
+
+
 def _read(path: Path) -> dict[str, Any]:
     """The file's values for reading (fast, stdlib); {} when it does not exist."""
     text = _text(path)
     if text is None:
         return {}
+    doc = _PARSED.get(text)
+    if doc is None:
+        doc = _saved_parse(path.parent, text)
+    if doc is None:
+        doc = _parse_toml(path, text)
+        _save_parse(path.parent, text, doc)
+    _PARSED[text] = doc
+    return doc
+
+
+def _saved_parse(root: Path, text: str) -> dict[str, Any] | None:
+    try:
+        saved = json.loads(read_capped(root, f"{DERIVED_DIR}/{CONFIG_CACHE}", _CACHE_MAX_BYTES))
+    except (OSError, ValueError):  # none, a symlink (not read), damaged: parse the file
+        return None
+    if isinstance(saved, dict) and saved.get("text") == text and isinstance(saved.get("doc"), dict):
+        return saved["doc"]
+    return None
+
+
+def _save_parse(root: Path, text: str, doc: dict[str, Any]) -> None:
+    """Keep a parse for the next process; never creates .memory/ and never fails a command."""
+    derived = root / DERIVED_DIR
+    if os.path.islink(derived) or not derived.is_dir():
+        return
+    try:
+        data = json.dumps({"text": text, "doc": doc}, ensure_ascii=False)
+        if json.loads(data)["doc"] != doc:
+            return
+        write_atomic(derived / CONFIG_CACHE, data.encode("utf-8"))
+    except (TypeError, ValueError, OSError, GitmemError):  # a TOML date, NaN; read-only .memory/
+        pass
+
+
+def _parse_toml(path: Path, text: str) -> dict[str, Any]:
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

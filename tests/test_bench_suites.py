@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +115,7 @@ def test_judge_counts_a_stale_top_fact_as_a_miss() -> None:
     s = ct.Scenario("t", "move", (), (q,))
 
     def said(text: str) -> Result:
-        return replace(line_result("memory/2025-03-01.md", 1, "2025-03-01", text), entities=("alice",))
+        return line_result("memory/2025-03-01.md", 1, "2025-03-01", text)._replace(entities=("alice",))
 
     stale_first = [said("@Alice: Lives in Porto."), said("@Alice: Moved to Madrid."),
                    said("- 2025-03-01: @Alice moved to Madrid. (bank/x.md#L3@1234567)")]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gitmem import cli as cli_pkg
-from gitmem.cli import recall_cmd
+from gitmem.cli import recall_cmd, views_cmd
 from gitmem.recall.search import Session
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
@@ -18,7 +18,7 @@ from gitrepo import GitRepo
 
 
 def test_session_commands_are_the_read_commands() -> None:
-    assert cli_pkg.SESSION_COMMANDS == {c.name for c in recall_cmd.commands}
+    assert cli_pkg.SESSION_COMMANDS == {c.name for c in [*recall_cmd.commands, *views_cmd.commands]}
 
 
 def test_command_modules_name_every_command_where_it_is_defined() -> None:

@@ -108,3 +108,44 @@ def test_malformed_toml_names_file_and_line(tmp_path: Path) -> None:
     assert err.value.hint and "delete the file" in err.value.hint
 
 
+
+
+# --- the parse kept in .memory/config.cache (a recall does not import tomllib for it) --------------
+
+def _load_in_a_fresh_process(root: Path) -> tuple[int, bool]:
+    """recall.k as a new process reads it, and whether that process imported tomllib."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from gitmem.config import load_config\n"
+            "print(load_config(sys.argv[1]).recall.k, 'tomllib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True)
+    k, imported = out.stdout.split()
+    return int(k), imported == "True"
+
+
+def test_the_parse_is_kept_and_used_only_for_the_same_text(tmp_path: Path) -> None:
+    (tmp_path / ".memory").mkdir()
+    (tmp_path / ".gitmem.toml").write_text("[recall]\nk = 3\n")
+    assert _load_in_a_fresh_process(tmp_path) == (3, True)  # parsed, and kept
+    assert (tmp_path / ".memory" / "config.cache").is_file()
+    assert _load_in_a_fresh_process(tmp_path) == (3, False)  # the kept parse: no tomllib
+    # An edit of the same size within the same second is still seen: the text is compared, not a stamp.
+    (tmp_path / ".gitmem.toml").write_text("[recall]\nk = 4\n")
+    assert _load_in_a_fresh_process(tmp_path) == (4, True)
+    assert _load_in_a_fresh_process(tmp_path) == (4, False)
+    # A damaged cache is parsed around (and replaced).
+    (tmp_path / ".memory" / "config.cache").write_text("{not json")
+    assert _load_in_a_fresh_process(tmp_path) == (4, True)
+    assert _load_in_a_fresh_process(tmp_path) == (4, False)
+
+
+def test_no_cache_without_memory_dir_or_for_values_json_changes(tmp_path: Path) -> None:
+    (tmp_path / ".gitmem.toml").write_text("[recall]\nk = 5\n")
+    assert _load_in_a_fresh_process(tmp_path) == (5, True)
+    assert not (tmp_path / ".memory").exists()  # reading a config never creates .memory/
+    (tmp_path / ".memory").mkdir()
+    (tmp_path / ".gitmem.toml").write_text("[recall]\nk = 5\n[x]\nwhen = 2025-11-30T10:00:00Z\n")
+    assert _load_in_a_fresh_process(tmp_path) == (5, True)
+    assert not (tmp_path / ".memory" / "config.cache").exists()  # a TOML date is not JSON: always parsed
+    assert _load_in_a_fresh_process(tmp_path) == (5, True)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+from gitrepo import GitRepo
 
 from gitmem.lazyre import lazy
 
@@ -48,3 +51,75 @@ def test_importing_the_recall_path_compiles_none_of_gitmems_patterns() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "0" and int(out[1]) >= 10
+
+
+# --- compiled programs kept in .memory/regex.cache by recall sessions -------------------------------
+
+def _recall(cwd: Path, question: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gitmem", "-C", str(cwd), "recall", "--json", question],
+                          capture_output=True, text=True)
+
+
+def _memory(repo: GitRepo) -> None:
+    repo.commit("start", files={"memory.md": "# Memory\n", ".gitignore": ".memory/\n", "memory/2025-11-27.md":
+                                "# 2025-11-27\n\n## Retain\n- W @Peter: Moved to Lisbon last week.\n"
+                                "- O(c=0.8) @Peter: Prefers espresso over filter coffee.\n"})
+
+
+def test_a_second_recall_uses_the_saved_programs_and_answers_the_same(repo: GitRepo) -> None:
+    _memory(repo)
+    first = _recall(repo.path, "what does Peter prefer?")
+    assert first.returncode == 0, first.stderr
+    cache = repo.path / ".memory" / "regex.cache"
+    saved = cache.read_bytes()
+    # What the first session compiled, saved: in a fresh process each program loads into a pattern
+    # equal (flags, pattern text, program) to what re.compile makes, and none is compiled again.
+    code = (
+        "import marshal, re, sys\n"
+        "from gitmem import lazyre\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "tag, programs = marshal.loads(data)\n"
+        "assert tag == lazyre._TAG\n"
+        "lazyre.load(data)\n"
+        "for (pattern, flags) in programs:\n"
+        "    assert lazyre._compile(pattern, flags) == re.compile(pattern, flags), pattern\n"
+        "assert lazyre.dump() is None  # nothing new made\n"
+        "print(len(programs))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(cache)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) >= 10  # the question's patterns: the word splitter, time words, currency rules
+    second = _recall(repo.path, "what does Peter prefer?")
+    assert second.returncode == 0 and second.stdout == first.stdout and "Prefers espresso" in second.stdout
+    assert cache.read_bytes() == saved  # nothing new: not written again
+
+
+def test_a_damaged_or_foreign_cache_is_compiled_around(repo: GitRepo) -> None:
+    _memory(repo)
+    first = _recall(repo.path, "where does Peter live?")
+    cache = repo.path / ".memory" / "regex.cache"
+    import marshal
+
+    from gitmem import lazyre
+
+    tag, programs = marshal.loads(cache.read_bytes())
+    # A program the engine refuses (made by another Python, or damaged): compiled as usual instead.
+    broken = {key: (flags, [999, 999, 999], groups, gi, ig) for key, (flags, _, groups, gi, ig) in programs.items()}
+    for data in (b"not a cache", marshal.dumps(("another python", programs)), marshal.dumps((lazyre._TAG, broken))):
+        cache.write_bytes(data)
+        again = _recall(repo.path, "where does Peter live?")
+        assert again.returncode == 0 and again.stdout == first.stdout and "Lisbon" in again.stdout, again.stderr
+        assert marshal.loads(cache.read_bytes())[0] == lazyre._TAG  # replaced by a good one
+
+
+def test_a_symlinked_cache_is_neither_read_nor_written(repo: GitRepo, tmp_path: Path) -> None:
+    _memory(repo)
+    _recall(repo.path, "where does Peter live?")
+    cache = repo.path / ".memory" / "regex.cache"
+    outside = tmp_path / "elsewhere"
+    outside.write_bytes(b"")
+    cache.unlink()
+    cache.symlink_to(outside)
+    again = _recall(repo.path, "where does Peter live?")
+    assert again.returncode == 0 and "Lisbon" in again.stdout, again.stderr
+    assert outside.read_bytes() == b"" and cache.is_symlink()

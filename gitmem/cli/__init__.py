@@ -15,13 +15,13 @@ from typing import Any
 # the modules' own `commands` lists.
 COMMAND_MODULES = {
     "init": "init_cmd", "demo": "init_cmd", "config": "config_cmd", "lint": "lint_cmd", "index": "index_cmd",
-    "status": "index_cmd", "recall": "recall_cmd", "about": "recall_cmd", "opinions": "recall_cmd",
-    "why": "recall_cmd", "changes": "recall_cmd", "core": "recall_cmd", "show": "recall_cmd",
+    "status": "index_cmd", "recall": "recall_cmd", "about": "views_cmd", "opinions": "views_cmd",
+    "why": "views_cmd", "changes": "views_cmd", "core": "views_cmd", "show": "views_cmd",
     "hooks": "hooks_cmd", "reflect": "reflect_cmd", "review": "reflect_cmd", "model": "model_cmd",
     "retain": "agent_cmd", "mcp": "agent_cmd", "merge-driver": "merge_cmd", "forget": "forget_cmd",
 }
-# The commands that open a recall Session: recall_cmd.py's.
-SESSION_COMMANDS = frozenset(name for name, module in COMMAND_MODULES.items() if module == "recall_cmd")
+# The commands that open a recall Session: recall_cmd.py's and views_cmd.py's.
+SESSION_COMMANDS = frozenset(name for name, module in COMMAND_MODULES.items() if module in ("recall_cmd", "views_cmd"))
 
 
 def _prestart_status(args: list[str]) -> None:

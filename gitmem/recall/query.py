@@ -10,7 +10,7 @@ malformed raw query is reported as a BadQuery with the FTS5 error, never a trace
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitmem.index.store import quote
 from gitmem.parse import entity_key
@@ -54,8 +54,7 @@ def parse_aliases(text: str) -> list[str]:
     return [p.strip().strip("\"'@") for p in parts if p.strip().strip("\"'@")]
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(NamedTuple):  # not a dataclass: see result.Result
     text: str
     terms: tuple[str, ...]  # lowercased search terms, stopwords removed
     entity_candidates: tuple[str, ...]  # entity keys the question may be about

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
 
 from datetime import date
@@ -65,13 +64,20 @@ PRF_DOCS = 10
 PRF_TERMS = 10
 
 
-@dataclass(slots=True)
 class Candidate:
-    """A chunk row on its way to becoming a result: ranked as a row, turned into a dict only if returned."""
+    """A chunk row on its way to becoming a result: ranked as a row, turned into a dict only if returned.
 
-    row: sqlite3.Row | tuple[Any, ...]
-    score: float | None
-    uncommitted: bool = False
+    A plain class, not a dataclass (see recall/result.py); not a NamedTuple: ranking moves `score`."""
+
+    __slots__ = ("row", "score", "uncommitted")
+
+    def __init__(self, row: sqlite3.Row | tuple[Any, ...], score: float | None, uncommitted: bool = False) -> None:
+        self.row = row
+        self.score = score
+        self.uncommitted = uncommitted
+
+    def __repr__(self) -> str:
+        return f"Candidate(row={self.row!r}, score={self.score!r}, uncommitted={self.uncommitted!r})"
 
 
 def pool_size(k: int, budget: int) -> int:

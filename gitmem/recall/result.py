@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
-from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, PATH
@@ -118,12 +117,6 @@ class Replacement(NamedTuple):
     reason: str
 
 
-def _json(when: Callable[[Result], bool] | None = None, *, shown: bool = True) -> dict[str, Any]:
-    """A field's JSON rule: `when(result)` says whether the key is written (None: always);
-    `shown=False` keeps a field out of JSON altogether."""
-    return {"json_when": when, "json": shown}
-
-
 def _ended(r: Result) -> bool:
     return r.valid_until is not None
 
@@ -132,11 +125,14 @@ def _marked(r: Result) -> bool:
     return r.marked
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+# NamedTuples, not dataclasses, for the records of the read path: creating a dataclass runs
+# generated code through exec at import (~2-4 M instructions each, and `dataclasses` itself), paid
+# by every CLI recall. A result is immutable either way; a changed copy is `r._replace(...)`.
+class Result(NamedTuple):
     """One recall result: a chunk version as it stood between two commits (docs/json-contract.md,
     gitmem/schemas/result.json). Immutable; `to_json` writes the fields in declaration order,
-    so a new field is added here, once (with its JSON rule when it is not always present)."""
+    so a new field is added here, once (with its JSON rule in _JSON_WHEN when it is not always
+    present)."""
 
     id: int | None
     kind: str
@@ -156,22 +152,22 @@ class Result:
     commit: str | None
     score: float | None
     # Present when this version later left memory.
-    valid_until: Ended | None = field(default=None, metadata=_json(_ended))
-    successor: int | None = field(default=None, metadata=_json(_ended))
+    valid_until: Ended | None = None
+    successor: int | None = None
     # What recall's currency step decided (gitmem/recall/currency.py): written on search answers only.
-    superseded_by: Replacement | None = field(default=None, metadata=_json(_marked))
-    copies: tuple[str, ...] = field(default=(), metadata=_json(_marked))
-    past: bool = field(default=False, metadata=_json(_marked))
-    excerpt: bool = field(default=False, metadata=_json(lambda r: r.excerpt))
-    marked: bool = field(default=False, metadata=_json(shown=False))
+    superseded_by: Replacement | None = None
+    copies: tuple[str, ...] = ()
+    past: bool = False
+    excerpt: bool = False
+    marked: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the `result` schema."""
         out: dict[str, Any] = {}
-        for f in _FIELDS:
-            when = f.metadata.get("json_when")
-            if f.metadata.get("json", True) and (when is None or when(self)):
-                out[f.name] = _plain(getattr(self, f.name))
+        for name, value in zip(self._fields, self):
+            when = _JSON_WHEN.get(name)
+            if when is None or when(self):
+                out[name] = _plain(value)
         return out
 
     def line(self) -> str:
@@ -205,7 +201,13 @@ class Result:
         return estimate_tokens(self.line())
 
 
-_FIELDS = fields(Result)
+# The JSON rule of each field not always written: written when `rule(result)` is true.
+_JSON_WHEN: dict[str, Callable[[Result], bool]] = {
+    "valid_until": _ended, "successor": _ended,
+    "superseded_by": _marked, "copies": _marked, "past": _marked,
+    "excerpt": lambda r: r.excerpt,
+    "marked": lambda r: False,  # never written: it says the currency fields above are
+}
 
 
 def _plain(value: Any) -> Any:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
+from gitmem import layout, lazyre
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import store
 from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
@@ -31,6 +31,7 @@ from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversi
                                 query_stems, rerank, speaker_of)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.recall.semantic import Dense
+from gitmem.safefile import read_capped, write_atomic
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
@@ -41,8 +42,8 @@ KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observati
                 "biographical": "experience", "summary": "observation"}
 
 
-@dataclass
-class Options:
+# NamedTuples, not dataclasses: see result.Result.
+class Options(NamedTuple):
     k: int = 10
     as_of: str | None = None
     since: str | None = None
@@ -59,13 +60,12 @@ class Options:
     semantic: bool = False  # fuse the dense ranking in (semantic.py); the session's `dense` answers it
 
 
-@dataclass
-class Answer:
+class Answer(NamedTuple):
     query: str
     results: list[Result]
-    index: dict[str, Any]
+    index: dict[str, Any]  # type: ignore[assignment]  # the field shadows tuple.index by design
+    notes: list[str]
     as_of: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
     semantic: dict[str, Any] | None = None  # semantic.Report.to_dict() when semantic recall was asked for
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +84,29 @@ def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = Non
     # from it (`--budget 1e23` from an agent overflowed SQLite's 64-bit integers).
     budget = min(cfg.budget if budget is None else budget, MAX_BUDGET)
     return Options(k=k or cfg.k, budget=budget, **kw)
+
+
+_PATTERNS_CAP = 1 << 22  # bytes: the ~100 programs of gitmem's patterns take ~100 KB
+
+
+def _load_patterns(ws: Workspace) -> None:
+    """Use the regular expressions an earlier session compiled (gitmem/lazyre.py): on a CLI call
+    compiling them again was ~10% of the work. A cache: anything wrong with it means compiling."""
+    try:
+        lazyre.load(read_capped(ws.root, f"{layout.DERIVED_DIR}/{layout.REGEX_CACHE}", _PATTERNS_CAP))
+    except OSError:  # none yet (also NotRegular: a symlink is not read)
+        lazyre.load(b"")
+
+
+def _save_patterns(ws: Workspace) -> None:
+    """Keep the patterns this process compiled for the next session; written only when there are
+    new ones, and never an error (a read-only .memory/ just means compiling again)."""
+    data = lazyre.dump()
+    if data is not None and len(data) <= _PATTERNS_CAP:
+        try:
+            write_atomic(ws.derived_file(layout.REGEX_CACHE), data)
+        except (OSError, GitmemError):
+            pass
 
 
 def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -112,6 +135,7 @@ class Session:
         self.head = target_commit(ws)
         self.conn, note = open_index(ws)
         map_for_reading(self.conn)
+        _load_patterns(ws)
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
@@ -138,6 +162,7 @@ class Session:
         self.conn.close()
         if self._status is not None:
             self._status.close()
+        _save_patterns(self.ws)
 
     def __enter__(self) -> Self:
         return self
@@ -451,8 +476,8 @@ class Session:
         for r in results:
             i = r.id
             link = cur.superseded.get(i) if i is not None else None
-            out.append(replace(
-                r, marked=True,
+            out.append(r._replace(
+                marked=True,
                 superseded_by=Replacement(link.new, cites.get(link.new), link.reason) if link is not None else None,
                 copies=tuple(cites[k] for k in cur.copies.get(i, ()) if k in cites) if i is not None else (),
                 past=i is not None and i in cur.past))
@@ -497,7 +522,7 @@ def shorten(r: Result, stems: set[str]) -> Result:
         return r
     cut = excerpt(r.content, lambda low: covered(low, stems), limit)
     if cut is not None and cut != r.content:
-        return replace(r, content=cut, excerpt=True)
+        return r._replace(content=cut, excerpt=True)
     return r
 
 

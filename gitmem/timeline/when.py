@@ -11,9 +11,9 @@ Dates without a timezone are read in the local timezone (set TZ to change it).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.errors import BadRevision
 from gitmem.timeline import git
@@ -24,8 +24,7 @@ _UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=
           "m": timedelta(days=30), "y": timedelta(days=365)}
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(NamedTuple):  # not a dataclass: every CLI recall imports this (see recall/result.py)
     """A resolved WHEN: a timestamp (unix seconds) and, for a revision, the exact commit."""
 
     text: str
