@@ -66,7 +66,7 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "agree", "negate", "all"]),
               default="all", show_default=True,
               help="Which ways of deciding to measure (all: labels, contrast, yesno and agree, the calibration picks "
-                   "the best; likely only when named).")
+                   "the best; likely and negate only when named).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:

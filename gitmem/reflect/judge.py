@@ -21,6 +21,10 @@
      orders, is the OPINION more or less likely if the FACT is true (mean log-odds of "more").
    - `agree`: the `labels` question and the two `yesno` questions (one system prompt, so the pair
      is evaluated once): two framings of the same judgement, each read against its own lean.
+   - `negate`: `agree`'s questions and the `labels` question again about the opinion's opposite,
+     written deterministically (`opposite`: "Prefers X" -> "Does not prefer X"): the direction is
+     the contrast on the opinion minus the contrast on its opposite, so a lean of the model to one
+     label cancels, and a model that does not read the negation gets a difference near 0.
 3. **Decision** (`decide`) with a margin: `labels` takes the best label only if it beats the
    runner-up by the margin; `contrast` decides "supports" above offset + margin, "contradicts"
    below offset - margin; `yesno` decides only when one question's log-odds of "yes" is above the
@@ -28,8 +32,9 @@
    direction like `contrast` (offset, margin), only for a pair whose bears-on-it log-odds clear the
    calibrated `floor`; `agree` decides as `contrast` does, and only when the yes/no framing points
    the same way: yes(supports) - yes(contradicts) above its own lean (`floor`, calibrated) for
-   "supports", below it for "contradicts". Anything else abstains as "unrelated": a missed piece of evidence costs
-   nothing, evidence counted the wrong way moves a belief the wrong way.
+   "supports", below it for "contradicts"; `negate` as `agree`, with its own direction. Anything
+   else abstains as "unrelated": a missed piece of evidence costs nothing, evidence counted the
+   wrong way moves a belief the wrong way.
 4. **Calibration**: which method and which margin is a property of the model, measured on the
    labelled cases (`gitmem.reflect.check`) and stored by the model's fingerprint: shipped for the
    models measured by the project (`data/calibration.json`), and in the workspace's
@@ -64,7 +69,11 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # What `gitmem model check` measures and chooses among unless told otherwise. `likely` is measured
 # and kept for experiments but not by default: on Qwen2.5-Coder-1.5B it was 51% against contrast's
 # 64% on the report half, on SmolLM2 it never decided (bench/RESULTS.md "Reflect judge, wave 6"),
-# and it costs three questions per pair. `agree` asks nothing the other three do not.
+# and it costs three questions per pair. `agree` asks nothing the other three do not. `negate` is
+# measured and kept for larger models but not by default: on Qwen2.5-Coder-1.5B it was no better
+# than `agree` (better on the report half, worse on the calibration half and both held-out sets),
+# and on SmolLM2 it would be chosen yet its few verdicts are right about as often as wrong on the
+# held-out sets (bench/RESULTS.md "Reflect judge, wave 8"); it costs four questions per pair.
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
