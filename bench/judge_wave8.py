@@ -12,7 +12,8 @@ fitted the same way:
   opposite) without its yes/no framing;
 - `negate/both`: `negate/alone`, and only where the two labels questions each point the right way
   on their own (the opinion's contrast past the lean one way, the opposite's the other way);
-- `negate/sup`: `negate/alone` with only the two "supports" log-probabilities (opinion against opposite).
+- `negate/sup`: `negate/alone` with only the two "supports" log-probabilities (opinion against opposite);
+- `agree with negate`, `split` / `both` / `either`: the two fitted judges combined (`combined`).
 
     .venv/bin/python bench/judge_wave8.py --model M --cache bench/out/judge-cache.sqlite \\
         --methods agree,negate --heldout bench/judge_heldout2.jsonl --heldout bench/judge_heldout3.jsonl [--kinds]
@@ -91,6 +92,33 @@ def variants(scored: Sequence[C.Scored], methods: Sequence[str], leans: dict[str
     return out
 
 
+def combined(scored: Sequence[C.Scored], fa: C.Fit, fn: C.Fit, mode: str) -> C.Metrics:
+    """`agree` and `negate`, each with its own fit on the calibration half, combined without fitting
+    anything more: `split` takes "supports" from agree and "contradicts" from negate (both at once:
+    abstain); `both` answers only where the two give the same verdict; `either` answers where one
+    abstains and the other decides, or both agree (opposite verdicts: abstain)."""
+    def answer(s: C.Scored) -> J.Relation:
+        if s.gated:
+            return "unrelated"
+        a = J.decide(s.scores["agree"], "agree", fa.margin, fa.offset, fa.floor).relation
+        n = J.decide(s.scores["negate"], "negate", fn.margin, fn.offset, fn.floor).relation
+        if mode == "split":
+            sup, con = a == "supports", n == "contradicts"
+            return "unrelated" if sup == con else ("supports" if sup else "contradicts")
+        if mode == "both" or "unrelated" not in (a, n):
+            return a if a == n else "unrelated"
+        return n if a == "unrelated" else a
+    confusion: dict[J.Relation, dict[J.Relation, int]] = {e: {p: 0 for p in J.LABELS} for e in J.LABELS}
+    for s in scored:
+        confusion[s.case.expected][answer(s)] += 1
+    n = len(scored)
+    correct = sum(confusion[e][e] for e in J.LABELS)
+    wrong = sum(confusion[e][p] for e in J.LABELS for p in ("supports", "contradicts") if p != e)
+    related = sum(sum(confusion[e].values()) for e in ("supports", "contradicts"))
+    abstained = confusion["supports"]["unrelated"] + confusion["contradicts"]["unrelated"]
+    return C.Metrics(n, correct, correct / n, wrong / n, abstained / related if related else 0.0, confusion)
+
+
 def kinds(scored: Sequence[C.Scored], method: J.Method, fit: C.Fit) -> dict[str, list[int]]:
     rows: dict[str, list[int]] = {}
     for s in scored:
@@ -153,6 +181,11 @@ def main(argv: list[str] | None = None) -> int:
             for k in columns:
                 rows = kinds(by_set[k][vname][1], method, fit)
                 print(f"|   {vname} by kind, {k}: " + "; ".join(f"{kind} {r[0]}/{r[1]}/{r[2]}" for kind, r in sorted(rows.items())) + " |")
+    if "agree" in methods and "negate" in methods:
+        fa, fn = C.choose(cal_half, ["agree"]), C.choose(cal_half, ["negate"])
+        for mode in ("split", "both", "either"):
+            cells = [_fmt(combined(v, fa, fn, mode)) for v in columns.values()]
+            print(f"| agree with negate, {mode} | " + " | ".join(cells) + " | the two fits above |")
     return 0
 
 
