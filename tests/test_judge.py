@@ -286,6 +286,7 @@ def test_opposite_negates_each_way_opinions_are_written() -> None:
     # About the user (no @entity), and a statement no rule fits.
     assert J.opposite("Likes short answers.") == "Does not like short answers."
     assert J.opposite("@Kai: 3 cups a day max.") == "@Kai: It is not true that: 3 cups a day max."
+    assert J.opposite("@Kai: Always orders decaf.") == "@Kai: It is not true that: Always orders decaf."
     # Every labelled opinion gets an opposite that differs from it and keeps its @entity.
     for case in C.load_cases():
         flipped = J.opposite(case.opinion)

@@ -305,6 +305,8 @@ _HAVE = frozenset(("has", "have", "had"))  # an auxiliary before a participle ("
 _NEGATED = lazy(r"^(?:(does|do|did) not |(doesn't|don't|didn't) )(\w+)|^(\w+)(?: not|n't)\b", re.IGNORECASE)
 _BE_VERB = lazy(r"\b(is|are|was|were)\b")
 _ES_ENDINGS = ("sses", "shes", "ches", "xes", "zes", "oes")
+# Words ending in "s" that start a statement without being its verb.
+_NOT_VERBS = frozenset("his its this always sometimes perhaps less".split())
 
 
 def _base_form(verb: str) -> str:
@@ -349,7 +351,7 @@ def opposite(opinion: str) -> str:
         flipped = m.group(4) + body[m.end():]
     elif first.lower() in _AUX or (first.lower() in _HAVE and rest.split(" ", 1)[0].lower().endswith(("ed", "en"))):
         flipped = f"{first} not {rest}".rstrip()
-    elif first[:1].isupper() and first.lower().endswith("s") and first.isalpha() and first.lower() not in ("the", "his", "her"):
+    elif first[:1].isupper() and first.lower().endswith("s") and first.isalpha() and first.lower() not in _NOT_VERBS:
         flipped = f"Does not {_base_form(first)} {rest}".rstrip()
     elif (be := _BE_VERB.search(body)) is not None:  # "The renovation is on budget."
         flipped = body[: be.end()] + " not" + body[be.end():]
