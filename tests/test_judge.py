@@ -269,6 +269,64 @@ def test_choose_finds_the_yes_no_lean_that_keeps_near_pairs_out() -> None:
     assert C.choose(scored, ["contrast"]).metrics.accuracy < 0.9  # the band alone cannot drop them
 
 
+def test_opposite_negates_each_way_opinions_are_written() -> None:
+    assert J.opposite("@Sam: Prefers tea to coffee.") == "@Sam: Does not prefer tea to coffee."
+    assert J.opposite("@Mia: Is a morning person.") == "@Mia: Is not a morning person."
+    assert J.opposite("@Ada: Watches every Formula 1 race.") == "@Ada: Does not watch every Formula 1 race."
+    assert J.opposite("@Ada: Tries every new bakery.") == "@Ada: Does not try every new bakery."
+    assert J.opposite("@Ada: Has a green thumb.") == "@Ada: Does not have a green thumb."
+    assert J.opposite("@Ada: Has been to Japan twice.") == "@Ada: Has not been to Japan twice."
+    assert J.opposite("@NAS: The nightly backups are reliable.") == "@NAS: The nightly backups are not reliable."
+    assert J.opposite("@Postgres: Upgrading to Postgres 16 was worth it.") == "@Postgres: Upgrading to Postgres 16 was not worth it."
+    # An opinion that is itself a negation loses it, each way it can be written.
+    assert J.opposite("@Peter: Does not want secrets stored in memory files.") == "@Peter: Wants secrets stored in memory files."
+    assert J.opposite("@Peter: Doesn't try new food.") == "@Peter: Tries new food."
+    assert J.opposite("@Jonas: Is not punctual.") == "@Jonas: Is punctual."
+    assert J.opposite("@Jonas: Isn't punctual.") == "@Jonas: Is punctual."
+    # About the user (no @entity), and a statement no rule fits.
+    assert J.opposite("Likes short answers.") == "Does not like short answers."
+    assert J.opposite("@Kai: 3 cups a day max.") == "@Kai: It is not true that: 3 cups a day max."
+    assert J.opposite("@Kai: Always orders decaf.") == "@Kai: It is not true that: Always orders decaf."
+    # Every labelled opinion gets an opposite that differs from it and keeps its @entity.
+    for case in C.load_cases():
+        flipped = J.opposite(case.opinion)
+        assert flipped != case.opinion and flipped.split(":")[0] == case.opinion.split(":")[0]
+
+
+def test_negate_asks_agrees_questions_and_the_labels_question_about_the_opposite() -> None:
+    scorer = LoggingScorer()
+    s = J.score_pair(scorer, "@A: Drinks tea.", "@A: Likes tea.", "negate")  # type: ignore[arg-type]
+    assert [c[0] for c in scorer.calls] == [J.SCORE_SYSTEM] * 4
+    pair = J.pair_prompt("@A: Drinks tea.", "@A: Likes tea.")
+    assert [c[1] for c in scorer.calls] == [pair + J.LABEL_QUESTION, *(pair + q for q in J.YES_QUESTIONS.values()),
+                                            J.pair_prompt("@A: Drinks tea.", "@A: Does not like tea.") + J.LABEL_QUESTION]
+    assert s.labels == s.negated == (-0.2, -3.0, -3.0) and s.yes_supports is not None
+    # The same answer about the opinion and about its opposite: no direction at all, whatever the band.
+    assert J.negation_contrast(s) == 0.0 and J.decide(s, "negate", 0.0, 0.0, -1.0) == J.ABSTAIN
+    # Scored with labels and agree too, each question is asked once.
+    scorer = LoggingScorer()
+    [first] = C.score_cases(scorer, [C.Case("@A: Drinks tea.", "@A: Likes tea.", "supports", "direct", "report")],
+                            ["labels", "agree", "negate"])  # type: ignore[arg-type]
+    assert len(scorer.calls) == 4 and first.scores["negate"] == first.scores["agree"]._replace(negated=s.negated)
+
+
+def test_negate_decides_on_the_difference_of_the_two_contrasts_where_the_yes_no_framing_agrees() -> None:
+    # A model leaning to "contradicts" on every pair (contrast -1.8 on a neutral one): the lean is in
+    # both labels questions and cancels; only a pair read one way for the opinion and the other way
+    # for its opposite gets a verdict, and only the one the yes/no framing points to (lean -0.3).
+    sup = J.PairScores(labels=(-1.0, -0.6, -4.0), negated=(-3.0, -0.1, -4.0), yes_supports=0.4, yes_contradicts=-0.5)
+    assert J.negation_contrast(sup) == pytest.approx(2.5)
+    assert J.decide(sup, "contrast", 1.0, 0.0) == J.ABSTAIN  # the opinion's question alone: inside the band
+    assert J.decide(sup, "negate", 1.0, 0.0, -0.3) == J.Decision("supports", "weak", pytest.approx(1.5))
+    assert J.decide(sup, "negate", 1.0, 0.0, 0.0) == J.Decision("supports", "weak", pytest.approx(1.5))
+    assert J.decide(sup, "negate", 1.0, 0.0, 1.0) == J.ABSTAIN  # the yes/no framing does not point to "supports"
+    con = J.PairScores(labels=(-3.0, -0.1, -4.0), negated=(-1.0, -0.6, -4.0), yes_supports=-1.0, yes_contradicts=0.2)
+    assert J.decide(con, "negate", 1.0, 0.0, -0.3).relation == "contradicts"
+    assert J.decide(con, "negate", 3.0, 0.0, -0.3) == J.ABSTAIN
+    assert J.decide(con._replace(negated=None), "negate", 0.0, 0.0, -0.3) == J.ABSTAIN  # opposite not asked
+    assert J.decide(con._replace(yes_supports=None), "negate", 0.0, 0.0, -0.3) == J.ABSTAIN  # yes/no not asked
+
+
 def test_the_cli_offers_every_judge_method() -> None:
     from gitmem.cli.model_cmd import check_command
 

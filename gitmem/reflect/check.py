@@ -113,9 +113,11 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
                 for m in group:
                     for q in J.QUESTIONS[m]:
                         if q not in asked:
-                            asked[q] = J.score_pair(model, case.fact, case.opinion, q)
+                            asked[q] = J.ask(model, case.fact, case.opinion, q)
                     parts = [asked[q] for q in J.QUESTIONS[m]]
-                    got[m] = parts[0] if len(parts) == 1 else J.merge(*parts)
+                    got[m] = parts[0]
+                    for part in parts[1:]:
+                        got[m] = J.merge(got[m], part)
             done += 1
             if progress:
                 progress(done, total)
@@ -206,7 +208,7 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
     if method == "likely":
         bears = sorted({b for s in live if (b := s.scores[method].bears) is not None})
         floors += _midpoints(bears)[1:-1] if bears else []
-    elif method == "agree":
+    elif method in J.YES_FRAMED:
         leans = sorted({J.yes_lean(s.scores[method]) for s in live})
         mids = _midpoints(leans) if leans else []
         step = max(1, math.ceil(len(mids) / FLOOR_STEPS))
@@ -290,7 +292,7 @@ def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> Fit:
     best: tuple[float, float] | None = None
     chosen: Fit | None = None
     for method in methods:
-        if method in ("contrast", "likely", "agree"):
+        if method in J.TWO_SIDED:
             fit = _fit_two_sided(scored, method)
             key = (fit.metrics.accuracy - CONTRAST_PENALTY, min(fit.margin, J.NEVER))
             if best is None or key > best:

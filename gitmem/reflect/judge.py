@@ -21,6 +21,10 @@
      orders, is the OPINION more or less likely if the FACT is true (mean log-odds of "more").
    - `agree`: the `labels` question and the two `yesno` questions (one system prompt, so the pair
      is evaluated once): two framings of the same judgement, each read against its own lean.
+   - `negate`: `agree`'s questions and the `labels` question again about the opinion's opposite,
+     written deterministically (`opposite`: "Prefers X" -> "Does not prefer X"): the direction is
+     the contrast on the opinion minus the contrast on its opposite, so a lean of the model to one
+     label cancels, and a model that does not read the negation gets a difference near 0.
 3. **Decision** (`decide`) with a margin: `labels` takes the best label only if it beats the
    runner-up by the margin; `contrast` decides "supports" above offset + margin, "contradicts"
    below offset - margin; `yesno` decides only when one question's log-odds of "yes" is above the
@@ -28,8 +32,9 @@
    direction like `contrast` (offset, margin), only for a pair whose bears-on-it log-odds clear the
    calibrated `floor`; `agree` decides as `contrast` does, and only when the yes/no framing points
    the same way: yes(supports) - yes(contradicts) above its own lean (`floor`, calibrated) for
-   "supports", below it for "contradicts". Anything else abstains as "unrelated": a missed piece of evidence costs
-   nothing, evidence counted the wrong way moves a belief the wrong way.
+   "supports", below it for "contradicts"; `negate` as `agree`, with its own direction. Anything
+   else abstains as "unrelated": a missed piece of evidence costs nothing, evidence counted the
+   wrong way moves a belief the wrong way.
 4. **Calibration**: which method and which margin is a property of the model, measured on the
    labelled cases (`gitmem.reflect.check`) and stored by the model's fingerprint: shipped for the
    models measured by the project (`data/calibration.json`), and in the workspace's
@@ -59,12 +64,16 @@ if TYPE_CHECKING:
     from gitmem.reflect.model import Scorer
     from gitmem.workspace import Workspace
 
-Method = Literal["labels", "contrast", "yesno", "likely", "agree"]
-METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree")
+Method = Literal["labels", "contrast", "yesno", "likely", "agree", "negate"]
+METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree", "negate")
 # What `gitmem model check` measures and chooses among unless told otherwise. `likely` is measured
 # and kept for experiments but not by default: on Qwen2.5-Coder-1.5B it was 51% against contrast's
 # 64% on the report half, on SmolLM2 it never decided (bench/RESULTS.md "Reflect judge, wave 6"),
-# and it costs three questions per pair. `agree` asks nothing the other three do not.
+# and it costs three questions per pair. `agree` asks nothing the other three do not. `negate` is
+# measured and kept for larger models but not by default: on Qwen2.5-Coder-1.5B it was no better
+# than `agree` (better on the report half, worse on the calibration half and both held-out sets),
+# and on SmolLM2 it would be chosen yet its few verdicts are right about as often as wrong on the
+# held-out sets (bench/RESULTS.md "Reflect judge, wave 8"); it costs four questions per pair.
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
@@ -287,6 +296,71 @@ def system_of(method: Method) -> str:
     return LIKELY_SYSTEM if method == "likely" else SCORE_SYSTEM
 
 
+# --------------------------------------------------------------------------- the opposite opinion
+
+# "Is", "Was", "Can", ... take "not" after them; any other first verb ("Prefers") becomes "Does not
+# prefer"; an opinion already negated ("Does not want", "Is not") loses its negation.
+_AUX = frozenset("is are was were can could will would should".split())
+_HAVE = frozenset(("has", "have", "had"))  # an auxiliary before a participle ("Has been"), else a verb
+_NEGATED = lazy(r"^(?:(does|do|did) not |(doesn't|don't|didn't) )(\w+)|^(\w+)(?: not|n't)\b", re.IGNORECASE)
+_BE_VERB = lazy(r"\b(is|are|was|were)\b")
+_ES_ENDINGS = ("sses", "shes", "ches", "xes", "zes", "oes")
+# Words ending in "s" that start a statement without being its verb.
+_NOT_VERBS = frozenset("his its this always sometimes perhaps less".split())
+
+
+def _base_form(verb: str) -> str:
+    """The base form of a third-person present verb: "prefers" -> "prefer", "tries" -> "try",
+    "watches" -> "watch", "has" -> "have"."""
+    v = verb.lower()
+    if v == "has":
+        return "have"
+    if v.endswith("ies") and len(v) > 4:
+        return v[:-3] + "y"
+    if v.endswith(_ES_ENDINGS):
+        return v[:-2]
+    return v[:-1] if v.endswith("s") and not v.endswith("ss") else v
+
+
+def _third_person(verb: str) -> str:
+    """"want" -> "wants", "try" -> "tries", "watch" -> "watches", "have" -> "has"."""
+    v = verb.lower()
+    if v == "have":
+        return "has"
+    if v.endswith("y") and len(v) > 2 and v[-2] not in "aeiou":
+        return v[:-1] + "ies"
+    return v + ("es" if v.endswith(("s", "sh", "ch", "x", "z", "o")) else "s")
+
+
+def opposite(opinion: str) -> str:
+    """The opinion's negation, written deterministically for the `negate` method:
+    "@Sam: Prefers tea." -> "@Sam: Does not prefer tea."; "@Sam: Is vegetarian." -> "@Sam: Is
+    not vegetarian."; "@NAS: The backups are reliable." -> "@NAS: The backups are not reliable.";
+    "@Peter: Does not want X." -> "@Peter: Wants X." A statement none of these fits is wrapped:
+    "@E: It is not true that: <statement>"."""
+    text = _one_line(opinion)
+    head, sep, body = text.partition(": ")
+    if not sep or not head.startswith("@"):
+        head, sep, body = "", "", text
+    words = body.split(" ", 1)
+    first, rest = words[0], (words[1] if len(words) > 1 else "")
+    m = _NEGATED.match(body)
+    if m and m.group(3):  # "Does not want X" -> "Wants X"
+        flipped = _third_person(m.group(3)) + body[m.end():]
+    elif m and m.group(4) and m.group(4).lower() in _AUX | _HAVE:  # "Is not X" -> "Is X"
+        flipped = m.group(4) + body[m.end():]
+    elif first.lower() in _AUX or (first.lower() in _HAVE and rest.split(" ", 1)[0].lower().endswith(("ed", "en"))):
+        flipped = f"{first} not {rest}".rstrip()
+    elif first[:1].isupper() and first.lower().endswith("s") and first.isalpha() and first.lower() not in _NOT_VERBS:
+        flipped = f"Does not {_base_form(first)} {rest}".rstrip()
+    elif (be := _BE_VERB.search(body)) is not None:  # "The renovation is on budget."
+        flipped = body[: be.end()] + " not" + body[be.end():]
+    else:
+        flipped = f"It is not true that: {body}"
+    flipped = flipped[:1].upper() + flipped[1:]
+    return f"{head}{sep}{flipped}"
+
+
 def pair_prompt(fact: str, opinion: str) -> str:
     """The pair part of every judge prompt (the question follows it, so two questions about one
     pair share this prefix in the model's cache)."""
@@ -302,6 +376,8 @@ class PairScores(NamedTuple):
     yes_contradicts: float | None = None
     bears: float | None = None  # `likely`: log-odds of "yes" to BEARS_QUESTION
     likely: float | None = None  # `likely`: mean log-odds of "more" over "less" (LIKELY_QUESTIONS)
+    # `negate`: the label log-probs of the labels question asked about the opinion's opposite.
+    negated: tuple[float, float, float] | None = None
 
 
 def _logsumexp(xs: list[float]) -> float:
@@ -327,11 +403,13 @@ def _odds(model: Scorer, user: str, pro: tuple[str, ...], con: tuple[str, ...], 
     return _logsumexp(lp[: len(pro)]) - _logsumexp(lp[len(pro):])
 
 
-# The questions each way of deciding asks, each named by the method that asks it alone (a pair
-# asked one of them for two methods is asked once).
-QUESTIONS: dict[Method, tuple[Method, ...]] = {
+# The questions each way of deciding asks (`ask`), named by the method that asks them alone, plus
+# `negated` (the labels question about the opinion's opposite): a pair asked one of them for two
+# methods is asked once.
+Question = Literal["labels", "yesno", "likely", "negated"]
+QUESTIONS: dict[Method, tuple[Question, ...]] = {
     "labels": ("labels",), "contrast": ("labels",), "yesno": ("yesno",), "likely": ("likely",),
-    "agree": ("labels", "yesno"),
+    "agree": ("labels", "yesno"), "negate": ("labels", "yesno", "negated"),
 }
 
 
@@ -340,21 +418,34 @@ def merge(a: PairScores, b: PairScores) -> PairScores:
     return a._replace(**{k: v for k, v in b._asdict().items() if getattr(a, k) is None})
 
 
-def score_pair(model: Scorer, fact: str, opinion: str, method: Method) -> PairScores:
-    """The model's scores for one pair with `method` (one model call for labels and contrast, which
-    ask the same question, two for yesno, three for likely and for agree)."""
-    if method == "agree":
-        return merge(score_pair(model, fact, opinion, "labels"), score_pair(model, fact, opinion, "yesno"))
+def _labels(model: Scorer, user: str, system: str = SCORE_SYSTEM) -> tuple[float, float, float]:
+    lp = _scores(model, user, LABELS, system)
+    return lp[0], lp[1], lp[2]
+
+
+def ask(model: Scorer, fact: str, opinion: str, question: Question) -> PairScores:
+    """One of the `QUESTIONS` about one pair (two prompts for `yesno`, three for `likely`)."""
+    if question == "negated":
+        return PairScores(negated=_labels(model, pair_prompt(fact, opposite(opinion)) + LABEL_QUESTION))
     pair = pair_prompt(fact, opinion)
-    if method == "likely":
+    if question == "likely":
         bears = _odds(model, pair + BEARS_QUESTION, YES, NO, LIKELY_SYSTEM)
         ways = [_odds(model, pair + q, MORE, LESS, LIKELY_SYSTEM) for q in LIKELY_QUESTIONS]
         return PairScores(bears=bears, likely=sum(ways) / len(ways))
-    if method in ("labels", "contrast"):
-        lp = _scores(model, pair + LABEL_QUESTION, LABELS)
-        return PairScores(labels=(lp[0], lp[1], lp[2]))
-    odds = {relation: _odds(model, pair + question, YES, NO) for relation, question in YES_QUESTIONS.items()}
+    if question == "labels":
+        return PairScores(labels=_labels(model, pair + LABEL_QUESTION))
+    odds = {relation: _odds(model, pair + q, YES, NO) for relation, q in YES_QUESTIONS.items()}
     return PairScores(yes_supports=odds["supports"], yes_contradicts=odds["contradicts"])
+
+
+def score_pair(model: Scorer, fact: str, opinion: str, method: Method) -> PairScores:
+    """The model's scores for one pair with `method`: its `QUESTIONS`, merged (one prompt for labels
+    and contrast, two for yesno, three for likely and agree, four for negate)."""
+    parts = [ask(model, fact, opinion, q) for q in QUESTIONS[method]]
+    out = parts[0]
+    for p in parts[1:]:
+        out = merge(out, p)
+    return out
 
 
 class Decision(NamedTuple):
@@ -378,9 +469,25 @@ def direction(scores: PairScores, method: Method) -> float:
     if method == "likely":
         assert scores.likely is not None
         return scores.likely
+    if method == "negate":
+        return negation_contrast(scores)
     return contrast(scores)
 
 
+def negation_contrast(scores: PairScores) -> float:
+    """`negate`'s direction: the contrast on the opinion minus the contrast on its opposite. A lean
+    of the model to one label is in both and cancels; a model that reads "Does not prefer X" as
+    "prefers X" gives the same contrast twice, and the difference is 0: it abstains, where one
+    question alone would have claimed a direction."""
+    assert scores.labels is not None and scores.negated is not None
+    return contrast(scores) - (scores.negated[0] - scores.negated[1])
+
+
+# The ways of deciding read as one supports-vs-contradicts number against the model's lean (`offset`)
+# with a band (`margin`): fitted by `check._fit_two_sided`.
+TWO_SIDED: tuple[Method, ...] = ("contrast", "likely", "agree", "negate")
+# The ways of deciding that answer only where the yes/no framing points the same way (its lean: `floor`).
+YES_FRAMED: tuple[Method, ...] = ("agree", "negate")
 NO_FLOOR = -1e9  # a `floor` that every pair clears (JSON has no infinity)
 NEVER = 1e9  # a stored margin no pair clears: the calibration never decides
 
@@ -398,7 +505,7 @@ def sides(scores: PairScores, method: Method, floor: float) -> tuple[bool, bool]
     if method == "likely":
         ok = scores.bears is not None and scores.bears > floor
         return ok, ok
-    if method == "agree":
+    if method in YES_FRAMED:
         if scores.yes_supports is None or scores.yes_contradicts is None:
             return False, False
         y = yes_lean(scores)
@@ -411,9 +518,10 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
     for `likely`, the `floor` its bears-on-it log-odds must clear; for `agree`, the `floor` is the
     yes/no framing's lean; see the module docstring, step 3); "strong" when the evidence clears the
     threshold by STRONG_CLEARANCE or more."""
-    if method in ("contrast", "likely", "agree"):
+    if method in TWO_SIDED:
         may_support, may_contradict = sides(scores, method, floor)
-        if not (may_support or may_contradict) or (method != "likely" and scores.labels is None):
+        if not (may_support or may_contradict) or (method != "likely" and scores.labels is None) or (
+                method == "negate" and scores.negated is None):
             return ABSTAIN
         x = direction(scores, method) - offset
         past = abs(x) - margin
@@ -614,8 +722,8 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
 
 def describe_rule(method: Method, offset: float, floor: float) -> str:
     """The calibrated numbers beyond the margin, for a one-line report ("" for labels and yesno)."""
-    lean = f", offset {offset:+.2f}" if method in ("contrast", "likely", "agree") else ""
-    if method == "agree":
+    lean = f", offset {offset:+.2f}" if method in TWO_SIDED else ""
+    if method in YES_FRAMED:
         return lean + f", yes/no lean {floor:+.2f}"
     return lean + (f", floor {floor:+.2f}" if method == "likely" and floor > NO_FLOOR else "")
 
