@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
-from gitmem.parse import attributes
+from gitmem.parse import answers, attributes
 from gitmem.parse.dates import ENDS_HINT, ends
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
@@ -88,6 +88,11 @@ _SAYING = frozenset(("says", "said", "think", "thinks", "feels", "finds", "calls
 # day, the one giving the asked attribute goes first.
 SAME_DAY_ATTRIBUTE = True
 RECENCY_SHARED = 2
+# Typed answers (wave 8, `_typed`): a newer statement giving another value of the type the question
+# asks for (a time, an amount, a place, a name: parse/answers.py) goes first. Off: False.
+TYPED_ANSWERS = True
+# Light verbs a question asks with that name no thing ("What phone does Xavier use?").
+_LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
 RECENCY_TOP = 30
 
 
@@ -241,6 +246,7 @@ class Asked(NamedTuple):
     families: frozenset[str] = frozenset()  # the attributes it asks about (parse.attributes.asked)
     entities: frozenset[str] = frozenset()  # the entity keys it names that memory knows
     quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
+    expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
 
 
 class _Said(NamedTuple):
@@ -468,6 +474,33 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     return None
 
 
+def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, gives another value of what the question asks than `d` does, read from the
+    question's answer type (parse.answers: a time, an amount, a place, a name) rather than from
+    the words the two share: both are about one subject, both give a value of that type and `c`
+    gives one `d` does not ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over
+    "Goes to the gym at 6 a.m."). They must be about the thing asked: `c` holds every question word
+    `d` holds (light verbs aside: "use", "go") or one naming a thing (not an attribute word) in
+    common; and a shared question word, a question that names nothing but the subject ("Where is
+    Dunja?"), or an old value named again ("Set up his Galaxy S25 ...; the Pixel went to his mum")
+    says it is the same slot. A one-off event, an addition ("also", "too") or another kind of
+    statement is no new value."""
+    if not (TYPED_ANSWERS and q.expects and c.subject and c.subject == d.subject and c.kind == d.kind):
+        return None
+    if c.event and not c.ending or is_additive(c.text):
+        return None
+    shared = c.asked & d.asked - _LIGHT
+    if d.asked - c.asked - _LIGHT and all(attributes.vocabulary(st) for st in shared):
+        return None
+    for kind in sorted(q.expects):
+        mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
+        if not mine or not theirs or mine <= theirs:
+            continue
+        if shared or not c.stems - _LIGHT or mine & theirs:
+            return f"another {kind} for the same thing"
+    return None
+
+
 def _in_common(c: _Said, d: _Said) -> bool:
     """Whether `c`, a newer statement of the subject of `d`, shares a content word or another @entity
     with it, and does not say it adds to what holds ("Still drives into Ljubljana on Thursdays" is
@@ -610,7 +643,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    why = _same_thing(me, them, q) if ATTRIBUTE_RECENCY else None
+                    why = (_same_thing(me, them, q) or _typed(me, them, q)) if ATTRIBUTE_RECENCY else None
                     if why is not None:
                         if why == ON_THE_SAME_THING:
                             # It stands for the answer it passed: what it passes next must pass that.
