@@ -92,7 +92,7 @@ def _names(text: str) -> frozenset[str]:
             continue
         named = (w[0].isupper() and not start and w != "I") or (prev_named and w[0].isdigit())
         if named:
-            out.add(w.lower())
+            out.add(w.lower().rstrip(".-"))
         prev_named = named
         start = False
     return frozenset(out)

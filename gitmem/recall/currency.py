@@ -483,14 +483,20 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     `d` holds (light verbs aside: "use", "go") or one naming a thing (not an attribute word) in
     common; and a shared question word, a question that names nothing but the subject ("Where is
     Dunja?"), or an old value named again ("Set up his Galaxy S25 ...; the Pixel went to his mum")
-    says it is the same slot. A one-off event, an addition ("also", "too") or another kind of
-    statement is no new value."""
+    says it is the same slot. An addition ("also", "too") or another kind of
+    statement is no new value, nor is something done once that does not name the thing asked."""
     if not (TYPED_ANSWERS and q.expects and c.subject and c.subject == d.subject and c.kind == d.kind):
         return None
-    if c.event and not c.ending or is_additive(c.text):
+    if is_additive(c.text):
         return None
     shared = c.asked & d.asked - _LIGHT
-    if d.asked - c.asked - _LIGHT and all(attributes.vocabulary(st) for st in shared):
+    thing = any(not attributes.vocabulary(st) for st in shared)
+    if d.asked - c.asked - _LIGHT and not thing:
+        return None
+    # Something done once gives a value of the slot only when it names the thing asked about with the
+    # older one ("Switched the laptop over to Fedora" / "Her laptop runs Windows 11"); else it is an
+    # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
+    if c.event and not c.ending and not thing:
         return None
     for kind in sorted(q.expects):
         mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
