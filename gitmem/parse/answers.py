@@ -13,8 +13,12 @@ Types (`expects`):
 - "money": how much, rent, price, cost, fee, pay; values are amounts in a currency;
 - "place": where; values are capitalised words after a preposition ("in Split", "on Samsø");
 - "name": "what is X called", "which/what <noun> ..."; values are capitalised words not at the start
-  of a sentence and not an @mention ("Fedora", "Galaxy S25", "Spotify Individual").
-Imports only `re` (the parse layer is the bottom of the import order).
+  of a sentence and not an @mention ("Fedora", "Galaxy S25", "Spotify Individual");
+- "polarity": a yes/no question about a state ("Does Folake sing in a choir?", "Is Njeri seeing
+  anyone?"); the value is "no" when the statement ends a state ("Gave the choir her last Sunday",
+  "Split up with @Rafferty": attributes.ENDS_STATE and the endings of a relationship, a stay, a last
+  time), else "yes".
+Imports only the parse layer (the bottom of the import order).
 """
 
 from __future__ import annotations
@@ -23,9 +27,15 @@ import re
 from functools import lru_cache
 
 from gitmem.lazyre import lazy
+from gitmem.parse.attributes import ENDS_STATE
 
 _WHEN = lazy(r"^\s*when\b(?!\s+(?:did|was|were|had)\b)|\bwhat time\b|\b(?:which|what) days?\b", re.I)
 _MONEY = lazy(r"\bhow much\b|\b(?:rent|price|prices|cost|costs|fee|fees|pay|pays|paid|salary|subscription)\b", re.I)
+# A yes/no question about how things stand (not "did/was": a past event).
+_YES_NO = lazy(r"^\s*(?:does|do|is|are|has|have)\b", re.I)
+# Endings ENDS_STATE does not list: of a relationship, of a place left, of a last time.
+_ENDED = lazy(r"\b(?:split up|splits up|broke up|broken up|separated|left|moved out|(?:his|her|their|my) last|"
+              r"any ?more)\b", re.I)
 _WHERE = lazy(r"^\s*where\b", re.I)
 # "What is the podcast called?", "Which Spotify plan ...", "What phone does Xavier use?": a name of
 # a thing; not "what does X think" nor "what is X's rent" (an auxiliary, not a noun, follows).
@@ -59,6 +69,8 @@ def expects(question: str) -> frozenset[str]:
         out.add("place")
     if _NAME.search(question):
         out.add("name")
+    if _YES_NO.search(question):
+        out.add("polarity")
     return frozenset(out)
 
 
@@ -73,6 +85,8 @@ def values(text: str, kind: str) -> frozenset[str]:
         return frozenset(w.lower() for w in (m.group(1) for m in _PLACE_VALUE.finditer(text)) if w[0].isupper())
     if kind == "name":
         return _names(text)
+    if kind == "polarity":
+        return frozenset(("no",)) if ENDS_STATE.search(text) or _ENDED.search(text) else frozenset(("yes",))
     return frozenset()
 
 

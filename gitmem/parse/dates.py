@@ -242,6 +242,10 @@ _UNTIL = lazy(r"\b(?:" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
 _BACK = lazy(r"(?:^|[;,(]\s*)back (?:on|by)\b(?P<rest>[^.;!?]{0,60})", re.I)
 _BARE_MONTH = lazy(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
                          + _mon("bm") + r"(?!\s*\d)", re.I)
+# "until the lease ends in June", "till the course finishes by May": the month the clause after the
+# until-word names, the end of that month (a day-less month is read no other way: find_dates needs a day).
+_CLAUSE_MONTH = lazy(r"^[^,;:()]{0,40}?\b(?:in|by)\s+(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|"
+                     r"mid-?\s*)?" + _mon("cm") + r"(?!\s*\d)", re.I)
 _ORDINAL = lazy(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 
 
@@ -326,6 +330,10 @@ def _end_of(rest: str, written: date) -> date | None:
         y, mo = (written.year, written.month) if d >= written.day else \
             (written.year + (written.month == 12), written.month % 12 + 1)
         return _mkdate(y, mo, d)
+    clause = _CLAUSE_MONTH.match(rest)
+    if clause is not None:
+        mon = _MONTHS[clause.group("cm")[:3].lower()]
+        return _month_end(written.year + (mon < written.month), mon)
     return None
 
 

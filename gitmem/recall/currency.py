@@ -91,6 +91,7 @@ RECENCY_SHARED = 2
 # Typed answers (wave 8, `_typed`): a newer statement giving another value of the type the question
 # asks for (a time, an amount, a place, a name: parse/answers.py) goes first. Off: False.
 TYPED_ANSWERS = True
+_NO = frozenset(("no",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
 _LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
 RECENCY_TOP = 30
@@ -491,18 +492,23 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
         return None
     shared = c.asked & d.asked - _LIGHT
     thing = any(not attributes.vocabulary(st) for st in shared)
-    if d.asked - c.asked - _LIGHT and not thing:
+    missing = d.asked - c.asked - _LIGHT
+    # A yes/no question: the older line may hold the question's attribute words alone ("sing" in "Does
+    # Folake sing in a choir?" / "Gave the choir her last Sunday"), not a thing ("football").
+    if missing and not thing and ("polarity" not in q.expects or not all(attributes.vocabulary(st) for st in missing)):
         return None
     # Something done once gives a value of the slot only when it names the thing asked about with the
     # older one ("Switched the laptop over to Fedora" / "Her laptop runs Windows 11"); else it is an
     # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
-    if c.event and not c.ending and not thing:
+    # An ending is no instance: "Gave the choir her last Sunday" answers "Does Folake sing in a choir?".
+    ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
+    if c.event and not ended and not thing:
         return None
     for kind in sorted(q.expects):
         mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
         if not mine or not theirs or mine <= theirs:
             continue
-        if shared or not c.stems - _LIGHT or mine & theirs:
+        if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject}:
             return f"another {kind} for the same thing"
     return None
 
