@@ -82,9 +82,10 @@ def values(text: str, kind: str) -> frozenset[str]:
     if kind == "money":
         return frozenset(re.sub(r"[\s,]", "", m.group().lower()) for m in _MONEY_VALUE.finditer(text))
     if kind == "place":
-        return frozenset(w.lower() for w in (m.group(1) for m in _PLACE_VALUE.finditer(text)) if w[0].isupper())
+        return frozenset(w.lower() for w in (m.group(1) for m in _PLACE_VALUE.finditer(text)) if w[0].isupper()) - \
+            values(text, "time")
     if kind == "name":
-        return _names(text)
+        return _names(text) - values(text, "time")
     if kind == "polarity":
         return frozenset(("no",)) if ENDS_STATE.search(text) or _ENDED.search(text) else frozenset(("yes",))
     return frozenset()

@@ -92,6 +92,7 @@ RECENCY_SHARED = 2
 # asks for (a time, an amount, a place, a name: parse/answers.py) goes first. Off: False.
 TYPED_ANSWERS = True
 _NO = frozenset(("no",))
+_POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
 _LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
 RECENCY_TOP = 30
@@ -502,7 +503,7 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
     # An ending is no instance: "Gave the choir her last Sunday" answers "Does Folake sing in a choir?".
     ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
-    if c.event and not ended and not thing:
+    if _done(c) and not ended and not thing:
         return None
     for kind in sorted(q.expects):
         mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
@@ -511,6 +512,30 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
         if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject}:
             return f"another {kind} for the same thing"
     return None
+
+
+# A report opening with "had", "was" or "were" ("Had lunch with @Pia at a noodle bar in Antwerp"):
+# something done or been, like supersede.is_event's past tenses (which leave "had" out: "Had two
+# kids" can be a state to supersession).
+_HAD = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:had|was|were)\b", re.I)
+
+
+def _done(c: _Said) -> bool:
+    """Whether a statement reports something done once rather than how things stand (`_typed`)."""
+    return c.event or _HAD.match(c.text) is not None
+
+
+def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because the question
+    names nothing but the subject ("Where is Bruno?": its words cannot tell the lines apart) and `c`
+    gives a value of the type it asks for where `d` gives none ("Out on Texel with the kayak club"
+    over "Repairs church organs for a living"). Not something done once ("Had lunch at a noodle bar
+    in Antwerp"), not a yes/no question (every line has a polarity)."""
+    if not (TYPED_ANSWERS and q.expects and c.subject and c.subject == d.subject and c.own and c.kind == d.kind):
+        return False
+    if c.stems - _LIGHT or _done(c):
+        return False
+    return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
 
 
 def _in_common(c: _Said, d: _Said) -> bool:
@@ -649,7 +674,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if d.score is None or d.uncommitted or d.row[ID] in replaced:
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
-                                            or _answers_instead(me, them, q)):
+                                            or _answers_instead(me, them, q) or _answers_at_all(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
