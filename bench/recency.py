@@ -11,7 +11,8 @@ no-question-word ties); without it attribute recency is off. A final `o` turns w
 recency and open expiries off (`e0.1ao`: the ranking before wave 6, but for its attribution fix).
 A suffix `-win`, `-day`, `-qty`, `-op` or `-same` turns one of wave 7's rules off (written windows,
 same-day ties, amounts, opinions in new words, a newer line on the same thing: see WAVE7), `-typed`
-wave 8's typed answers (currency.TYPED_ANSWERS), `-w7` all of wave 7's (`e0.1a-w7`; the parse-side changes of wave 7, in dates.ends and the lexicon, stay on).
+wave 8's typed answers (currency.TYPED_ANSWERS), `-w7` all of wave 7's (`e0.1a-w7`; the parse-side
+changes of wave 7, in dates.ends and the lexicon, stay on).
 ARGS go to every suite (never `--write`: the tables are printed and copied into
 bench/RESULTS.md by hand with this command). Choose a margin on the tune halves, report the others.
 """

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_current_truth_wave7 import history, nothing_hidden, top
-from test_attribute_recency import ask, top_about
+from test_attribute_recency import ask
 
 from gitmem.parse import answers
 from gitmem.parse.dates import ends
