@@ -30,7 +30,7 @@ def test_the_type_a_question_asks_for_and_the_values_a_line_gives() -> None:
     assert answers.values("Her swim is at 6 p.m. on Thursdays.", "time") == {"6 p.m", "thursdays"}
     assert answers.values("Rent is £900 a month, up from 850 euros.", "money") == {"£900", "850euros"}
     assert answers.values("@Bruno: Out on Texel with the kayak club; at a campsite in De Koog.", "place") == \
-        {"texel", "de"}
+        {"texel", "de", "koog"}
     # Names start no sentence and are no @mention; a number beside a name belongs to it.
     assert answers.values("@Wren: Set up a Framework 13. The ThinkPad went to @Ola on Friday.", "name") == \
         {"framework", "13", "thinkpad"}
@@ -122,3 +122,17 @@ def test_a_yes_no_question_is_answered_by_the_newer_ending(tmp_path: Path, monke
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
     assert "Swims with the Otters" in top(repo, "Does Kofi swim with a club?", "kofi", "2026-05-01")
     assert "Dating @Ines" in top(repo, "Is Kofi dating anyone?", "kofi", "2026-05-01")
+
+
+def test_a_new_name_beside_the_old_one_is_the_name_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-10", ("W @Tamsin: Her tortoise is called Brutus.",
+                        "W @Tamsin: Keeps an allotment by the railway.")),
+        ("2026-03-14", ("W @Tamsin: Everyone at the allotment calls Brutus Pebble.",)),
+        ("2026-03-20", ("W @Tamsin: Feeds Brutus dandelions from Kew Gardens.",)),
+    )
+    # The newest line names Brutus and a place (no new name); the one before names him anew.
+    assert "calls Brutus Pebble" in top(repo, "What is Tamsin's tortoise called?", "tamsin", "2026-04-01")
+    monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
+    assert "tortoise is called Brutus" in top(repo, "What is Tamsin's tortoise called?", "tamsin", "2026-04-01")

@@ -82,13 +82,25 @@ def values(text: str, kind: str) -> frozenset[str]:
     if kind == "money":
         return frozenset(re.sub(r"[\s,]", "", m.group().lower()) for m in _MONEY_VALUE.finditer(text))
     if kind == "place":
-        return frozenset(w.lower() for w in (m.group(1) for m in _PLACE_VALUE.finditer(text)) if w[0].isupper()) - \
-            values(text, "time")
+        return frozenset(w.lower() for m in _PLACE_VALUE.finditer(text) if m.group(1)[0].isupper()
+                         for w in _capitalised_run(text, m.start(1))) - values(text, "time")
     if kind == "name":
         return _names(text) - values(text, "time")
     if kind == "polarity":
         return frozenset(("no",)) if ENDS_STATE.search(text) or _ENDED.search(text) else frozenset(("yes",))
     return frozenset()
+
+
+def _capitalised_run(text: str, at: int) -> list[str]:
+    """The capitalised words from `at` on ("Kew Gardens", "Trafford Centre"): a place's whole name."""
+    out = []
+    for m in _WORD.finditer(text, at):
+        w = m.group()
+        if not w[0].isupper() or text[at:m.start()].strip():
+            break
+        out.append(w.rstrip(".-'"))
+        at = m.end()
+    return out
 
 
 def _names(text: str) -> frozenset[str]:
@@ -107,7 +119,7 @@ def _names(text: str) -> frozenset[str]:
             continue
         named = (w[0].isupper() and not start and w != "I") or (prev_named and w[0].isdigit())
         if named:
-            out.add(w.lower().rstrip(".-"))
+            out.add(w.lower().rstrip(".-'"))
         prev_named = named
         start = False
     return frozenset(out)

@@ -496,7 +496,9 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     missing = d.asked - c.asked - _LIGHT
     # A yes/no question: the older line may hold the question's attribute words alone ("sing" in "Does
     # Folake sing in a choir?" / "Gave the choir her last Sunday"), not a thing ("football").
-    if missing and not thing and ("polarity" not in q.expects or not all(attributes.vocabulary(st) for st in missing)):
+    renamed = "name" in q.expects and _renamed(c.text, d.text)
+    if missing and not thing and not renamed and (
+            "polarity" not in q.expects or not all(attributes.vocabulary(st) for st in missing)):
         return None
     # Something done once gives a value of the slot only when it names the thing asked about with the
     # older one ("Switched the laptop over to Fedora" / "Her laptop runs Windows 11"); else it is an
@@ -518,6 +520,16 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
 # something done or been, like supersede.is_event's past tenses (which leave "had" out: "Had two
 # kids" can be a state to supersession).
 _HAD = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:had|was|were)\b", re.I)
+
+
+def _renamed(new: str, old: str) -> bool:
+    """Whether `new` names the name `old` gives and a new one beside it that is no place ("The kids
+    started calling Moustache 'Mouse'" / "Her cat is called Moustache"; "Episode 40 of Kitchen Across
+    the Sava ...; the sisters dropped the Sarma title" / "... a podcast called Sarma Sundays"): it
+    speaks of the thing the old name names, whatever question word it lacks ("cat", "podcast").
+    "Rex loves the beach at Howth" gives Rex no new name: Howth is a place."""
+    mine, theirs = answers.values(new, "name"), answers.values(old, "name")
+    return bool(mine & theirs) and not mine - answers.values(new, "place") <= theirs
 
 
 def _done(c: _Said) -> bool:
