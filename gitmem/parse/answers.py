@@ -11,7 +11,8 @@ shapes of an answer, read from the text). Ranking only; nothing is hidden on thi
 Types (`expects`):
 - "time": when / what time / which day; values are clock times, weekdays, parts of the day, months;
 - "money": how much, rent, price, cost, fee, pay; values are amounts in a currency;
-- "place": where; values are capitalised words after a preposition ("in Split", "on Samsø");
+- "place": where; values are the capitalised words after a preposition ("in Split", "on Samsø",
+  "in the Trafford Centre");
 - "name": "what is X called", "which/what <noun> ..."; values are capitalised words not at the start
   of a sentence and not an @mention ("Fedora", "Galaxy S25", "Spotify Individual");
 - "polarity": a yes/no question about a state ("Does Folake sing in a choir?", "Is Njeri seeing
@@ -111,8 +112,10 @@ def _names(text: str) -> frozenset[str]:
     prev_named = False
     for m in _WORD.finditer(text):
         w = m.group()
-        before = text[:m.start()].rstrip()
-        if before and before[-1] in _STARTS:
+        j = m.start() - 1
+        while j >= 0 and text[j].isspace():
+            j -= 1
+        if j >= 0 and text[j] in _STARTS:
             start = True
         if w.startswith("@"):
             start = prev_named = False

@@ -20,7 +20,12 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   thing asked about and the newer gives it another number, date, opinion or ends it
   (`_same_slot`: "Now on Postgres 17" over "Runs Postgres 16"). Whom a statement is about is
   parse.entities.subject: "@Linnea: @Anders opened a studio" is Anders's, never Linnea's.
-Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
+- Typed answers (wave 8, `_typed`, TYPED_ANSWERS): the question says what "the same thing" is, by the
+  kind of value it asks for (a time, an amount, a place, a name, yes or no: parse/answers.py); of
+  two statements about one subject giving values of that kind, the newer one giving another value
+  goes first ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over "Goes to the gym at
+  6 a.m."), whatever words either uses.
+Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8").
 """
 
 from __future__ import annotations
@@ -478,7 +483,7 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
 
 def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     """Why `c`, newer, gives another value of what the question asks than `d` does, read from the
-    question's answer type (parse.answers: a time, an amount, a place, a name) rather than from
+    question's answer type (parse.answers: a time, an amount, a place, a name, yes or no) rather than from
     the words the two share: both are about one subject, both give a value of that type and `c`
     gives one `d` does not ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over
     "Goes to the gym at 6 a.m."). They must be about the thing asked: `c` holds every question word
@@ -494,9 +499,9 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     shared = c.asked & d.asked - _LIGHT
     thing = any(not attributes.vocabulary(st) for st in shared)
     missing = d.asked - c.asked - _LIGHT
+    renamed = "name" in q.expects and _renamed(c.text, d.text)
     # A yes/no question: the older line may hold the question's attribute words alone ("sing" in "Does
     # Folake sing in a choir?" / "Gave the choir her last Sunday"), not a thing ("football").
-    renamed = "name" in q.expects and _renamed(c.text, d.text)
     if missing and not thing and not renamed and (
             "polarity" not in q.expects or not all(attributes.vocabulary(st) for st in missing)):
         return None
