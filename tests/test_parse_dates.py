@@ -119,3 +119,4 @@ def test_the_ends_hint_admits_every_end_word_ends_reads() -> None:
         assert dates.ENDS_HINT.search(f"away {lead} 12 days"), lead
         assert dates.ends(f"Away {lead} 12 days, back after", date(2026, 3, 1)) == date(2026, 3, 13), lead
     assert dates.ENDS_HINT.search("In Split this week for a trial")
+    assert dates.may_end("At a wedding in Accra; back on Monday") and dates.may_end("Visiting, back by Friday")

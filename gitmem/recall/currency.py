@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
 from gitmem.parse import answers, attributes
-from gitmem.parse.dates import ENDS_HINT, ends
+from gitmem.parse.dates import ends, may_end
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
@@ -152,8 +152,8 @@ def _ahead(row: Any) -> bool:
 def _open_end(row: Any) -> str | None:
     """The last day of a state about someone that names its end and no start (`bounded`)."""
     content = row[CONTENT]
-    # ENDS_HINT first: a cheap necessary condition of dates.ends, which every candidate would reach.
-    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not ENDS_HINT.search(content) or is_event(content):
+    # may_end first: a cheap necessary condition of dates.ends, which every candidate would reach.
+    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not may_end(content) or is_event(content):
         return None
     logged = log_date(row[PATH])
     start = row[EVENT_START]
