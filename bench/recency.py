@@ -10,8 +10,9 @@ both margin M) or `eAuB` (entity margin A, untyped margin B), each optionally fo
 no-question-word ties); without it attribute recency is off. A final `o` turns wave 6's slot
 recency and open expiries off (`e0.1ao`: the ranking before wave 6, but for its attribution fix).
 A suffix `-win`, `-day`, `-qty`, `-op` or `-same` turns one of wave 7's rules off (written windows,
-same-day ties, amounts, opinions in new words, a newer line on the same thing: see WAVE7), `-w7`
-all of them (`e0.1a-w7`; the parse-side changes of wave 7, in dates.ends and the lexicon, stay on).
+same-day ties, amounts, opinions in new words, a newer line on the same thing: see WAVE7), `-typed`
+wave 8's typed answers (currency.TYPED_ANSWERS), `-w7` all of wave 7's (`e0.1a-w7`; the parse-side
+changes of wave 7, in dates.ends and the lexicon, stay on).
 ARGS go to every suite (never `--write`: the tables are printed and copied into
 bench/RESULTS.md by hand with this command). Choose a margin on the tune halves, report the others.
 """
@@ -49,14 +50,14 @@ def margins(name: str) -> tuple[float, float, bool, bool, bool, bool]:
 
 # Wave 7's rules, each turned off by a suffix "-NAME" of a variant ("e0.1a-day"; "-w7": all of them).
 WAVE7 = {"win": "WINDOW_EXPIRY", "day": "SAME_DAY_ATTRIBUTE", "qty": "QUANTITY_RECENCY", "op": "OPINION_RECENCY",
-         "same": "SAME_THING_WORDS"}
+         "same": "SAME_THING_WORDS", "typed": "TYPED_ANSWERS"}
 
 
 @contextlib.contextmanager
 def variant(name: str) -> Iterator[None]:
     base, *offs = name.split("-")
     names = ("RECENCY_MARGIN", "UNTYPED_MARGIN", "ATTRIBUTE_RECENCY", "ATTRIBUTE_TIES", "SLOT_RECENCY", "OPEN_EXPIRY")
-    off = [WAVE7[o] for o in offs if o in WAVE7] + (list(WAVE7.values()) if "w7" in offs else [])
+    off = [WAVE7[o] for o in offs if o in WAVE7] + ([v for k, v in WAVE7.items() if k != "typed"] if "w7" in offs else [])
     if any(o not in WAVE7 and o != "w7" for o in offs):
         raise SystemExit(f"bad variant {name!r}: a suffix is one of -{', -'.join(WAVE7)} or -w7")
     values = (*margins(base), *([False] * len(off)))

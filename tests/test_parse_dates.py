@@ -114,4 +114,9 @@ def test_the_ends_hint_admits_every_end_word_ends_reads() -> None:
         for n in dates._COUNTS:
             assert dates.ENDS_HINT.search(f"away {lead}{n} weeks"), (lead, n)
     assert dates.ENDS_HINT.search("away for 12 days")
+    # A two-digit count after about/around/roughly (`_FOR` reads up to two digits): the hint once took one digit only.
+    for lead in ("about", "around", "roughly"):
+        assert dates.ENDS_HINT.search(f"away {lead} 12 days"), lead
+        assert dates.ends(f"Away {lead} 12 days, back after", date(2026, 3, 1)) == date(2026, 3, 13), lead
     assert dates.ENDS_HINT.search("In Split this week for a trial")
+    assert dates.may_end("At a wedding in Accra; back on Monday") and dates.may_end("Visiting, back by Friday")

@@ -20,7 +20,12 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   thing asked about and the newer gives it another number, date, opinion or ends it
   (`_same_slot`: "Now on Postgres 17" over "Runs Postgres 16"). Whom a statement is about is
   parse.entities.subject: "@Linnea: @Anders opened a studio" is Anders's, never Linnea's.
-Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth").
+- Typed answers (wave 8, `_typed`, TYPED_ANSWERS): the question says what "the same thing" is, by the
+  kind of value it asks for (a time, an amount, a place, a name, yes or no: parse/answers.py); of
+  two statements about one subject giving values of that kind, the newer one giving another value
+  goes first ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over "Goes to the gym at
+  6 a.m."), whatever words either uses.
+Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8").
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
-from gitmem.parse import attributes
-from gitmem.parse.dates import ENDS_HINT, ends
+from gitmem.parse import answers, attributes
+from gitmem.parse.dates import ends, may_end
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
@@ -88,6 +93,13 @@ _SAYING = frozenset(("says", "said", "think", "thinks", "feels", "finds", "calls
 # day, the one giving the asked attribute goes first.
 SAME_DAY_ATTRIBUTE = True
 RECENCY_SHARED = 2
+# Typed answers (wave 8, `_typed`): a newer statement giving another value of the type the question
+# asks for (a time, an amount, a place, a name: parse/answers.py) goes first. Off: False.
+TYPED_ANSWERS = True
+_NO = frozenset(("no",))
+_POLARITY = frozenset(("polarity",))
+# Light verbs a question asks with that name no thing ("What phone does Xavier use?").
+_LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
 RECENCY_TOP = 30
 
 
@@ -140,8 +152,8 @@ def _ahead(row: Any) -> bool:
 def _open_end(row: Any) -> str | None:
     """The last day of a state about someone that names its end and no start (`bounded`)."""
     content = row[CONTENT]
-    # ENDS_HINT first: a cheap necessary condition of dates.ends, which every candidate would reach.
-    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not ENDS_HINT.search(content) or is_event(content):
+    # may_end first: a cheap necessary condition of dates.ends, which every candidate would reach.
+    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not may_end(content) or is_event(content):
         return None
     logged = log_date(row[PATH])
     start = row[EVENT_START]
@@ -241,6 +253,7 @@ class Asked(NamedTuple):
     families: frozenset[str] = frozenset()  # the attributes it asks about (parse.attributes.asked)
     entities: frozenset[str] = frozenset()  # the entity keys it names that memory knows
     quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
+    expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
 
 
 class _Said(NamedTuple):
@@ -468,6 +481,80 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     return None
 
 
+def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, gives another value of what the question asks than `d` does, read from the
+    question's answer type (parse.answers: a time, an amount, a place, a name, yes or no) rather than from
+    the words the two share: both are about one subject, both give a value of that type and `c`
+    gives one `d` does not ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over
+    "Goes to the gym at 6 a.m."). They must be about the thing asked: `c` holds every question word
+    `d` holds (light verbs aside: "use", "go") or one naming a thing (not an attribute word) in
+    common; and a shared question word, a question that names nothing but the subject ("Where is
+    Dunja?"), or an old value named again ("Set up his Galaxy S25 ...; the Pixel went to his mum")
+    says it is the same slot. An addition ("also", "too") or another kind of
+    statement is no new value, nor is something done once that does not name the thing asked."""
+    if not (TYPED_ANSWERS and q.expects and c.subject and c.subject == d.subject and c.kind == d.kind):
+        return None
+    if is_additive(c.text):
+        return None
+    shared = c.asked & d.asked - _LIGHT
+    thing = any(not attributes.vocabulary(st) for st in shared)
+    missing = d.asked - c.asked - _LIGHT
+    renamed = "name" in q.expects and _renamed(c.text, d.text)
+    # A yes/no question: the older line may hold the question's attribute words alone ("sing" in "Does
+    # Folake sing in a choir?" / "Gave the choir her last Sunday"), not a thing ("football").
+    if missing and not thing and not renamed and (
+            "polarity" not in q.expects or not all(attributes.vocabulary(st) for st in missing)):
+        return None
+    # Something done once gives a value of the slot only when it names the thing asked about with the
+    # older one ("Switched the laptop over to Fedora" / "Her laptop runs Windows 11"); else it is an
+    # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
+    # An ending is no instance: "Gave the choir her last Sunday" answers "Does Folake sing in a choir?".
+    ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
+    if _done(c) and not ended and not thing:
+        return None
+    for kind in sorted(q.expects):
+        mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
+        if not mine or not theirs or mine <= theirs:
+            continue
+        if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject}:
+            return f"another {kind} for the same thing"
+    return None
+
+
+# A report opening with "had", "was" or "were" ("Had lunch with @Pia at a noodle bar in Antwerp"):
+# something done or been, like supersede.is_event's past tenses (which leave "had" out: "Had two
+# kids" can be a state to supersession).
+_HAD = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:had|was|were)\b", re.I)
+
+
+def _renamed(new: str, old: str) -> bool:
+    """Whether `new` names the name `old` gives and a new one beside it that is no place ("The kids
+    started calling Moustache 'Mouse'" / "Her cat is called Moustache"; "Episode 40 of Kitchen Across
+    the Sava ...; the sisters dropped the Sarma title" / "... a podcast called Sarma Sundays"): it
+    speaks of the thing the old name names, whatever question word it lacks ("cat", "podcast").
+    "Rex loves the beach at Howth" gives Rex no new name: Howth is a place."""
+    mine, theirs = answers.values(new, "name"), answers.values(old, "name")
+    return bool(mine & theirs) and not mine - answers.values(new, "place") <= theirs
+
+
+def _done(c: _Said) -> bool:
+    """Whether a statement reports something done once rather than how things stand (`_typed`)."""
+    return c.event or _HAD.match(c.text) is not None
+
+
+def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because the question
+    names nothing but the subject ("Where is Bruno?": its words cannot tell the lines apart) and `c`
+    gives a value of the type it asks for where `d` gives none ("Out on Texel with the kayak club"
+    over "Repairs church organs for a living"). Not something done once ("Had lunch at a noodle bar
+    in Antwerp"), not a yes/no question (every line has a polarity)."""
+    if not (TYPED_ANSWERS and q.expects and c.subject and c.subject == d.subject and c.own and c.kind == d.kind):
+        return False
+    if c.stems - _LIGHT or _done(c):
+        return False
+    return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
+
+
 def _in_common(c: _Said, d: _Said) -> bool:
     """Whether `c`, a newer statement of the subject of `d`, shares a content word or another @entity
     with it, and does not say it adds to what holds ("Still drives into Ljubljana on Thursdays" is
@@ -604,13 +691,13 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if d.score is None or d.uncommitted or d.row[ID] in replaced:
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
-                                            or _answers_instead(me, them, q)):
+                                            or _answers_instead(me, them, q) or _answers_at_all(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    why = _same_thing(me, them, q) if ATTRIBUTE_RECENCY else None
+                    why = (_same_thing(me, them, q) or _typed(me, them, q)) if ATTRIBUTE_RECENCY else None
                     if why is not None:
                         if why == ON_THE_SAME_THING:
                             # It stands for the answer it passed: what it passes next must pass that.

@@ -21,7 +21,7 @@ from gitmem.index import store
 from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
-from gitmem.parse import attributes, entity_key
+from gitmem.parse import answers, attributes, entity_key
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
 from gitmem.recall.currency import Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
@@ -287,7 +287,8 @@ class Session:
             notes += [report.note] if report.note else []
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
-            asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text))
+            asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
+                          answers.expects(text))
             ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past))
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
