@@ -1,6 +1,6 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
-    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|heldout3|heldout4|probe|all] [--write]
+    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|heldout3|heldout4|heldout5|probe|all] [--write]
 
 Five sets: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
 written looking at it), the first held-out half (bench/current_truth_heldout.json, 26 questions
@@ -11,7 +11,9 @@ by another engineer on branch w5/sets without seeing the rule, brought in after 
 final: issue 13 wave 5; run since, so tuning data too), the second blind set
 (bench/current_truth_heldout3.json, written on branch w6/sets3 the same way and first run by the lead
 on wave 6's merged rule), the third blind set (bench/current_truth_heldout4.json, written on branch
-w7/sets4 the same way and first run by the lead on wave 7's merged rule), and the probe set
+w7/sets4 the same way and first run by the lead on wave 7's merged rule), the fourth blind set
+(bench/current_truth_heldout5.json, written on branch w8/sets5 the same way and first run by the lead
+on wave 8's merged rule), and the probe set
 (bench/current_truth_probe.json: changes in new wordings and traps where the older statement stays
 the answer, written by wave 6's rule author before each batch's first run, and batch 4, `p4-` /
 `p4t-`, by wave 7's: not blind). Each set is
@@ -66,8 +68,10 @@ HELDOUT = HERE / "current_truth_heldout.json"
 HELDOUT2 = HERE / "current_truth_heldout2.json"
 HELDOUT3 = HERE / "current_truth_heldout3.json"
 HELDOUT4 = HERE / "current_truth_heldout4.json"
+HELDOUT5 = HERE / "current_truth_heldout5.json"
 PROBE = HERE / "current_truth_probe.json"
-HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4, "probe": PROBE}
+HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
+          "heldout5": HELDOUT5, "probe": PROBE}
 K = 10
 
 
