@@ -42,11 +42,13 @@ from gitmem.lazyre import lazy
 
 # Words that say the statement replaces an earlier one. Bare "since" and "currently" are not cues:
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
+# "back in" is a return ("back in Lisbon since May"), but before a year it dates the past ("Lived in
+# Prague for a year back in 2019"): a memory told again, which replaces nothing.
 _CUE = lazy(
     r"\b(?:(?:moved|moving) (?:to|from|in|out|away|back|house)|relocated|now|no longer|not any ?more|any ?more|"
     r"instead|switched|switch(?:ed)? to|"
     r"changed|renamed|formerly|left|quit|resigned|postponed|delayed|rescheduled|took over|sold|"
-    r"broke up|split up|divorced|went fully|back at|back in|new)\b",
+    r"broke up|split up|divorced|went fully|back at|back in(?! (?:\d{4}|'\d\d)\b)|new)\b",
     re.I,
 )
 _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
