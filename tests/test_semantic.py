@@ -169,7 +169,11 @@ def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None
     assert data["semantic"] is None and HOBBY not in [r["content"] for r in data["results"]]  # no shared word
     assert not (ws.path / ".memory" / warm.SOCKET).exists()
     assert semantic.by_default(Workspace(ws.path), "auto") is False
+    with Session(Workspace(ws.path)) as s:  # the CLI asks on its open session's connection
+        assert semantic.by_default(s.ws, "auto", s.conn) is False
     assert cli(ws.path, "index", "--vectors").returncode == 0
+    with Session(Workspace(ws.path)) as s:
+        assert semantic.by_default(s.ws, "auto", s.conn) is True
     # Vectors made: the same call now ranks by meaning too, through the warm embedder.
     data = json.loads(cli(ws.path, "recall", QUESTION, "--json", "-k", "1").stdout)
     assert data["semantic"] == {"used": True, "weight": semantic.WEIGHT, "hits": 5, "missing": 0}

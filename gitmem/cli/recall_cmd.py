@@ -22,16 +22,22 @@ def open_session(ctx: click.Context, semantic: bool | None = False) -> Any:
 
     ws = Workspace.find(cwd(ctx))
     _note_if_never_initialised(ws)
-    if semantic is None:
-        from gitmem.config import load_config
-        from gitmem.recall.semantic import by_default
+    session = Session(ws)
+    try:
+        if semantic is None:
+            from gitmem.config import load_config
+            from gitmem.recall.semantic import by_default
 
-        semantic = by_default(ws, load_config(ws).recall.semantic)
-    if not semantic:
-        return Session(ws)
-    from gitmem.recall.warm import Client
+            # Asked on the session's own connection: opening the index again cost a CLI recall ~2.4 M instructions.
+            semantic = by_default(ws, load_config(ws).recall.semantic, session.conn)
+        if semantic:
+            from gitmem.recall.warm import Client
 
-    return Session(ws, dense=Client(ws))
+            session.dense = Client(ws)
+    except BaseException:
+        session.close()
+        raise
+    return session
 
 
 def _note_if_never_initialised(ws: Any) -> None:

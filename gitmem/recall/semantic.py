@@ -140,12 +140,14 @@ def load_embedder() -> Embedder:
     return Embedder(threads)
 
 
-def by_default(ws: Workspace, setting: str) -> bool:
+def by_default(ws: Workspace, setting: str, conn: sqlite3.Connection | None = None) -> bool:
     """Whether a recall that did not say uses semantic recall: recall.semantic "on" or "off", or
     "auto" (the default): when the embed extra is installed and the index holds vectors (made by
     `gitmem index --vectors`; never by the hook). Checked without importing the model's libraries
     (a CLI call must stay light) and read-only; hybrid beat lexical on both LoCoMo halves and both
-    haystack halves at 1000 and 2000 tokens (bench/RESULTS.md "Recall: hybrid, wave 6")."""
+    haystack halves at 1000 and 2000 tokens (bench/RESULTS.md "Recall: hybrid, wave 6").
+    `conn`: the open session's connection to the index, asked instead of opening the index a
+    second time (~2.4 M instructions of a CLI recall at 1M lines)."""
     if setting != "auto":
         return setting == "on"
     from importlib.util import find_spec
@@ -156,6 +158,11 @@ def by_default(ws: Workspace, setting: str) -> bool:
 
     from gitmem.index.vectors import has_vectors
 
+    if conn is not None:
+        try:
+            return has_vectors(conn)
+        except sqlite3.Error:  # see below
+            return False
     # Through derived_file, as every open of the index: a symlinked .memory or index is refused,
     # never read where it points.
     path = ws.derived_file(ws.index_path.name)
