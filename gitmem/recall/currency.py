@@ -49,9 +49,21 @@ _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|thi
 # A statement of an intention or a possibility ("Keeps saying he might move to Porto", "Thinking
 # about selling the van"): no change has happened, so it never goes ahead of what is still true.
 # Not "may" (the month) nor "could" alone ("Could not stand the noise" reports a past state).
+# Wave 8, second pass: a pending step towards a change is no change either ("Applied for a curator
+# post at the Uffizi; the interview is in April", "Had a second interview with a Berlin start-up"),
+# nor a condition ("would go in a heartbeat if the rent were under 1,000"), nor a change that did
+# not happen ("Turned the Berlin offer down", "The Uffizi job went to an internal candidate", "the
+# sale fell through"). Not "called off" nor "pulled out": those end a state ("Pulled out of the
+# Comrades" answers "Is she running it?").
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|weighing up|tempted to)\b", re.I)
+               r"toying with|weighing up|tempted to|"
+               r"appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
+               r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
+               r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
+               r"turned (?:\w+ ){0,3}down|turned down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
+               r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
+               r"(?:didn't|did not|never) get (?:the|it)\b)\b", re.I)
 INTENT_GUARD = True
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
