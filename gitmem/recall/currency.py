@@ -108,6 +108,9 @@ RECENCY_SHARED = 2
 # Typed answers (wave 8, `_typed`): a newer statement giving another value of the type the question
 # asks for (a time, an amount, a place, a name: parse/answers.py) goes first. Off: False.
 TYPED_ANSWERS = True
+# Relatives (wave 8, second pass): a line filed under someone the question does not name, naming the
+# one it does, is that one's for the question (`_said`). Off: False.
+RELATIVE_SUBJECT = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -317,9 +320,16 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
         attrs |= {"residence"}
+    other = attributed(content)
+    subject = ent_list[0] if other is None and ent_list else other or ""
+    if RELATIVE_SUBJECT and other is None and len(q.entities) == 1 and subject not in q.entities \
+            and q.entities <= ents:
+        # Filed under someone the question does not name, it names the one it does: for this
+        # question it speaks of them ("Where does Rosario live?": "@Amaru: Flew up to fetch @Rosario
+        # and settled her into a new flat in Miraflores" is Rosario's news, not Amaru's home).
+        other = subject = next(iter(q.entities))
     return _Said(
-        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if (other := attributed(content)) is None and ent_list
-        else other or "",
+        ev=ev, rid=row[ID], ents=ents, subject=subject,
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attrs,
         words=_content(content, tuple(ent_list)) if ents else frozenset(),
