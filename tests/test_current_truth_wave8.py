@@ -178,3 +178,25 @@ def test_the_intention_guard_reads_pending_conditional_and_failed_changes_only()
                  "If it rains she takes the bus.", "Pulled out of the marathon with a torn calf.",
                  "Got the job at the museum."):
         assert not guard.search(said), said
+
+
+def test_news_of_a_relative_filed_under_someone_else_answers_for_the_relative(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Wave 8, second pass (RELATIVE_SUBJECT): a line filed under Imre that names @Zsofia speaks of
+    # her when the question asks of her, not of him: it is her newer home, and never his.
+    repo = history(
+        tmp_path,
+        ("2026-01-11", ("W @Imre: His mother @Zsofia lives in Pécs, in a flat by the cathedral.",
+                        "W @Imre: Lives in Budapest, in a flat in Újlipótváros.",
+                        "W @Imre: Works as a tram driver.")),
+        ("2026-04-03", ("W @Imre: Drove down to fetch @Zsofia and settled her into a flat two floors below "
+                        "his in Budapest; the Pécs flat is for sale.",)),
+        ("2026-05-16", ("W @Imre: Took @Zsofia to the opera in Vienna for her birthday.",)),
+    )
+    assert "lives in Pécs" in top(repo, "Where does Zsofia live?", "zsofia", "2026-03-01")  # before the move
+    assert "two floors below" in top(repo, "Where does Zsofia live?", "zsofia", "2026-06-01")
+    # The trap: a newer outing of theirs that names her is no home of hers.
+    assert "opera" not in top(repo, "Where does Zsofia live?", "zsofia", "2026-06-01")
+    assert nothing_hidden(ask(repo, "Where does Zsofia live?", as_of="2026-06-01"))
+    monkeypatch.setattr(currency, "RELATIVE_SUBJECT", False)
+    assert "lives in Pécs" in top(repo, "Where does Zsofia live?", "zsofia", "2026-06-01")
