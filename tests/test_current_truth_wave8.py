@@ -168,16 +168,16 @@ def test_a_pending_application_an_offer_turned_down_or_a_job_that_fell_through_i
 
 
 def test_the_intention_guard_reads_pending_conditional_and_failed_changes_only() -> None:
-    guard = currency._INTENT
+    guard = currency.intends
     for said in ("Applied for a lectureship in Cork.", "Has a second interview with a bank on Monday.",
                  "Would only take it if it were remote.", "If the rent drops she would take the flat.",
                  "Turned the Berlin offer down.", "Declined their offer.", "The sale fell through.",
                  "The post went to another applicant.", "Didn't get the job at the museum."):
-        assert guard.search(said), said
+        assert guard(said), said
     for said in ("Moved to Bremen in May.", "Started at the museum in March.", "Interviewed the mayor for the paper.",
                  "If it rains she takes the bus.", "Pulled out of the marathon with a torn calf.",
                  "Got the job at the museum."):
-        assert not guard.search(said), said
+        assert not guard(said), said
 
 
 def test_news_of_a_relative_filed_under_someone_else_answers_for_the_relative(

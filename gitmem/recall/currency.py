@@ -57,13 +57,27 @@ _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|thi
 # Comrades" answers "Is she running it?").
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|weighing up|tempted to|"
-               r"appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
-               r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
-               r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
-               r"turned (?:\w+ ){0,3}down|turned down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
-               r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
-               r"(?:didn't|did not|never) get (?:the|it)\b)\b", re.I)
+               r"toying with|weighing up|tempted to)\b", re.I)
+_NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
+                     r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
+                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
+                     r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
+                     r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
+                     r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
+# Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
+_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
+                       " get ")
+
+
+def intends(content: str) -> bool:
+    """Whether a statement says a change is wished, planned, pending, conditional or did not happen
+    (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
+    if _INTENT.search(content):
+        return True
+    low = content.lower()
+    return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
+
+
 INTENT_GUARD = True
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
@@ -336,7 +350,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
-        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and _INTENT.search(content)),
+        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content)),
         over=row[ID] in past)
 
 
