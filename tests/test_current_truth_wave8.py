@@ -136,3 +136,67 @@ def test_a_new_name_beside_the_old_one_is_the_name_now(tmp_path: Path, monkeypat
     assert "calls Brutus Pebble" in top(repo, "What is Tamsin's tortoise called?", "tamsin", "2026-04-01")
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
     assert "tortoise is called Brutus" in top(repo, "What is Tamsin's tortoise called?", "tamsin", "2026-04-01")
+
+
+def test_a_pending_application_an_offer_turned_down_or_a_job_that_fell_through_is_no_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Wave 8, second pass: steps towards a change that has not happened (applied, an interview, an
+    # offer turned down, a post that went to someone else, "would ... if") never pass what still holds.
+    repo = history(
+        tmp_path,
+        ("2026-01-14", ("W @Saoirse: Archivist at the county library in Galway.",
+                        "W @Saoirse: Sings alto in a choir.",
+                        "W @Oskar: Rents a cottage in Oranmore.",
+                        "W @Teodor: Sous-chef at a bistro in Tartu.")),
+        ("2026-03-09", ("W @Saoirse: Applied for an archivist post at the National Library in Dublin; "
+                        "the interview is in April.",
+                        "W @Oskar: Saw two flats in Dublin; would move in a flash if the commute were shorter.")),
+        ("2026-04-27", ("W @Saoirse: The Dublin post went to an internal candidate; she is glad to stay by the sea.",)),
+        ("2026-05-02", ("W @Teodor: Turned the Helsinki offer down; staying at the bistro.",)),
+        ("2026-05-20", ("W @Teodor: Started as head chef at a hotel restaurant in Pärnu.",)),
+    )
+    work, home = "Where does Saoirse work?", "Where does Oskar live?"
+    assert "Archivist at the county library in Galway" in top(repo, work, "saoirse", "2026-04-10")  # pending
+    assert "Archivist at the county library in Galway" in top(repo, work, "saoirse", "2026-06-01")  # fell through
+    assert "Rents a cottage in Oranmore" in top(repo, home, "oskar", "2026-06-01")  # a condition
+    # The trap: a real change after an offer turned down is still the answer.
+    assert "head chef at a hotel restaurant in Pärnu" in top(repo, "Where does Teodor work?", "teodor", "2026-06-01")
+    assert nothing_hidden(ask(repo, work, as_of="2026-06-01"))
+    monkeypatch.setattr(currency, "INTENT_GUARD", False)
+    assert "Archivist at the county library" not in top(repo, work, "saoirse", "2026-06-01")
+    assert "Rents a cottage" not in top(repo, home, "oskar", "2026-06-01")
+
+
+def test_the_intention_guard_reads_pending_conditional_and_failed_changes_only() -> None:
+    guard = currency.intends
+    for said in ("Applied for a lectureship in Cork.", "Has a second interview with a bank on Monday.",
+                 "Would only take it if it were remote.", "If the rent drops she would take the flat.",
+                 "Turned the Berlin offer down.", "Declined their offer.", "The sale fell through.",
+                 "The post went to another applicant.", "Didn't get the job at the museum."):
+        assert guard(said), said
+    for said in ("Moved to Bremen in May.", "Started at the museum in March.", "Interviewed the mayor for the paper.",
+                 "If it rains she takes the bus.", "Pulled out of the marathon with a torn calf.",
+                 "Got the job at the museum."):
+        assert not guard(said), said
+
+
+def test_news_of_a_relative_filed_under_someone_else_answers_for_the_relative(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Wave 8, second pass (RELATIVE_SUBJECT): a line filed under Imre that names @Zsofia speaks of
+    # her when the question asks of her, not of him: it is her newer home, and never his.
+    repo = history(
+        tmp_path,
+        ("2026-01-11", ("W @Imre: His mother @Zsofia lives in Pécs, in a flat by the cathedral.",
+                        "W @Imre: Lives in Budapest, in a flat in Újlipótváros.",
+                        "W @Imre: Works as a tram driver.")),
+        ("2026-04-03", ("W @Imre: Drove down to fetch @Zsofia and settled her into a flat two floors below "
+                        "his in Budapest; the Pécs flat is for sale.",)),
+        ("2026-05-16", ("W @Imre: Took @Zsofia to the opera in Vienna for her birthday.",)),
+    )
+    assert "lives in Pécs" in top(repo, "Where does Zsofia live?", "zsofia", "2026-03-01")  # before the move
+    assert "two floors below" in top(repo, "Where does Zsofia live?", "zsofia", "2026-06-01")
+    # The trap: a newer outing of theirs that names her is no home of hers.
+    assert "opera" not in top(repo, "Where does Zsofia live?", "zsofia", "2026-06-01")
+    assert nothing_hidden(ask(repo, "Where does Zsofia live?", as_of="2026-06-01"))
+    monkeypatch.setattr(currency, "RELATIVE_SUBJECT", False)
+    assert "lives in Pécs" in top(repo, "Where does Zsofia live?", "zsofia", "2026-06-01")

@@ -49,9 +49,35 @@ _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|thi
 # A statement of an intention or a possibility ("Keeps saying he might move to Porto", "Thinking
 # about selling the van"): no change has happened, so it never goes ahead of what is still true.
 # Not "may" (the month) nor "could" alone ("Could not stand the noise" reports a past state).
+# Wave 8, second pass: a pending step towards a change is no change either ("Applied for a curator
+# post at the Uffizi; the interview is in April", "Had a second interview with a Berlin start-up"),
+# nor a condition ("would go in a heartbeat if the rent were under 1,000"), nor a change that did
+# not happen ("Turned the Berlin offer down", "The Uffizi job went to an internal candidate", "the
+# sale fell through"). Not "called off" nor "pulled out": those end a state ("Pulled out of the
+# Comrades" answers "Is she running it?").
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
                r"toying with|weighing up|tempted to)\b", re.I)
+_NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
+                     r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
+                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
+                     r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
+                     r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
+                     r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
+# Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
+_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
+                       " get ")
+
+
+def intends(content: str) -> bool:
+    """Whether a statement says a change is wished, planned, pending, conditional or did not happen
+    (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
+    if _INTENT.search(content):
+        return True
+    low = content.lower()
+    return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
+
+
 INTENT_GUARD = True
 PAST_FACTOR = 0.5
 ACTIVE_FACTOR = 1.5
@@ -96,6 +122,9 @@ RECENCY_SHARED = 2
 # Typed answers (wave 8, `_typed`): a newer statement giving another value of the type the question
 # asks for (a time, an amount, a place, a name: parse/answers.py) goes first. Off: False.
 TYPED_ANSWERS = True
+# Relatives (wave 8, second pass): a line filed under someone the question does not name, naming the
+# one it does, is that one's for the question (`_said`). Off: False.
+RELATIVE_SUBJECT = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -305,16 +334,23 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
         attrs |= {"residence"}
+    other = attributed(content)
+    subject = ent_list[0] if other is None and ent_list else other or ""
+    if RELATIVE_SUBJECT and other is None and len(q.entities) == 1 and subject not in q.entities \
+            and q.entities <= ents:
+        # Filed under someone the question does not name, it names the one it does: for this
+        # question it speaks of them ("Where does Rosario live?": "@Amaru: Flew up to fetch @Rosario
+        # and settled her into a new flat in Miraflores" is Rosario's news, not Amaru's home).
+        other = subject = next(iter(q.entities))
     return _Said(
-        ev=ev, rid=row[ID], ents=ents, subject=ent_list[0] if (other := attributed(content)) is None and ent_list
-        else other or "",
+        ev=ev, rid=row[ID], ents=ents, subject=subject,
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attrs,
         words=_content(content, tuple(ent_list)) if ents else frozenset(),
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
-        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and _INTENT.search(content)),
+        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content)),
         over=row[ID] in past)
 
 
