@@ -305,7 +305,7 @@ class Session:
         out = set()
         for name in names(text):
             name = re.split(r"['’]", name, maxsplit=1)[0]
-            if name and any(speaker_of(c) == name for c in store.opening(self.conn, name, bound)):
+            if name and self._speaks(name, bound):
                 out.add(name)
         return frozenset(out)
 
@@ -314,11 +314,13 @@ class Session:
         the asker speaks in memory by `bound` ("user: ..."); else nothing. Credited like a named
         speaker, never neutralised: "I" is not a name."""
         asker = semantic.ASKER
-        if not asker or not semantic.first_person(text):
-            return frozenset()
-        if any(speaker_of(c) == asker for c in store.opening(self.conn, asker, bound)):
+        if asker and semantic.first_person(text) and self._speaks(asker, bound):
             return frozenset({asker})
         return frozenset()
+
+    def _speaks(self, name: str, bound: int | None) -> bool:
+        """Whether some chunk in memory by `bound` is a turn of `name`'s ("name: ...")."""
+        return any(speaker_of(c) == name for c in store.opening(self.conn, name, bound))
 
     def _expand_aliases(self, q: Query, cands: list[Candidate], where: store.Where, limit: int,
                         bound: int | None) -> tuple[Query, list[Candidate]]:
