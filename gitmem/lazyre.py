@@ -1,20 +1,20 @@
 """Regular expressions compiled on first use.
 
-A `gitmem recall` process imported ~70 module-level patterns and compiled them all (~20 ms of a
-~180 ms command at 1M lines), though a question uses under half of them (the indexer's, reflection's and
-the rarer ranking rules' are never touched). `lazy(pattern, flags)` takes what `re.compile`
-takes and stands in for the compiled pattern: the first call of a method compiles it, and from
-then on the compiled pattern's own methods answer (bound into the instance, so a hot loop pays
-no extra Python call). Imports nothing from gitmem: the bottom floor (layout.py) uses it.
+A `gitmem recall` process used to compile every module-level pattern at import, though a question
+uses under half of them (the indexer's, reflection's and the rarer ranking rules' are never
+touched). `lazy(pattern, flags)` takes what `re.compile` takes and stands in for the compiled
+pattern: the first call of a method compiles it, and from then on the compiled pattern's own
+methods answer (bound into the instance, so a hot loop pays no extra Python call). Imports nothing
+from gitmem: the bottom floor (layout.py) uses it.
 
-Compiling was still a large part of a CLI recall's first search: the ~27 patterns a question
-uses cost ~50 M instructions to compile, nearly all of it `re`'s parser and code generator, which are
-Python (keeping them, below, took a 1M-line recall from 501 M to 460 M instructions). So a recall session keeps what they produce, the pattern's
-program for the regex engine, in `.memory/` (`load` / `dump`; recall/search.py reads and writes the
-file), the way Python keeps bytecode in __pycache__: a later process hands the saved program to
-the engine (`_sre.compile`, which checks a program before it runs it) instead of compiling. A saved
-program is used only by the same Python build (`_TAG`), and one is saved only when the pattern it
-makes equals (flags, pattern and program: re.Pattern's ==) what `re.compile` makes.
+Compiling was still a large part of a CLI recall's first search, nearly all of it `re`'s parser and
+code generator, which are Python (measured in bench/RESULTS.md, "Recall latency, wave 8: the CLI").
+So a recall session keeps what they produce, the pattern's program for the regex engine, in
+`.memory/` (`load` / `dump`; recall/search.py reads and writes the file), the way Python keeps
+bytecode in __pycache__: a later process hands the saved program to the engine (`_sre.compile`,
+which checks a program before it runs it) instead of compiling. A saved program is used only by the
+same Python build (`_TAG`), and one is saved only when the pattern it makes equals (flags, pattern
+and program: re.Pattern's ==) what `re.compile` makes.
 """
 
 from __future__ import annotations

@@ -351,7 +351,7 @@ def neutral(question: str, speakers: set[str] | frozenset[str]) -> str:
     lowercased in `speakers`) replaced by a neutral word. Every turn of hers opens with her name,
     so the name pulls the question's vector toward any turn that says it (hers or one addressed to
     her) rather than toward what the question asks; who spoke is credited after fusion instead
-    (SPEAKER_CREDIT). LoCoMo tune half at 1000 tokens, dense side only: 0.854 -> 0.860."""
+    (SPEAKER_CREDIT; measured in bench/RESULTS.md, "Recall: hybrid, wave 7")."""
     if not speakers or not NEUTRAL_SPEAKERS:
         return question
     pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(speakers, key=len, reverse=True)) + r")\b"
