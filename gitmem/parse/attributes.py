@@ -268,11 +268,26 @@ def thing_head(text: str) -> str:
     return m.group().split()[-1].lower().strip("'-,") if m is not None else ""
 
 
+# A later clause in which someone or something else acts on the entity ("...; the rescue wants her
+# as their on-call vet", "...; the studio gave her a leaving card"): its words are that other
+# party's doing (a wish, an offer, a gift), not a value of the entity's attributes.
+# Not when the verb itself gives the attribute ("...; the hospital hired her as a nurse").
+_OTHER_ACTS = lazy(r";\s*(?:the|this|that|their|a|an)\s+(?:[\w'-]+\s+){0,3}?([a-z]+)\s+(?:her|him|them)\b[^;]*",
+                   re.I)
+
+
+def _others_doing(m: re.Match[str]) -> str:
+    return m.group() if _lookup({m.group(1).lower()}, _SAID) else " "
+
+
+
 @lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).
     Cached: recall asks it of the same statements question after question."""
     text = _THING_SUBJECT.sub(" ", text, count=1)
+    if ";" in text:
+        text = _OTHER_ACTS.sub(_others_doing, text)
     out = _lookup(_words(text), _SAID, _NOUNISH)
     if _NOT_HOME.search(text):
         out.pop("residence", None)

@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
-from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
+from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
 from gitmem.parse import answers, attributes
 from gitmem.parse.dates import ends, may_end
 from gitmem.parse.entities import subject as attributed
@@ -125,6 +125,10 @@ TYPED_ANSWERS = True
 # Relatives (wave 8, second pass): a line filed under someone the question does not name, naming the
 # one it does, is that one's for the question (`_said`). Off: False.
 RELATIVE_SUBJECT = True
+# A memory told again (wave 9, supersede.told_of_past): a report of something done or been two
+# years or more before the line was written ("Lived in Prague for a year back in 2019") never goes
+# ahead of what holds. Off: False.
+TOLD_OF_PAST = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -350,7 +354,8 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
-        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content)),
+        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
+        and not (TOLD_OF_PAST and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
         over=row[ID] in past)
 
 
