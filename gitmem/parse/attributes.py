@@ -320,6 +320,30 @@ def asks_quantity(question: str) -> bool:
     return _QUANTITY.search(question) is not None
 
 
+# Shapes that give a thing a name without "called" or "named" (wave 9): a name painted or lettered
+# on it ("Painted Sjöstjärnan on the transom", "Had Peregrine painted on the sloop's transom"), a
+# copula from the thing to a capitalised word ("The band is Fjordhest now"), a rename or a christening
+# ("Renamed the boat Kestrel", "Rechristened her Osprey"). group "thing": the noun named, when the
+# shape says it.
+_NAME_RUN = r"['\"‘“]?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*['\"’”]?"
+_NAMING = lazy(
+    r"\b(?i:painted|lettered|stencill?ed|wrote)\s+" + _NAME_RUN + r"\s+(?i:on|onto|across)\b|"
+    r"\b(?i:had)\s+" + _NAME_RUN + r"\s+(?i:painted|lettered|stencill?ed)\b|"
+    r"\b(?i:re-?named|re-?christened|christened)\s+(?:(?i:it|her|him|them)\s+|(?i:the|his|her|their)\s+"
+    r"(?P<thing1>[a-z]+)\s+)?(?:(?i:to|as)\s+)?['\"‘“]?[A-Z]|"
+    r"(?:^|[:;.]\s*)(?i:the|his|her|their)\s+(?P<thing2>[a-z]+)\s+(?i:is)\s+(?:(?i:now)\s+)?(?:(?i:called|named)\s+)?"
+    + _NAME_RUN + r"\s*(?:(?i:now)\b|[;.,]|$)")
+
+
+def names_anew(text: str) -> tuple[bool, str]:
+    """Whether a statement gives a thing a name in a shape besides "called" / "named" (`_NAMING`),
+    and the noun it names ("" when the shape does not say: a name painted on a transom)."""
+    m = _NAMING.search(text)
+    if m is None:
+        return False, ""
+    return True, (m.group("thing1") or m.group("thing2") or "").lower()
+
+
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)
 
 # The narrow list index/supersede.py uses to *hide* an older statement (with a change cue too):

@@ -129,6 +129,8 @@ RELATIVE_SUBJECT = True
 # years or more before the line was written ("Lived in Prague for a year back in 2019") never goes
 # ahead of what holds. Off: False.
 TOLD_OF_PAST = True
+# A new name in a shape besides "called" (wave 9, `_named_anew`). Off: False.
+NAMED_ANEW = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -540,7 +542,8 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     shared = c.asked & d.asked - _LIGHT
     thing = any(not attributes.vocabulary(st) for st in shared)
     missing = d.asked - c.asked - _LIGHT
-    renamed = "name" in q.expects and _renamed(c.text, d.text)
+    anew = "name" in q.expects and _named_anew(c, d)
+    renamed = anew or "name" in q.expects and _renamed(c.text, d.text)
     # A yes/no question: the older line may hold the question's attribute words alone ("sing" in "Does
     # Folake sing in a choir?" / "Gave the choir her last Sunday"), not a thing ("football").
     if missing and not thing and not renamed and (
@@ -551,13 +554,14 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
     # An ending is no instance: "Gave the choir her last Sunday" answers "Does Folake sing in a choir?".
     ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
-    if _done(c) and not ended and not thing:
+    if _done(c) and not ended and not thing and not anew:
         return None
     for kind in sorted(q.expects):
         mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
         if not mine or not theirs or mine <= theirs:
             continue
-        if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject}:
+        if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject} \
+                or kind == "name" and anew:
             return f"another {kind} for the same thing"
     return None
 
@@ -576,6 +580,21 @@ def _renamed(new: str, old: str) -> bool:
     "Rex loves the beach at Howth" gives Rex no new name: Howth is a place."""
     mine, theirs = answers.values(new, "name"), answers.values(old, "name")
     return bool(mine & theirs) and not mine - answers.values(new, "place") <= theirs
+
+
+def _named_anew(c: _Said, d: _Said) -> bool:
+    """Whether `c` gives the thing `d` names a new name in a shape besides "called" (wave 9,
+    attributes.names_anew: "The band is Fjordhest now" / "Plays bass in a band called The Loose
+    Ends"; "Had Peregrine painted on the sloop's transom" / "Bought a sloop called Wandering Star"):
+    a new name that is no place, where the shape names no thing or one the question or `d` names
+    ("Her cat is Tom" says nothing of "a dog called Rex"). Off: NAMED_ANEW False."""
+    if not NAMED_ANEW:
+        return False
+    ok, thing = attributes.names_anew(c.text)
+    if not ok or thing and not (any(thing.startswith(st) for st in c.stems) or thing in d.text.lower()):
+        return False
+    theirs = answers.values(d.text, "name")
+    return bool(theirs) and not answers.values(c.text, "name") - answers.values(c.text, "place") <= theirs
 
 
 def _done(c: _Said) -> bool:
