@@ -344,6 +344,36 @@ def names_anew(text: str) -> tuple[bool, str]:
     return True, (m.group("thing1") or m.group("thing2") or "").lower()
 
 
+# Words that may follow a noun without making it a modifier ("jazz, especially", "cricket and").
+_FUNCTION = frozenset("a an the and or but nor so yet for of to in on at by with from into over about than as "
+                      "is are was were be been being am has have had do does did will would can could should may "
+                      "might must shall it its this that these those he she they we you i me him her them us my his "
+                      "their our your who whom which what when where while because if then there here too also "
+                      "very more most less least all any some no not never ever again now still just only even "
+                      "every each much many".split())
+
+
+def modifies_another(text: str, stems: frozenset[str], other: str) -> bool:
+    """Whether every word of `text` starting with one of `stems` (one at least) stands before a noun
+    that `other` does not hold: it names a kind of that other thing ("Finds the new jazz bar on Calle
+    Mayor overpriced" is about a bar, not about jazz, beside "Loves jazz, especially Coltrane"; "asks
+    for ground-floor rooms only, after getting stuck in a hotel lift" still speaks of rooms)."""
+    toks = list(_WORD.finditer(text))
+    low_other = other.lower()
+    seen = False
+    for m, n in zip(toks, [*toks[1:], None]):
+        w = m.group().lower()
+        if not any(w.startswith(st) for st in stems):
+            continue
+        seen = True
+        nxt = n.group() if n is not None else ""
+        # The next word must follow in the same phrase (no comma or semicolon between) and be a noun.
+        if n is None or text[m.end():n.start()].strip() or not nxt.islower() or len(nxt) < 3 or nxt in _FUNCTION \
+                or nxt.endswith(("ly", "ed")) or nxt in low_other or nxt.rstrip("s") in low_other:
+            return False
+    return seen
+
+
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)
 
 # The narrow list index/supersede.py uses to *hide* an older statement (with a change cue too):

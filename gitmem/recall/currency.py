@@ -131,6 +131,10 @@ RELATIVE_SUBJECT = True
 TOLD_OF_PAST = True
 # A new name in a shape besides "called" (wave 9, `_named_anew`). Off: False.
 NAMED_ANEW = True
+# Opinions on the same thing read by shape (wave 9, `_same_slot`). Off: False.
+OPINION_WORDS = True
+# The attributes whose words name an activity or a liking, not a thing ("watching", "prefer").
+_ACTIVITIES = tuple(sorted(attributes.WEAK))
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -637,8 +641,13 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
     # Two opinions of one person on the thing asked about: the newer one is what they think now
     # ("Finds podcasts a waste of time" / "Recommends a history podcast ..."). What an opinion is
     # about may be a word of a family ("podcast" is media), not of the likes themselves.
-    if c.kind == "opinion" and all(attributes.vocabulary(st, "likes") for st in missing) and \
-            any(not attributes.vocabulary(st, "likes") for st in both):
+    # Wave 9: a missing word of a weak attribute is no thing ("watching" in "What does Aarav think of
+    # watching cricket?" / "Has come round to Test cricket"), and a shared word that only qualifies
+    # another noun names that other thing ("Finds the new jazz bar ... overpriced" is no word on jazz).
+    activities = _ACTIVITIES if OPINION_WORDS else ("likes",)
+    if c.kind == "opinion" and all(any(attributes.vocabulary(st, f) for f in activities) for st in missing) \
+            and any(not attributes.vocabulary(st, "likes") for st in both) \
+            and not (OPINION_WORDS and attributes.modifies_another(c.text, both, d.text)):
         return "an opinion on the same thing"
     # A newer opinion in wholly new words (it holds no word of the question) that shares a word with
     # an older one that does ("What kind of hob does Desmond prefer?": "Swears by his gas hob" /
