@@ -77,7 +77,7 @@ FAMILIES: tuple[Family, ...] = (
             "hire hired profession occupation promote promoted promotion retrain retrained resign "
             "resigned teach teaches teaching taught retire retired retirement freelance freelancer freelancing self-employed "
             "contractor consultant consulting intern internship unemployed jobless "
-            "sabbatical <leave> <business> title role position salary apprentice apprenticeship head heads "
+            "sabbatical <leave> <business> <workplace> title role position salary apprentice apprenticeship head heads "
             "manage manages "
             + _OCCUPATIONS,
             "work living employer company"),
@@ -125,6 +125,11 @@ FAMILIES: tuple[Family, ...] = (
     _family("owns", "own owns owned bought sold", "have", weak=True),
 )
 
+# What a home can be, and a workplace (`_PHRASES`: "<dwelling>", "<workplace>").
+_DWELLINGS = (r"(?:flat|apartment|house|farmhouse|townhouse|condo|studio|houseboat|narrowboat|place|room|cottage|"
+              r"bungalow|loft|terrace|maisonette|bedsit)")
+_WORKPLACES = (r"(?:clinic|hospital|practice|firm|company|agency|school|studio|start-?up|lab|laboratory|bank|office|"
+               r"department|museum|library|council|ministry|university|college|consultancy|charity|newspaper|publisher)")
 # Phrases folded into one marker word before the families are looked up.
 _PHRASES = (
     (lazy(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
@@ -134,16 +139,25 @@ _PHRASES = (
      "<evaluative>"),
     # A home is a dwelling that is someone's ("her own apartment in Kyoto", "took a flat in Porto",
     # "home is a houseboat"), not a flat mentioned in passing ("fibre at the Lisbon flat").
-    (lazy(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
-                r"houseboat|place|room|cottage|bungalow|loft)\s+(?:in|on|near|at|by|outside)\b|\bhome is\b", re.I),
+    # Wave 9: the kinds of dwelling a home can be (a farmhouse, a terrace, a narrowboat), and a place named
+    # later in the clause ("Bought a narrowboat and moors it on the canal in Skipton").
+    (lazy(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}" + _DWELLINGS + r"\s+(?:in|on|near|at|by|outside)\b"
+          r"|\bhome is\b|\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}" + _DWELLINGS
+          + r"\b[^;.]{0,40}?\b(?:in|on|near|outside)\s+(?:the\s+)?(?-i:[A-Z])", re.I),
      "<dwelling>"),
+    # Wave 9: a move to a workplace ("Moved over to a private scanning clinic in Oslo", "Switched to a
+    # consultancy"): a new value of the work, as a dwelling is of the home. The nouns between may not
+    # hold a preposition ("moved to a flat near the hospital" is a home).
+    (lazy(r"\b(?:moved|moves|moving|switched|transferred|went|gone)(?:\s+(?:over|across|back))?\s+to\s+(?:a|an|the)\s+"
+          r"(?:(?!(?:near|by|in|at|on|with|of|for|from)\b)[\w-]+\s+){0,3}" + _WORKPLACES + r"\b", re.I),
+     "<workplace>"),
     # A date set or moved: "set for 2025-09-01", "moved to Friday", "pushed back to March".
     (lazy(r"\b(?:set|fixed) for\b|\btakes place\b|\b(?:moved|pushed|brought|shifted|changed)(?: back| forward| up)?"
                 r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
                 r"next|later|earlier)", re.I), "<rescheduled>"),
     (lazy(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
     (lazy(r"\b(?:tied|tie|tying|ties) the knot\b", re.I), "<wed>"),
-    (lazy(r"\bruns? (?:his|her|their) own\b|"
+    (lazy(r"\b(?:runs?|opened|opens|started|starts|set up|sets up|launched|launches) (?:his|her|their) own\b|"
                 r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (lazy(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
@@ -153,9 +167,10 @@ _PHRASES = (
 _HINTS = {
     "<relocation>": ("mov",), "<evaluative>": ("off", "stand", " of", "rather", "found", "find"),
     "<dwelling>": ("flat", "apartment", "house", "condo", "studio", "place", "room", "cottage", "bungalow", "loft",
-                   "home is"),
+                   "home is", "terrace", "boat", "maisonette", "bedsit"),
+    "<workplace>": ("moved", "moves", "moving", "switched", "transferred", "went", "gone"),
     "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
-    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run",), "<leave>": ("leave",),
+    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run", "own"), "<leave>": ("leave",),
 }
 _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
@@ -196,7 +211,8 @@ def _words(text: str) -> set[str]:
     words = {w.strip("'-") for w in _WORD.findall(low)}
     # "e-bike" is a bike, "self-employed" is itself a word of the list: both forms are looked up.
     words |= {p for w in words if "-" in w for p in w.split("-") if len(p) > 2}
-    markers = {m for pat, m in _PHRASES if any(h in low for h in _HINTS[m]) and pat.search(low)}
+    # The patterns ignore case but for a place's capital ("<dwelling>"): they read the text as written.
+    markers = {m for pat, m in _PHRASES if any(h in low for h in _HINTS[m]) and pat.search(text)}
     if "<rescheduled>" in markers:
         markers.discard("<relocation>")  # "moved to Friday" moves a date, not a home
     return words | markers
