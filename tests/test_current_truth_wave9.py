@@ -122,3 +122,21 @@ def test_an_opinion_on_the_same_thing_by_shape(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(currency, "OPINION_WORDS", False)
     assert "Can't bear" in top(repo, "What does Lu think of listening to opera?", "lu", "2026-05-01")
     assert "jazz club" in top(repo, "Does Lu like jazz?", "lu", "2026-05-01")
+
+
+def test_a_value_traded_for_another_is_the_value_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert attributes.trades("Swapped the Canon for a Fujifilm X-T5.", frozenset({"canon"})) == {"fujifilm", "x-t5"}
+    assert not attributes.trades("Took the Canon for a repair at Jessops.", frozenset({"canon"}))  # no trading verb
+    assert not attributes.trades("Lent the Canon to @Bea.", frozenset({"canon"}))
+    repo = history(
+        tmp_path,
+        ("2026-01-15", ("W @Marek: Shoots weddings on a Canon EOS R6.",
+                        "W @Marek: Rides a Brompton to his studio in Brno.")),
+        ("2026-03-20", ("W @Marek: Took the Brompton in for a service at Kolo Brno.",)),
+        ("2026-04-02", ("W @Marek: Part-exchanged the Canon for a Sony A7 IV at the Olomouc fair.",)),
+    )
+    assert "Sony A7 IV" in top(repo, "What does Marek shoot weddings on?", "marek", "2026-05-01")
+    # A service is no trade: the Brompton is still what he rides.
+    assert "Rides a Brompton" in top(repo, "What bike does Marek ride?", "marek", "2026-05-01")
+    monkeypatch.setattr(currency, "TRADED", False)
+    assert "Sony" not in top(repo, "What does Marek shoot weddings on?", "marek", "2026-05-01")

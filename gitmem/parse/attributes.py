@@ -360,6 +360,32 @@ def names_anew(text: str) -> tuple[bool, str]:
     return True, (m.group("thing1") or m.group("thing2") or "").lower()
 
 
+# After an old value, in its clause: what it is traded for ("the Trafic in for an electric Vauxhall
+# Vivaro", "the Canon for a Fujifilm", "the Pixel with a Galaxy S25").
+_TRADED_FOR = lazy(r"[^;.]{0,25}?\b(?:in\s+)?(?:for|with|into)\s+(?:(?:a|an|the|his|her|their)\s+)?"
+                   r"(?:(?-i:[a-z])[\w-]*\s+){0,2}((?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*)*)", re.I)
+# Before the old value, in its clause: a verb of replacing (a closed class: "Took the Trafic for an
+# MOT" trades nothing).
+_TRADING = lazy(r"\b(?:trad|swap|exchang|replac|upgrad|switch|chang)\w*\b[^;.]{0,30}$", re.I)
+
+
+def trades(text: str, old: frozenset[str]) -> frozenset[str]:
+    """The names `text` trades one of the `old` names for, lowercased (`_TRADING` the old name
+    `_TRADED_FOR` a new one): a new value of the slot the old name filled."""
+    out: set[str] = set()
+    low = text.lower()
+    for name in old:
+        at = low.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if (at == 0 or not low[at - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
+                m = _TRADED_FOR.match(text, end)
+                if m is not None and "@" not in text[end:m.start(1)] and _TRADING.search(text, 0, at):
+                    out.update(w.lower() for w in m.group(1).split())
+            at = low.find(name, end)
+    return frozenset(out)
+
+
 # Words that may follow a noun without making it a modifier ("jazz, especially", "cricket and").
 _FUNCTION = frozenset("a an the and or but nor so yet for of to in on at by with from into over about than as "
                       "is are was were be been being am has have had do does did will would can could should may "

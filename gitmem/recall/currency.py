@@ -131,6 +131,8 @@ RELATIVE_SUBJECT = True
 TOLD_OF_PAST = True
 # A new name in a shape besides "called" (wave 9, `_named_anew`). Off: False.
 NAMED_ANEW = True
+# A value traded for another (wave 9, `_traded`). Off: False.
+TRADED = True
 # Opinions on the same thing read by shape (wave 9, `_same_slot`). Off: False.
 OPINION_WORDS = True
 # The attributes whose words name an activity or a liking, not a thing ("watching", "prefer").
@@ -601,6 +603,23 @@ def _named_anew(c: _Said, d: _Said) -> bool:
     return bool(theirs) and not answers.values(c.text, "name") - answers.values(c.text, "place") <= theirs
 
 
+def _traded(c: _Said, d: _Said) -> str | None:
+    """Why `c`, newer, gives a new value of the slot `d` gives a name for (wave 9): it names that
+    value and, after it in one clause, another name it trades it for ("@Quang traded the Trafic in for
+    an electric Vauxhall Vivaro" / "Her husband @Quang drives a Renault Trafic"; "swapped the Canon
+    for a Fujifilm"): attributes.trades. No place ("Drove the Trafic to Leeds"), no @mention. Off:
+    TRADED False."""
+    if not (TRADED and c.subject and c.subject == d.subject and c.kind == d.kind) or is_additive(c.text):
+        return None
+    old = answers.values(d.text, "name")
+    if not old:
+        return None
+    new = attributes.trades(c.text, old)
+    if new and not new & old and not new <= answers.values(c.text, "place"):
+        return "traded for another"
+    return None
+
+
 def _done(c: _Said) -> bool:
     """Whether a statement reports something done once rather than how things stand (`_typed`)."""
     return c.event or _HAD.match(c.text) is not None
@@ -766,7 +785,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    why = (_same_thing(me, them, q) or _typed(me, them, q)) if ATTRIBUTE_RECENCY else None
+                    why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)) \
+                        if ATTRIBUTE_RECENCY else None
                     if why is not None:
                         if why == ON_THE_SAME_THING:
                             # It stands for the answer it passed: what it passes next must pass that.
