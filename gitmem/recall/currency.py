@@ -363,7 +363,8 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
         mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
-        and not (TOLD_OF_PAST and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
+        and not (TOLD_OF_PAST and bool(ents or row[FACT])
+                 and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
         over=row[ID] in past)
 
 
