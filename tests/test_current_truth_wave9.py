@@ -17,6 +17,7 @@ from test_attribute_recency import ask
 from gitmem.index.supersede import told_of_past
 from gitmem.parse import attributes
 from gitmem.recall import currency
+from gitmem.recall.result import Result
 
 
 def test_the_slot_a_line_fills_read_from_its_shape() -> None:
@@ -140,3 +141,25 @@ def test_a_value_traded_for_another_is_the_value_now(tmp_path: Path, monkeypatch
     assert "Rides a Brompton" in top(repo, "What bike does Marek ride?", "marek", "2026-05-01")
     monkeypatch.setattr(currency, "TRADED", False)
     assert "Sony" not in top(repo, "What does Marek shoot weddings on?", "marek", "2026-05-01")
+
+
+def test_the_users_own_newer_opinion_on_the_same_thing_goes_first(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-22", ("O(c=0.6): The bread maker was a waste of money; it sits in the cupboard.",
+                        "W: The bread maker was a birthday present from my sister.")),
+        ("2026-04-30", ("O(c=0.8): A fresh loaf from the bread maker every Sunday now; best thing in the kitchen.",
+                        "O(c=0.9): The new espresso machine makes a better flat white than the café.")),
+    )
+    def rank(results: list[Result], needle: str) -> int:
+        return next((i for i, r in enumerate(results) if needle in r.content), len(results))
+
+    results = ask(repo, "Is the bread maker worth it?", as_of="2026-05-10")
+    assert rank(results, "fresh loaf") < rank(results, "waste of money") < len(results)
+    assert nothing_hidden(results)
+    # Another thing's opinion, newer and surer, passes nothing: it holds no word of the question.
+    assert rank(results, "waste of money") < rank(results, "espresso")
+    monkeypatch.setattr(currency, "OPINION_WORDS", False)
+    results = ask(repo, "Is the bread maker worth it?", as_of="2026-05-10")
+    assert rank(results, "waste of money") < rank(results, "fresh loaf")

@@ -621,6 +621,19 @@ def _traded(c: _Said, d: _Said) -> str | None:
     return None
 
 
+def _own_opinion(c: _Said, d: _Said, cc: Candidate, dc: Candidate) -> bool:
+    """Whether `c`, newer, is the user's own opinion on the thing an older own opinion `d` speaks of
+    (wave 9): both typed opinions naming no one ("O(c=0.6): The rowing machine was a waste of money" /
+    "O(c=0.8): Twenty minutes on the rowing machine most mornings and the back pain has gone"), `c`
+    holding every question word `d` holds, one of them a thing (not a word of liking), and not only as
+    the qualifier of another noun ("the rowing club's fees"). Off: OPINION_WORDS False."""
+    if not (OPINION_WORDS and c.kind == d.kind == "opinion" and not c.ents and not d.ents
+            and cc.row[FACT] and dc.row[FACT] and d.asked and d.asked <= c.asked) or is_additive(c.text):
+        return False
+    return any(not attributes.vocabulary(st, "likes") for st in d.asked) \
+        and not attributes.modifies_another(c.text, d.asked, d.text)
+
+
 def _done(c: _Said) -> bool:
     """Whether a statement reports something done once rather than how things stand (`_typed`)."""
     return c.event or _HAD.match(c.text) is not None
@@ -797,6 +810,9 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     if not me.own or _protected(me, them, q):
                         continue
                     margin = RECENCY_MARGIN
+                elif _own_opinion(me, them, c, d):
+                    at = j
+                    break
                 elif not me.ents and not them.ents and me.ev and them.ev and len(words & dwords) >= RECENCY_SHARED:
                     margin = UNTYPED_MARGIN
                 else:
