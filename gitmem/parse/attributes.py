@@ -170,7 +170,7 @@ _HINTS = {
                    "home is", "terrace", "boat", "maisonette", "bedsit"),
     "<workplace>": ("moved", "moves", "moving", "switched", "transferred", "went", "gone"),
     "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
-    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run", "own"), "<leave>": ("leave",),
+    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run", "s own", "r own"), "<leave>": ("leave",),
 }
 _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
@@ -367,6 +367,15 @@ _TRADED_FOR = lazy(r"[^;.]{0,25}?\b(?:in\s+)?(?:for|with|into)\s+(?:(?:a|an|the|
 # Before the old value, in its clause: a verb of replacing (a closed class: "Took the Trafic for an
 # MOT" trades nothing).
 _TRADING = lazy(r"\b(?:trad|swap|exchang|replac|upgrad|switch|chang)\w*\b[^;.]{0,30}$", re.I)
+
+
+_TRADING_HINTS = ("trad", "swap", "xchang", "replac", "upgrad", "switch", "chang")
+
+
+def may_trade(text: str) -> bool:
+    """A cheap necessary condition of `trades` (substring tests): recall asks it of many pairs."""
+    low = text.lower()
+    return any(h in low for h in _TRADING_HINTS)
 
 
 def trades(text: str, old: frozenset[str]) -> frozenset[str]:

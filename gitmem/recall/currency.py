@@ -610,7 +610,8 @@ def _traded(c: _Said, d: _Said) -> str | None:
     an electric Vauxhall Vivaro" / "Her husband @Quang drives a Renault Trafic"; "swapped the Canon
     for a Fujifilm"): attributes.trades. No place ("Drove the Trafic to Leeds"), no @mention. Off:
     TRADED False."""
-    if not (TRADED and c.subject and c.subject == d.subject and c.kind == d.kind) or is_additive(c.text):
+    if not (TRADED and c.subject and c.subject == d.subject and c.kind == d.kind) or not attributes.may_trade(c.text) \
+            or is_additive(c.text):
         return None
     old = answers.values(d.text, "name")
     if not old:
