@@ -158,19 +158,24 @@ def told_of_past(content: str, written: str | None) -> bool:
     tourists", "Worked in a bank in '08", "Taught in Lagos years ago"): a memory told again, which gives no value of how things
     stand now, however new the line. Only a report (a past tense first: `is_event`, or "had / was /
     were") counts: "Has lived in Plzeň since 2019" is a standing state dated by its year."""
-    if not written or not (_EVENT.match(content) or _WAS.match(content)):
+    if not written:
         return False
-    if _YEARS_AGO.search(content):
-        return True
-    # Two years back at least: "Moved to Rome in March 2025", logged in 2026, may be the news.
-    now = int(written[:4])
-    for m in _YEAR.finditer(content):
-        year = int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
-        if year > now:  # "'98" is 1998
-            year -= 100
-        if year <= now - 2:
-            return True
-    return False
+    # The dates first (recall asks this of every head candidate: most name no year, and the event
+    # pattern is the dearer test).
+    long_ago = (" ago" in content or "as a " in content) and _YEARS_AGO.search(content) is not None
+    if not long_ago and not (("19" in content or "20" in content or "'" in content)
+                             and any(_earlier(m, int(written[:4])) for m in _YEAR.finditer(content))):
+        return False
+    return _EVENT.match(content) is not None or _WAS.match(content) is not None
+
+
+def _earlier(m: re.Match[str], now: int) -> bool:
+    """Whether a year `_YEAR` found is two years or more before `now` ("Moved to Rome in March 2025",
+    logged in 2026, may be the news)."""
+    year = int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+    if year > now:  # "'98" is 1998
+        year -= 100
+    return year <= now - 2
 
 
 _WAS = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:had|was|were|used to)\b", re.I)
