@@ -24,7 +24,9 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   same opinion restated with a newer confidence);
 - old is a state, not an event: a statement that starts with a past-tense verb ("Fixed the photo
   archive", "I moved flights") stays true whatever happens next (opinions excepted);
-- old's event time does not start after new's (a later note about an earlier time replaces nothing).
+- old's event time does not start after new's (a later note about an earlier time replaces nothing);
+- new is not a memory told again (`told_of_past`, wave 9): "Lived in Prague back in 2019" replaces
+  no current home, whatever cue or attribute it shares.
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
 suite; see bench/RESULTS.md. The post-commit hook runs this module: it and what it imports (layout,
 parse.attributes, parse.entities) use only the standard library's re, bisect, functools and unicodedata.
@@ -144,8 +146,8 @@ def is_event(content: str) -> bool:
     return _EVENT.match(content) is not None
 
 
-# A year named in a statement ("back in 2019", "in '19", "from 2015 to 2017"), or a span of years ago.
-# After a preposition or a month: "2025 euros" is an amount, not a year.
+# A year named in a statement ("back in 2019", "in '19", "from 2015 to 2017"), after a preposition
+# or a month or season: "2025 euros" is an amount, not a year. And a time long ago without a year.
 _YEAR = lazy(r"\b(?:in|of|from|to|until|till|during|around|circa|by|[a-z]{3,8}uary|march|april|may|june|july|"
              r"august|[a-z]{3,6}ember|october|spring|summer|autumn|winter)\s+(?:((?:19|20)\d\d)|'(\d\d))(?![\d-])",
              re.I)
@@ -155,9 +157,10 @@ _YEARS_AGO = lazy(r"\b(?:years|decades) ago\b|\bas a (?:kid|child|boy|girl|teena
 def told_of_past(content: str, written: str | None) -> bool:
     """Whether a statement reports something done or been in an earlier year than the one it was
     written in, two years back or more ("Lived in Prague for a year back in 2019 and hated the
-    tourists", "Worked in a bank in '08", "Taught in Lagos years ago"): a memory told again, which gives no value of how things
-    stand now, however new the line. Only a report (a past tense first: `is_event`, or "had / was /
-    were") counts: "Has lived in Plzeň since 2019" is a standing state dated by its year."""
+    tourists", "Worked in a bank in '08", "Taught in Lagos years ago"): a memory told again, which
+    gives no value of how things stand now, however new the line. Only a report (a past tense first:
+    `is_event`, or "had / was / were / used to") counts: "Has lived in Plzeň since 2019" is a standing
+    state dated by its year."""
     if not written:
         return False
     # The dates first (recall asks this of every head candidate: most name no year, and the event

@@ -19,6 +19,12 @@ A *weak* family (likes, hobbies, media, health, things owned) is too broad to sa
 are about the same thing by itself: recall also asks them to share a content word ("Loves
 jazz" / "Has gone off jazz").
 
+Wave 9 reads some slots from a line's shape rather than its words: a home is a kind of dwelling
+with a place after it, a move to a workplace noun is work, opening one's own business is work
+(`_PHRASES`); a clause in which another party acts on the entity gives it nothing (`said`); a name
+painted on a thing or "the band is X now" names it (`names_anew`); a name traded for another
+(`trades`); a shared word that only qualifies another noun (`modifies_another`).
+
 Also the narrow CUED_FAMILIES that index/supersede.py hides an older statement by (with a change
 cue). Imports only `re` (the parse layer is the bottom of the import order; the post-commit
 hook's indexer imports it).

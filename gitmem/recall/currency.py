@@ -25,7 +25,10 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   two statements about one subject giving values of that kind, the newer one giving another value
   goes first ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over "Goes to the gym at
   6 a.m."), whatever words either uses.
-Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8").
+- The same thing in new words (wave 9, ranking only): a new name in other words (`_named_anew`), a
+  value traded for another (`_traded`), opinions on the same thing by shape and the user's own
+  opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
+Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
 from __future__ import annotations
