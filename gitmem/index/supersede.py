@@ -24,7 +24,9 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   same opinion restated with a newer confidence);
 - old is a state, not an event: a statement that starts with a past-tense verb ("Fixed the photo
   archive", "I moved flights") stays true whatever happens next (opinions excepted);
-- old's event time does not start after new's (a later note about an earlier time replaces nothing).
+- old's event time does not start after new's (a later note about an earlier time replaces nothing);
+- new is not a memory told again (`told_of_past`, wave 9): "Lived in Prague back in 2019" replaces
+  no current home, whatever cue or attribute it shares.
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
 suite; see bench/RESULTS.md. The post-commit hook runs this module: it and what it imports (layout,
 parse.attributes, parse.entities) use only the standard library's re, bisect, functools and unicodedata.
@@ -144,6 +146,44 @@ def is_event(content: str) -> bool:
     return _EVENT.match(content) is not None
 
 
+# A year named in a statement ("back in 2019", "in '19", "from 2015 to 2017"), after a preposition
+# or a month or season: "2025 euros" is an amount, not a year. And a time long ago without a year.
+_YEAR = lazy(r"\b(?:in|of|from|to|until|till|during|around|circa|by|[a-z]{3,8}uary|march|april|may|june|july|"
+             r"august|[a-z]{3,6}ember|october|spring|summer|autumn|winter)\s+(?:((?:19|20)\d\d)|'(\d\d))(?![\d-])",
+             re.I)
+_YEARS_AGO = lazy(r"\b(?:years|decades) ago\b|\bas a (?:kid|child|boy|girl|teenager|student)\b", re.I)
+
+
+def told_of_past(content: str, written: str | None) -> bool:
+    """Whether a statement reports something done or been in an earlier year than the one it was
+    written in, two years back or more ("Lived in Prague for a year back in 2019 and hated the
+    tourists", "Worked in a bank in '08", "Taught in Lagos years ago"): a memory told again, which
+    gives no value of how things stand now, however new the line. Only a report (a past tense first:
+    `is_event`, or "had / was / were / used to") counts: "Has lived in Plzeň since 2019" is a standing
+    state dated by its year."""
+    if not written:
+        return False
+    # The dates first (recall asks this of every head candidate: most name no year, and the event
+    # pattern is the dearer test).
+    long_ago = (" ago" in content or "as a " in content) and _YEARS_AGO.search(content) is not None
+    if not long_ago and not (("19" in content or "20" in content or "'" in content)
+                             and any(_earlier(m, int(written[:4])) for m in _YEAR.finditer(content))):
+        return False
+    return _EVENT.match(content) is not None or _WAS.match(content) is not None
+
+
+def _earlier(m: re.Match[str], now: int) -> bool:
+    """Whether a year `_YEAR` found is two years or more before `now` ("Moved to Rome in March 2025",
+    logged in 2026, may be the news)."""
+    year = int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
+    if year > now:  # "'98" is 1998
+        year -= 100
+    return year <= now - 2
+
+
+_WAS = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:had|was|were|used to)\b", re.I)
+
+
 def is_additive(content: str) -> bool:
     """Whether a statement says it adds to what holds ("still", "too", "also", "as well"): it ends
     no earlier state."""
@@ -171,6 +211,8 @@ def supersedes(new: Statement, old: Statement) -> str | None:
     if new.kind != "opinion" and is_event(old.content):
         return None
     if about_someone_else(new.content) or about_someone_else(old.content) or is_additive(new.content):
+        return None
+    if told_of_past(new.content, new.event_start):
         return None
     strong = _strong_cue(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)

@@ -19,6 +19,12 @@ A *weak* family (likes, hobbies, media, health, things owned) is too broad to sa
 are about the same thing by itself: recall also asks them to share a content word ("Loves
 jazz" / "Has gone off jazz").
 
+Wave 9 reads some slots from a line's shape rather than its words: a home is a kind of dwelling
+with a place after it, a move to a workplace noun is work, opening one's own business is work
+(`_PHRASES`); a clause in which another party acts on the entity gives it nothing (`said`); a name
+painted on a thing or "the band is X now" names it (`names_anew`); a name traded for another
+(`trades`); a shared word that only qualifies another noun (`modifies_another`).
+
 Also the narrow CUED_FAMILIES that index/supersede.py hides an older statement by (with a change
 cue). Imports only `re` (the parse layer is the bottom of the import order; the post-commit
 hook's indexer imports it).
@@ -77,7 +83,7 @@ FAMILIES: tuple[Family, ...] = (
             "hire hired profession occupation promote promoted promotion retrain retrained resign "
             "resigned teach teaches teaching taught retire retired retirement freelance freelancer freelancing self-employed "
             "contractor consultant consulting intern internship unemployed jobless "
-            "sabbatical <leave> <business> title role position salary apprentice apprenticeship head heads "
+            "sabbatical <leave> <business> <workplace> title role position salary apprentice apprenticeship head heads "
             "manage manages "
             + _OCCUPATIONS,
             "work living employer company"),
@@ -125,6 +131,11 @@ FAMILIES: tuple[Family, ...] = (
     _family("owns", "own owns owned bought sold", "have", weak=True),
 )
 
+# What a home can be, and a workplace (`_PHRASES`: "<dwelling>", "<workplace>").
+_DWELLINGS = (r"(?:flat|apartment|house|farmhouse|townhouse|condo|studio|houseboat|narrowboat|place|room|cottage|"
+              r"bungalow|loft|terrace|maisonette|bedsit)")
+_WORKPLACES = (r"(?:clinic|hospital|practice|firm|company|agency|school|studio|start-?up|lab|laboratory|bank|office|"
+               r"department|museum|library|council|ministry|university|college|consultancy|charity|newspaper|publisher)")
 # Phrases folded into one marker word before the families are looked up.
 _PHRASES = (
     (lazy(r"\b(?:moved|moves|moving|move) (?:to|from|in|out|away|back|house|abroad|into)\b", re.I),
@@ -134,16 +145,25 @@ _PHRASES = (
      "<evaluative>"),
     # A home is a dwelling that is someone's ("her own apartment in Kyoto", "took a flat in Porto",
     # "home is a houseboat"), not a flat mentioned in passing ("fibre at the Lisbon flat").
-    (lazy(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}(?:flat|apartment|house|condo|studio|"
-                r"houseboat|place|room|cottage|bungalow|loft)\s+(?:in|on|near|at|by|outside)\b|\bhome is\b", re.I),
+    # Wave 9: the kinds of dwelling a home can be (a farmhouse, a terrace, a narrowboat), and a place named
+    # later in the clause ("Bought a narrowboat and moors it on the canal in Skipton").
+    (lazy(r"\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}" + _DWELLINGS + r"\s+(?:in|on|near|at|by|outside)\b"
+          r"|\bhome is\b|\b(?:a|an|own|new|his|her|their|my)\s+(?:[\w-]+\s+){0,2}" + _DWELLINGS
+          + r"\b[^;.]{0,40}?\b(?:in|on|near|outside)\s+(?:the\s+)?(?-i:[A-Z])", re.I),
      "<dwelling>"),
+    # Wave 9: a move to a workplace ("Moved over to a private scanning clinic in Oslo", "Switched to a
+    # consultancy"): a new value of the work, as a dwelling is of the home. The nouns between may not
+    # hold a preposition ("moved to a flat near the hospital" is a home).
+    (lazy(r"\b(?:moved|moves|moving|switched|transferred|went|gone)(?:\s+(?:over|across|back))?\s+to\s+(?:a|an|the)\s+"
+          r"(?:(?!(?:near|by|in|at|on|with|of|for|from)\b)[\w-]+\s+){0,3}" + _WORKPLACES + r"\b", re.I),
+     "<workplace>"),
     # A date set or moved: "set for 2025-09-01", "moved to Friday", "pushed back to March".
     (lazy(r"\b(?:set|fixed) for\b|\btakes place\b|\b(?:moved|pushed|brought|shifted|changed)(?: back| forward| up)?"
                 r" (?:to|until) (?:the )?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
                 r"next|later|earlier)", re.I), "<rescheduled>"),
     (lazy(r"\b(?:goes|go|going|went) by\b|\bknown as\b", re.I), "<name>"),
     (lazy(r"\b(?:tied|tie|tying|ties) the knot\b", re.I), "<wed>"),
-    (lazy(r"\bruns? (?:his|her|their) own\b|"
+    (lazy(r"\b(?:runs?|opened|opens|started|starts|set up|sets up|launched|launches) (?:his|her|their) own\b|"
                 r"\bruns? (?:his|her|their|a|an) (?:own )?(?:\w+ )?(?:business|shop|company|firm|bakery|restaurant|"
                 r"caf[eé]|bar|practice|studio|agency|startup|farm|clinic|salon)\b", re.I), "<business>"),
     (lazy(r"\b(?:on|parental|maternity|paternity|sick|medical|unpaid|garden(?:ing)?) leave\b", re.I), "<leave>"),
@@ -153,9 +173,10 @@ _PHRASES = (
 _HINTS = {
     "<relocation>": ("mov",), "<evaluative>": ("off", "stand", " of", "rather", "found", "find"),
     "<dwelling>": ("flat", "apartment", "house", "condo", "studio", "place", "room", "cottage", "bungalow", "loft",
-                   "home is"),
+                   "home is", "terrace", "boat", "maisonette", "bedsit"),
+    "<workplace>": ("moved", "moves", "moving", "switched", "transferred", "went", "gone"),
     "<rescheduled>": ("set for", "fixed for", "takes place", "moved", "pushed", "brought", "shifted", "changed"),
-    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run",), "<leave>": ("leave",),
+    "<name>": (" by", "known as"), "<wed>": ("knot",), "<business>": ("run", "s own", "r own"), "<leave>": ("leave",),
 }
 _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 # Words a statement uses that look like a family's but are not (a question's are):
@@ -196,7 +217,8 @@ def _words(text: str) -> set[str]:
     words = {w.strip("'-") for w in _WORD.findall(low)}
     # "e-bike" is a bike, "self-employed" is itself a word of the list: both forms are looked up.
     words |= {p for w in words if "-" in w for p in w.split("-") if len(p) > 2}
-    markers = {m for pat, m in _PHRASES if any(h in low for h in _HINTS[m]) and pat.search(low)}
+    # The patterns ignore case but for a place's capital ("<dwelling>"): they read the text as written.
+    markers = {m for pat, m in _PHRASES if any(h in low for h in _HINTS[m]) and pat.search(text)}
     if "<rescheduled>" in markers:
         markers.discard("<relocation>")  # "moved to Friday" moves a date, not a home
     return words | markers
@@ -268,11 +290,26 @@ def thing_head(text: str) -> str:
     return m.group().split()[-1].lower().strip("'-,") if m is not None else ""
 
 
+# A later clause in which someone or something else acts on the entity ("...; the rescue wants her
+# as their on-call vet", "...; the studio gave her a leaving card"): its words are that other
+# party's doing (a wish, an offer, a gift), not a value of the entity's attributes.
+# Not when the verb itself gives the attribute ("...; the hospital hired her as a nurse").
+_OTHER_ACTS = lazy(r";\s*(?:the|this|that|their|a|an)\s+(?:[\w'-]+\s+){0,3}?([a-z]+)\s+(?:her|him|them)\b[^;]*",
+                   re.I)
+
+
+def _others_doing(m: re.Match[str]) -> str:
+    return m.group() if _lookup({m.group(1).lower()}, _SAID) else " "
+
+
+
 @lru_cache(maxsize=8192)
 def said(text: str) -> frozenset[str]:
     """The families a statement gives a value of ("Relocated to Dublin" -> {"residence"}).
     Cached: recall asks it of the same statements question after question."""
     text = _THING_SUBJECT.sub(" ", text, count=1)
+    if ";" in text:
+        text = _OTHER_ACTS.sub(_others_doing, text)
     out = _lookup(_words(text), _SAID, _NOUNISH)
     if _NOT_HOME.search(text):
         out.pop("residence", None)
@@ -303,6 +340,95 @@ _QUANTITY = lazy(r"\bhow (?:much|many|old|far|long|big|tall|heavy|often)\b|\bwhi
 def asks_quantity(question: str) -> bool:
     """Whether a question asks for an amount, a count or a version (its answer is a number)."""
     return _QUANTITY.search(question) is not None
+
+
+# Shapes that give a thing a name without "called" or "named" (wave 9): a name painted or lettered
+# on it ("Painted Sjöstjärnan on the transom", "Had Peregrine painted on the sloop's transom"), a
+# copula from the thing to a capitalised word ("The band is Fjordhest now"), a rename or a christening
+# ("Renamed the boat Kestrel", "Rechristened her Osprey"). group "thing": the noun named, when the
+# shape says it.
+_NAME_RUN = r"['\"‘“]?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*['\"’”]?"
+_NAMING = lazy(
+    r"\b(?i:painted|lettered|stencill?ed|wrote)\s+" + _NAME_RUN + r"\s+(?i:on|onto|across)\b|"
+    r"\b(?i:had)\s+" + _NAME_RUN + r"\s+(?i:painted|lettered|stencill?ed)\b|"
+    r"\b(?i:re-?named|re-?christened|christened)\s+(?:(?i:it|her|him|them)\s+|(?i:the|his|her|their)\s+"
+    r"(?P<thing1>[a-z]+)\s+)?(?:(?i:to|as)\s+)?['\"‘“]?[A-Z]|"
+    r"(?:^|[:;.]\s*)(?i:the|his|her|their)\s+(?P<thing2>[a-z]+)\s+(?i:is)\s+(?:(?i:now)\s+)?(?:(?i:called|named)\s+)?"
+    + _NAME_RUN + r"\s*(?:(?i:now)\b|[;.,]|$)")
+
+
+def names_anew(text: str) -> tuple[bool, str]:
+    """Whether a statement gives a thing a name in a shape besides "called" / "named" (`_NAMING`),
+    and the noun it names ("" when the shape does not say: a name painted on a transom)."""
+    m = _NAMING.search(text)
+    if m is None:
+        return False, ""
+    return True, (m.group("thing1") or m.group("thing2") or "").lower()
+
+
+# After an old value, in its clause: what it is traded for ("the Trafic in for an electric Vauxhall
+# Vivaro", "the Canon for a Fujifilm", "the Pixel with a Galaxy S25").
+_TRADED_FOR = lazy(r"[^;.]{0,25}?\b(?:in\s+)?(?:for|with|into)\s+(?:(?:a|an|the|his|her|their)\s+)?"
+                   r"(?:(?-i:[a-z])[\w-]*\s+){0,2}((?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*)*)", re.I)
+# Before the old value, in its clause: a verb of replacing (a closed class: "Took the Trafic for an
+# MOT" trades nothing).
+_TRADING = lazy(r"\b(?:trad|swap|exchang|replac|upgrad|switch|chang)\w*\b[^;.]{0,30}$", re.I)
+
+
+_TRADING_HINTS = ("trad", "swap", "xchang", "replac", "upgrad", "switch", "chang")
+
+
+def may_trade(text: str) -> bool:
+    """A cheap necessary condition of `trades` (substring tests): recall asks it of many pairs."""
+    low = text.lower()
+    return any(h in low for h in _TRADING_HINTS)
+
+
+def trades(text: str, old: frozenset[str]) -> frozenset[str]:
+    """The names `text` trades one of the `old` names for, lowercased (`_TRADING` the old name
+    `_TRADED_FOR` a new one): a new value of the slot the old name filled."""
+    out: set[str] = set()
+    low = text.lower()
+    for name in old:
+        at = low.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if (at == 0 or not low[at - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
+                m = _TRADED_FOR.match(text, end)
+                if m is not None and "@" not in text[end:m.start(1)] and _TRADING.search(text, 0, at):
+                    out.update(w.lower() for w in m.group(1).split())
+            at = low.find(name, end)
+    return frozenset(out)
+
+
+# Words that may follow a noun without making it a modifier ("jazz, especially", "cricket and").
+_FUNCTION = frozenset("a an the and or but nor so yet for of to in on at by with from into over about than as "
+                      "is are was were be been being am has have had do does did will would can could should may "
+                      "might must shall it its this that these those he she they we you i me him her them us my his "
+                      "their our your who whom which what when where while because if then there here too also "
+                      "very more most less least all any some no not never ever again now still just only even "
+                      "every each much many".split())
+
+
+def modifies_another(text: str, stems: frozenset[str], other: str) -> bool:
+    """Whether every word of `text` starting with one of `stems` (one at least) stands before a noun
+    that `other` does not hold: it names a kind of that other thing ("Finds the new jazz bar on Calle
+    Mayor overpriced" is about a bar, not about jazz, beside "Loves jazz, especially Coltrane"; "asks
+    for ground-floor rooms only, after getting stuck in a hotel lift" still speaks of rooms)."""
+    toks = list(_WORD.finditer(text))
+    low_other = other.lower()
+    seen = False
+    for m, n in zip(toks, [*toks[1:], None]):
+        w = m.group().lower()
+        if not any(w.startswith(st) for st in stems):
+            continue
+        seen = True
+        nxt = n.group() if n is not None else ""
+        # The next word must follow in the same phrase (no comma or semicolon between) and be a noun.
+        if n is None or text[m.end():n.start()].strip() or not nxt.islower() or len(nxt) < 3 or nxt in _FUNCTION \
+                or nxt.endswith(("ly", "ed")) or nxt in low_other or nxt.rstrip("s") in low_other:
+            return False
+    return seen
 
 
 WEAK = frozenset(f.name for f in FAMILIES if f.weak)

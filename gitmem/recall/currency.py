@@ -25,7 +25,10 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   two statements about one subject giving values of that kind, the newer one giving another value
   goes first ("When does Wanjiru go to the gym?": "Her gym slot is 7 p.m." over "Goes to the gym at
   6 a.m."), whatever words either uses.
-Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8").
+- The same thing in new words (wave 9, ranking only): a new name in other words (`_named_anew`), a
+  value traded for another (`_traded`), opinions on the same thing by shape and the user's own
+  opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
+Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
-from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
+from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
 from gitmem.parse import answers, attributes
 from gitmem.parse.dates import ends, may_end
 from gitmem.parse.entities import subject as attributed
@@ -125,6 +128,18 @@ TYPED_ANSWERS = True
 # Relatives (wave 8, second pass): a line filed under someone the question does not name, naming the
 # one it does, is that one's for the question (`_said`). Off: False.
 RELATIVE_SUBJECT = True
+# A memory told again (wave 9, supersede.told_of_past): a report of something done or been two
+# years or more before the line was written ("Lived in Prague for a year back in 2019") never goes
+# ahead of what holds. Off: False.
+TOLD_OF_PAST = True
+# A new name in a shape besides "called" (wave 9, `_named_anew`). Off: False.
+NAMED_ANEW = True
+# A value traded for another (wave 9, `_traded`). Off: False.
+TRADED = True
+# Opinions on the same thing read by shape (wave 9, `_same_slot`). Off: False.
+OPINION_WORDS = True
+# The attributes whose words name an activity or a liking, not a thing ("watching", "prefer").
+_ACTIVITIES = tuple(sorted(attributes.WEAK))
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -350,7 +365,9 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
-        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content)),
+        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
+        and not (TOLD_OF_PAST and bool(ents or row[FACT])
+                 and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
         over=row[ID] in past)
 
 
@@ -535,7 +552,8 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     shared = c.asked & d.asked - _LIGHT
     thing = any(not attributes.vocabulary(st) for st in shared)
     missing = d.asked - c.asked - _LIGHT
-    renamed = "name" in q.expects and _renamed(c.text, d.text)
+    anew = "name" in q.expects and _named_anew(c, d)
+    renamed = anew or "name" in q.expects and _renamed(c.text, d.text)
     # A yes/no question: the older line may hold the question's attribute words alone ("sing" in "Does
     # Folake sing in a choir?" / "Gave the choir her last Sunday"), not a thing ("football").
     if missing and not thing and not renamed and (
@@ -546,13 +564,14 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
     # An ending is no instance: "Gave the choir her last Sunday" answers "Does Folake sing in a choir?".
     ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
-    if _done(c) and not ended and not thing:
+    if _done(c) and not ended and not thing and not anew:
         return None
     for kind in sorted(q.expects):
         mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
         if not mine or not theirs or mine <= theirs:
             continue
-        if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject}:
+        if shared or not c.stems - _LIGHT or mine & theirs or kind == "polarity" and c.ents & d.ents - {c.subject} \
+                or kind == "name" and anew:
             return f"another {kind} for the same thing"
     return None
 
@@ -571,6 +590,52 @@ def _renamed(new: str, old: str) -> bool:
     "Rex loves the beach at Howth" gives Rex no new name: Howth is a place."""
     mine, theirs = answers.values(new, "name"), answers.values(old, "name")
     return bool(mine & theirs) and not mine - answers.values(new, "place") <= theirs
+
+
+def _named_anew(c: _Said, d: _Said) -> bool:
+    """Whether `c` gives the thing `d` names a new name in a shape besides "called" (wave 9,
+    attributes.names_anew: "The band is Fjordhest now" / "Plays bass in a band called The Loose
+    Ends"; "Had Peregrine painted on the sloop's transom" / "Bought a sloop called Wandering Star"):
+    a new name that is no place, where the shape names no thing or one the question or `d` names
+    ("Her cat is Tom" says nothing of "a dog called Rex"). Off: NAMED_ANEW False."""
+    if not NAMED_ANEW:
+        return False
+    ok, thing = attributes.names_anew(c.text)
+    if not ok or thing and not (any(thing.startswith(st) for st in c.stems) or thing in d.text.lower()):
+        return False
+    theirs = answers.values(d.text, "name")
+    return bool(theirs) and not answers.values(c.text, "name") - answers.values(c.text, "place") <= theirs
+
+
+def _traded(c: _Said, d: _Said) -> str | None:
+    """Why `c`, newer, gives a new value of the slot `d` gives a name for (wave 9): it names that
+    value and, after it in one clause, another name it trades it for ("@Quang traded the Trafic in for
+    an electric Vauxhall Vivaro" / "Her husband @Quang drives a Renault Trafic"; "swapped the Canon
+    for a Fujifilm"): attributes.trades. No place ("Drove the Trafic to Leeds"), no @mention. Off:
+    TRADED False."""
+    if not (TRADED and c.subject and c.subject == d.subject and c.kind == d.kind) or not attributes.may_trade(c.text) \
+            or is_additive(c.text):
+        return None
+    old = answers.values(d.text, "name")
+    if not old:
+        return None
+    new = attributes.trades(c.text, old)
+    if new and not new & old and not new <= answers.values(c.text, "place"):
+        return "traded for another"
+    return None
+
+
+def _own_opinion(c: _Said, d: _Said, cc: Candidate, dc: Candidate) -> bool:
+    """Whether `c`, newer, is the user's own opinion on the thing an older own opinion `d` speaks of
+    (wave 9): both typed opinions naming no one ("O(c=0.6): The rowing machine was a waste of money" /
+    "O(c=0.8): Twenty minutes on the rowing machine most mornings and the back pain has gone"), `c`
+    holding every question word `d` holds, one of them a thing (not a word of liking), and not only as
+    the qualifier of another noun ("the rowing club's fees"). Off: OPINION_WORDS False."""
+    if not (OPINION_WORDS and c.kind == d.kind == "opinion" and not c.ents and not d.ents
+            and cc.row[FACT] and dc.row[FACT] and d.asked and d.asked <= c.asked) or is_additive(c.text):
+        return False
+    return any(not attributes.vocabulary(st, "likes") for st in d.asked) \
+        and not attributes.modifies_another(c.text, d.asked, d.text)
 
 
 def _done(c: _Said) -> bool:
@@ -613,8 +678,13 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
     # Two opinions of one person on the thing asked about: the newer one is what they think now
     # ("Finds podcasts a waste of time" / "Recommends a history podcast ..."). What an opinion is
     # about may be a word of a family ("podcast" is media), not of the likes themselves.
-    if c.kind == "opinion" and all(attributes.vocabulary(st, "likes") for st in missing) and \
-            any(not attributes.vocabulary(st, "likes") for st in both):
+    # Wave 9: a missing word of a weak attribute is no thing ("watching" in "What does Aarav think of
+    # watching cricket?" / "Has come round to Test cricket"), and a shared word that only qualifies
+    # another noun names that other thing ("Finds the new jazz bar ... overpriced" is no word on jazz).
+    activities = _ACTIVITIES if OPINION_WORDS else ("likes",)
+    if c.kind == "opinion" and all(any(attributes.vocabulary(st, f) for f in activities) for st in missing) \
+            and any(not attributes.vocabulary(st, "likes") for st in both) \
+            and not (OPINION_WORDS and attributes.modifies_another(c.text, both, d.text)):
         return "an opinion on the same thing"
     # A newer opinion in wholly new words (it holds no word of the question) that shares a word with
     # an older one that does ("What kind of hob does Desmond prefer?": "Swears by his gas hob" /
@@ -733,7 +803,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    why = (_same_thing(me, them, q) or _typed(me, them, q)) if ATTRIBUTE_RECENCY else None
+                    why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)) \
+                        if ATTRIBUTE_RECENCY else None
                     if why is not None:
                         if why == ON_THE_SAME_THING:
                             # It stands for the answer it passed: what it passes next must pass that.
@@ -743,6 +814,9 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     if not me.own or _protected(me, them, q):
                         continue
                     margin = RECENCY_MARGIN
+                elif _own_opinion(me, them, c, d):
+                    at = j
+                    break
                 elif not me.ents and not them.ents and me.ev and them.ev and len(words & dwords) >= RECENCY_SHARED:
                     margin = UNTYPED_MARGIN
                 else:
