@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     n_versions, n_texts = conn.execute("SELECT (SELECT count(*) FROM chunk_vectors), (SELECT count(*) FROM texts)").fetchone()
     conn.close()
     ip = in_process(ws, args.repeat, emb)
-    c = cli(ws.root, args.cli_runs)
+    c = cli(ws.root, args.cli_runs) if args.cli_runs else {}
     warm.stop(ws)
     dense = "" if args.skip_dense else dense_text(args.vectors, dense_only(args.vectors, args.repeat, emb))
     pre = prefilter_check()
@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{summary(ip['hybrid now cpu'])} | {summary(ip['hybrid as-of cpu'])} |",
         "",
         dense, "",
-        cli_text(args.cli_runs, args.size, c),
+        cli_text(args.cli_runs, args.size, c) if c else "(CLI not run: --cli-runs 0)",
         "", pre,
     ]
     text = "\n".join(lines)

@@ -250,3 +250,28 @@ def test_an_evidence_line_is_a_copy_of_the_log_line_it_quotes() -> None:
     assert same_fact(f"- supports (strong, +0.10): {log[:70]}… {cite}", log)
     # Another statement behind the same label is not a copy.
     assert not same_fact(f"- supports (weak, +0.05): @Peter: Wants long inline answers when planning trips abroad. {cite}", log)
+
+
+def test_the_issue_example_a_move_reported_as_an_event_is_replaced_by_a_later_home(tmp_path: Path) -> None:
+    """The issue's own words: "Moved to Porto on 2025-11-03" (a move is an event that states where
+    one lives from then on), then "Lives in Madrid now, works at Globex" ("now" closes the clause,
+    three words after "Lives"). Plain recall shows Madrid and hides Porto; history shows it marked."""
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("porto", "2025-11-03", log("2025-11-03", "W @Alice: Moved to Porto on 2025-11-03."))
+    repo.commit("madrid", "2025-12-16", log("2025-12-16", "W @Alice: Lives in Madrid now, works at Globex."))
+    repo.commit("other", "2025-12-17", log("2025-12-17", "W @Alice: Moved the book club to Thursdays."))
+    update(Workspace(repo.path))
+    texts = [str(r.content) for r in ask(repo, "where does Alice live", k=10)]
+    assert "Madrid" in texts[0] and not any("Porto" in t for t in texts)
+    porto = next(r for r in ask(repo, "where does Alice live", k=10, include_history=True) if "Porto" in str(r.content))
+    assert porto.superseded_by is not None and str(porto.superseded_by.source).startswith("memory/2025-12-16.md#L4@")
+    # Before the move to Madrid, Porto is the answer and carries no mark.
+    before = ask(repo, "where does Alice live", k=10, as_of="2025-12-01")
+    assert "Porto" in str(before[0].content) and before[0].superseded_by is None
+
+
+def test_other_moved_events_stay_events() -> None:
+    from gitmem.index.supersede import is_event
+
+    assert not is_event("@Alice: Moved to Porto on 2025-11-03.") and not is_event("I moved into a flat in Leeds.")
+    assert is_event("@Alice: Moved the book club to Thursdays.") and is_event("Fixed the photo archive.")

@@ -123,13 +123,19 @@ def _strong_cue(content: str) -> re.Match[str] | None:
 
 def _near_weak_cue(content: str, words: set[str]) -> bool:
     """Whether one of `words` (whole words or 5-letter stems) stands within two words of "now"/"new"."""
-    toks = [w.strip("'-").lower() for w in _WORD.findall(content)]
-    for i, t in enumerate(toks):
-        if t in _WEAK:
-            near = toks[max(0, i - 2):i] + toks[i + 1:i + 3]
-            if any(w in words or w[:5] in words for w in near):
-                return True
+    for clause in _CLAUSE.split(content):
+        toks = [w.strip("'-").lower() for w in _WORD.findall(clause)]
+        for i, t in enumerate(toks):
+            if t in _WEAK:
+                # A clause that ends in "now" says all of it holds now ("Lives in Madrid now"):
+                # the attribute may stand further back than two words.
+                near = toks[max(0, i - (4 if i == len(toks) - 1 else 2)):i] + toks[i + 1:i + 3]
+                if any(w in words or w[:5] in words for w in near):
+                    return True
     return False
+
+
+_CLAUSE = lazy(r"[,;:.!?()]|\s[–-]\s")
 
 
 # Common irregular past tenses that open a report of something done ("Bought a house", "Met @Sam").
@@ -141,9 +147,14 @@ _IRREGULAR = ("(?:bought|met|ran|broke|lost|sold|won|took|got|went|began|came|sa
 _EVENT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGULAR + r")\b", re.I)
 
 
+# A move is the one event whose report states a standing value: "Moved to Porto on 2025-11-03" says
+# where one lives from then on, as "Lives in Porto" does, and a later home replaces it.
+_MOVED_IN = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+|we\s+)?(?:moved|relocated) (?:to|into|in|back to)\b", re.I)
+
+
 def is_event(content: str) -> bool:
     """Whether a statement reports something done (an event, never superseded), not a state."""
-    return _EVENT.match(content) is not None
+    return _EVENT.match(content) is not None and _MOVED_IN.match(content) is None
 
 
 # A year named in a statement ("back in 2019", "in '19", "from 2015 to 2017"), after a preposition

@@ -22,6 +22,7 @@ with the lexical ranking.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -331,14 +332,15 @@ def _by_score(score: dict[tuple[bool, Any], float], item: dict[tuple[bool, Any],
 def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
     """Scores, not ranks: each side's scores as z-scores over its own list (a chunk missing from a
     side gets that side's lowest), summed with the dense side weighted by w."""
-    import statistics
-
     def z(cands: list[Candidate]) -> dict[tuple[bool, Any], float]:
         vals = [c.score or 0.0 for c in cands]
         if not vals:
             return {}
-        mu, sd = statistics.fmean(vals), (statistics.pstdev(vals) or 1.0)
-        return {_key(c): ((c.score or 0.0) - mu) / sd for c in cands}
+        # Floats, not statistics.pstdev: its exact fractions cost ~3 ms a question over a
+        # thousand lexical candidates, for digits that cannot change an order.
+        mu = math.fsum(vals) / len(vals)
+        sd = math.sqrt(math.fsum((v - mu) ** 2 for v in vals) / len(vals)) or 1.0
+        return {(c.uncommitted, c.row[0]): (v - mu) / sd for c, v in zip(cands, vals)}
 
     zl, zd = z(lexical), z(dense)
     low_l, low_d = min(zl.values(), default=0.0), min(zd.values(), default=0.0)
