@@ -668,3 +668,26 @@ def test_the_fit_counts_a_turned_pair_by_its_turned_verdict() -> None:
     fit = C.choose(scored, ["contrast"])
     assert fit.metrics.correct == len(scored) and fit.metrics.wrong_direction == 0.0
     assert C.metrics(scored, "contrast", fit.margin, fit.offset).confusion["supports"]["supports"] == 20
+
+
+def test_a_calibration_says_whether_it_was_measured_with_the_polarity_step_and_is_judged_so() -> None:
+    # Tables stored before the step lack the field: judged as they were measured, the opinion as written.
+    old = {"fingerprint": "1:abc", "model": "m.gguf:1:abc", "method": "contrast", "margin": 0.5, "accuracy": 0.8,
+           "wrong_direction": 0.0, "abstain": 0.2, "cases": 78, "tokens_per_second": 9.0, "measured": "2026-11-29"}
+    cal = J._read_table(json.dumps({"1:abc": old}))["1:abc"]
+    assert cal.polarity is False
+    fact, opinion = "@Bo: Took a thirty-hour train so he would not have to fly.", "@Bo: Dislikes flying."
+    scorer = LoggingScorer()  # "supports" likeliest by 2.8 on every question
+    assert J.judge(scorer, cal, fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert scorer.calls[-1][1] == J.pair_prompt(fact, opinion) + J.LABEL_QUESTION
+    # Measured with the step: asked about "Likes flying", and the verdict on it turned.
+    scorer = LoggingScorer()
+    assert J.judge(scorer, cal._replace(polarity=True), fact, opinion).relation == "contradicts"  # type: ignore[arg-type]
+    assert scorer.calls[-1][1] == J.pair_prompt(fact, "@Bo: Likes flying.") + J.LABEL_QUESTION
+    assert J.describe_rule("agree", -1.6, -0.4, True).endswith("aversions judged in their affirmative form")
+    # A fresh check stores the step, and the project's 1.5B judge was measured with it.
+    report = C.check(LoggingScorer(), "m.gguf:1:abc", [C.Case(fact, opinion, "supports", "indirect", s) for s in C.SPLITS],  # type: ignore[arg-type]
+                     ["contrast"])
+    assert report.calibration.polarity and all(s.scores["contrast"].flipped for s in report.scored)
+    qwen = [c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b")]
+    assert qwen and qwen[0].polarity

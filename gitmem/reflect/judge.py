@@ -787,16 +787,19 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
     if cal.never_decides:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
                                 f"opinions will not move; set a larger model with `{CONFIG_HINT}`")
-    lean = describe_rule(cal.method, cal.offset, cal.floor)
+    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity)
     return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates})")
 
 
-def describe_rule(method: Method, offset: float, floor: float) -> str:
-    """The calibrated numbers beyond the margin, for a one-line report ("" for labels and yesno)."""
+def describe_rule(method: Method, offset: float, floor: float, polarity: bool = False) -> str:
+    """The calibrated numbers beyond the margin, and the polarity step, for a one-line report ("" for
+    labels and yesno without the step)."""
     lean = f", offset {offset:+.2f}" if method in TWO_SIDED else ""
     if method in YES_FRAMED:
-        return lean + f", yes/no lean {floor:+.2f}"
-    return lean + (f", floor {floor:+.2f}" if method == "likely" and floor > NO_FLOOR else "")
+        lean += f", yes/no lean {floor:+.2f}"
+    elif method == "likely" and floor > NO_FLOOR:
+        lean += f", floor {floor:+.2f}"
+    return lean + (", aversions judged in their affirmative form" if polarity else "")
 
 
 def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
