@@ -368,8 +368,8 @@ def opposite(opinion: str) -> str:
 # that *supports* it sounds negative too ("walked out of the tapas bar because she couldn't hear"),
 # and the 1.5B read such facts as contradicting (its "contradicts" tracks how a fact sounds more
 # than what it shows): on the aversions of the four labelled sets its labels question pointed the
-# wrong way on 27 of 43 related pairs, on every other opinion on 48 of 373 (bench/RESULTS.md
-# "Reflect judge, wave 9"). So the judge asks about the affirmative form ("Likes flying") and turns
+# wrong way (against its lean) on 27 of 43 related pairs, on every other opinion on 48 of 340
+# (bench/RESULTS.md "Reflect judge, wave 9"). So the judge asks about the affirmative form ("Likes flying") and turns
 # the verdict around: the polarity comes from the user's own sentence, deterministically, and the
 # model only judges the kind of statement it reads well. Recognised by the shape of the sentence
 # (a verb of aversion or fear, or an explicit negation, first), not by what it is about. A
