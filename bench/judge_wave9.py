@@ -20,7 +20,6 @@ Prints Markdown tables: accuracy / wrong direction (count) / abstain per set.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -31,7 +30,7 @@ from gitmem.reflect import judge as J
 from gitmem.reflect.model import CachedModel, LlamaModel, resolve_model_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_wave8 import _fmt, kinds  # noqa: E402  (bench scripts import each other by path)
+from judge_wave8 import _fmt, arguments, kinds  # noqa: E402  (bench scripts import each other by path)
 
 
 def score_all(model: J.Scorer, sets: dict[str, list[C.Case]], methods: Sequence[J.Method],
@@ -44,13 +43,8 @@ def score_all(model: J.Scorer, sets: dict[str, list[C.Case]], methods: Sequence[
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--cache", type=Path, required=True)
-    ap.add_argument("--methods", default="labels,contrast,yesno,agree")
-    ap.add_argument("--heldout", type=Path, action="append", default=[])
+    ap = arguments(__doc__, "labels,contrast,yesno,agree")
     ap.add_argument("--main-fit", default="", help="main's stored judge: METHOD,MARGIN,OFFSET,FLOOR")
-    ap.add_argument("--kinds", action="store_true", help="also print right / wrong / abstained by kind")
     args = ap.parse_args(argv)
     methods: list[J.Method] = [m for m in args.methods.split(",") if m]  # type: ignore[misc]
     llama = LlamaModel(resolve_model_path(None, args.model))
