@@ -130,14 +130,19 @@ def kinds(scored: Sequence[C.Scored], method: J.Method, fit: C.Fit) -> dict[str,
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(description: str | None, methods: str) -> argparse.ArgumentParser:
+    """The options the judge-wave scripts share: model, score cache, ways of deciding, held-out files, --kinds."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True)
     ap.add_argument("--cache", type=Path, required=True)
-    ap.add_argument("--methods", default="agree,negate")
+    ap.add_argument("--methods", default=methods)
     ap.add_argument("--heldout", type=Path, action="append", default=[])
     ap.add_argument("--kinds", action="store_true", help="also print right / wrong / abstained by kind")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(__doc__, "agree,negate").parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
     llama = LlamaModel(resolve_model_path(None, args.model))
     model = CachedModel(llama, args.cache)

@@ -55,9 +55,9 @@ SHIPPED = Path(str(resources.files("gitmem.reflect").joinpath("data/calibration.
 
 
 def baseline(model: J.Scorer, scored: list[C.Scored]) -> C.Metrics:
-    """No gate, labels scored, the best one taken: what scoring alone does, for comparison. The
-    pairs the gate dropped were not scored by the check: they are scored here."""
-    ungated = [s if not s.gated else C.Scored(s.case, False, {"labels": J.score_pair(model, s.case.fact, s.case.opinion, "labels")})
+    """No gate, labels scored about the opinion as written (no polarity step), the best one taken:
+    what scoring alone does, for comparison. Asked here for every pair (cached answers cost nothing)."""
+    ungated = [C.Scored(s.case, False, {"labels": J.score_pair(model, s.case.fact, s.case.opinion, "labels", polarity=False)})
                for s in scored]
     return C.metrics(ungated, "labels", 0.0)
 
@@ -94,8 +94,12 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
         cal, source = report.calibration, "fitted in this run on the shipped calibration half (none shipped)"
     # The baseline needs the labels scores (labels and contrast share one question: asked once).
     methods: list[J.Method] = [cal.method] + (["labels"] if with_baseline and cal.method != "labels" else [])
-    scored = C.score_cases(model, cases, methods)
-    shipped = C.metrics([s for s in report.scored if s.case.split == "report"], cal.method, cal.margin, cal.offset, cal.floor)
+    # A calibration stored before the polarity step is judged without it, as reflection would.
+    scored = C.score_cases(model, cases, methods, polarity=cal.polarity)
+    report_half = [s for s in report.scored if s.case.split == "report"]
+    if not cal.polarity:
+        report_half = C.score_cases(model, [s.case for s in report_half], [cal.method], polarity=False)
+    shipped = C.metrics(report_half, cal.method, cal.margin, cal.offset, cal.floor)
     base = baseline(model, scored) if with_baseline else None
     return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor), base, scored)
 
@@ -356,6 +360,13 @@ def main(argv: list[str] | None = None) -> int:
                 cal = h.calibration._replace(summaries=cal.summaries, retain=cal.retain,
                                              fresh_wrong_direction=round(h.metrics.wrong_direction, 4),
                                              fresh_cases=h.metrics.cases)
+            else:
+                # A judge re-fitted on the shipped cases has not been measured on fresh ones: the last
+                # fresh rate measured for these weights stays until a --heldout run replaces it (trust
+                # goes by the worse rate, and the report half is tuning data).
+                old = J.shipped_calibrations().get(cal.fingerprint)
+                if old is not None and old.fresh_wrong_direction is not None and cal.fresh_wrong_direction is None:
+                    cal = cal._replace(fresh_wrong_direction=old.fresh_wrong_direction, fresh_cases=old.fresh_cases)
             J.write_table(SHIPPED, cal)
         print(f"stored {len(results)} calibration(s) in {SHIPPED}", file=sys.stderr)
     return 0

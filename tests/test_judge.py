@@ -608,3 +608,86 @@ def test_a_workspace_check_keeps_the_fresh_rate_the_project_measured_for_the_sam
     # Another method was not what the fresh cases measured: the workspace's own numbers stand.
     J.write_table(J.workspace_calibration_path(ws), own._replace(method="contrast"))
     assert J.trust(ws, name).allowed
+
+
+# --------------------------------------------------------------------------- the polarity step
+
+
+def test_affirmative_turns_aversions_and_negations_and_leaves_every_other_opinion_alone() -> None:
+    assert J.affirmative("@Bo: Dislikes flying.") == "@Bo: Likes flying."
+    assert J.affirmative("@Bo: Hates shopping for clothes.") == "@Bo: Likes shopping for clothes."
+    assert J.affirmative("@Bo: Can't stand loud restaurants.") == "@Bo: Likes loud restaurants."
+    assert J.affirmative("@Bo: Can’t stand the smell of coffee.") == "@Bo: Likes the smell of coffee."
+    assert J.affirmative("@Bo: Avoids social media.") == "@Bo: Likes social media."
+    assert J.affirmative("@Bo: Dreads going to the dentist.") == "@Bo: Likes going to the dentist."
+    assert J.affirmative("@Bo: Is tired of city life.") == "@Bo: Likes city life."
+    assert J.affirmative("@Bo: Is afraid of dogs.") == "@Bo: Is comfortable with dogs."
+    assert J.affirmative("@Ulla: Is anxious about flying.") == "@Ulla: Is comfortable with flying."
+    assert J.affirmative("@Peter: Does not want secrets stored in memory files.") == "@Peter: Wants secrets stored in memory files."
+    assert J.affirmative("@Bo: Doesn't eat meat.") == "@Bo: Eats meat."
+    assert J.affirmative("@Bo: Does not have a car.") == "@Bo: Has a car."
+    assert J.affirmative("@Bo: Never drinks coffee after noon.") == "@Bo: Drinks coffee after noon."
+    assert J.affirmative("Dislikes long answers.") == "Likes long answers."  # about the user: no @entity
+    # Not aversions: liking, comparing, being, judging, and a denied state ("Is X" may be another claim).
+    for opinion in ("@Bo: Likes tea.", "@Bo: Prefers trains to planes.", "@Bo: Would rather walk than take the bus.",
+                    "@Bo: Is not a morning person.", "@Bo: Thinks smart watches are a gimmick.", "@Bo: Is vegetarian.",
+                    "@NAS: The nightly backups are reliable.", "@Bo: Loves avoiding crowds.", "@Bo: Dislikes"):
+        assert J.affirmative(opinion) is None, opinion
+    # Without the step (a calibration measured before it), the opinion is asked about as written.
+    scorer = LoggingScorer()
+    assert not J.score_pair(scorer, "@Bo: Flew twice.", "@Bo: Dislikes flying.", "labels", polarity=False).flipped  # type: ignore[arg-type]
+    assert scorer.calls[0][1] == J.pair_prompt("@Bo: Flew twice.", "@Bo: Dislikes flying.") + J.LABEL_QUESTION
+
+
+def test_an_aversion_is_asked_about_in_its_affirmative_form_and_its_verdict_is_turned() -> None:
+    scorer = LoggingScorer()
+    s = J.score_pair(scorer, "@Bo: Took the train to avoid flying.", "@Bo: Dislikes flying.", "agree")  # type: ignore[arg-type]
+    pair = J.pair_prompt("@Bo: Took the train to avoid flying.", "@Bo: Likes flying.")
+    assert [c[1] for c in scorer.calls] == [pair + J.LABEL_QUESTION, *(pair + q for q in J.YES_QUESTIONS.values())]
+    assert s.flipped and not J.score_pair(LoggingScorer(), "@Bo: Flew twice.", "@Bo: Likes flying.", "agree").flipped  # type: ignore[arg-type]
+    # The model, asked about "Likes flying", reads this fact as contradicting it (past its lean -1.4
+    # and its yes/no lean): the opinion as written is supported; within the band, still no verdict.
+    con = J.PairScores(labels=(-3.5, -0.2, -4.0), yes_supports=-1.0, yes_contradicts=0.5, flipped=True)
+    assert J.decide(con, "agree", 0.8, -1.4, -0.4) == J.Decision("supports", "weak", pytest.approx(1.1))
+    assert J.decide(con._replace(flipped=False), "agree", 0.8, -1.4, -0.4).relation == "contradicts"
+    assert J.decide(con, "agree", 2.0, -1.4, -0.4) == J.ABSTAIN
+    assert J.decide(J.PairScores(labels=(-0.1, -3.0, -4.0), flipped=True), "labels", 0.5).relation == "contradicts"
+    assert J.decide(J.PairScores(labels=(-3.0, -3.0, -0.1), flipped=True), "labels", 0.5) == J.ABSTAIN  # unrelated stays
+
+
+def test_the_fit_counts_a_turned_pair_by_its_turned_verdict() -> None:
+    # Half the opinions are aversions: asked about their affirmative form, their supporting facts
+    # score like contradictions. Counted the other way round, one band separates every pair.
+    def pair(expected: str, contrast: float, flipped: bool) -> C.Scored:
+        case = C.Case("@A: fact about tea.", "@A: Dislikes tea." if flipped else "@A: Likes tea.", expected, "direct", "calibration")  # type: ignore[arg-type]
+        return C.Scored(case, False, {"contrast": J.PairScores(labels=(-1.0 + contrast / 2, -1.0 - contrast / 2, -4.0), flipped=flipped)})
+
+    scored = ([pair("supports", x, False) for x in (2.0, 2.5)] * 5 + [pair("contradicts", x, False) for x in (-2.0, -2.5)] * 5
+              + [pair("supports", x, True) for x in (-2.0, -2.5)] * 5 + [pair("contradicts", x, True) for x in (2.0, 2.5)] * 5
+              + [pair("unrelated", x, f) for x in (-0.2, 0.2) for f in (False, True)] * 5)
+    fit = C.choose(scored, ["contrast"])
+    assert fit.metrics.correct == len(scored) and fit.metrics.wrong_direction == 0.0
+    assert C.metrics(scored, "contrast", fit.margin, fit.offset).confusion["supports"]["supports"] == 20
+
+
+def test_a_calibration_says_whether_it_was_measured_with_the_polarity_step_and_is_judged_so() -> None:
+    # Tables stored before the step lack the field: judged as they were measured, the opinion as written.
+    old = {"fingerprint": "1:abc", "model": "m.gguf:1:abc", "method": "contrast", "margin": 0.5, "accuracy": 0.8,
+           "wrong_direction": 0.0, "abstain": 0.2, "cases": 78, "tokens_per_second": 9.0, "measured": "2026-11-29"}
+    cal = J._read_table(json.dumps({"1:abc": old}))["1:abc"]
+    assert cal.polarity is False
+    fact, opinion = "@Bo: Took a thirty-hour train so he would not have to fly.", "@Bo: Dislikes flying."
+    scorer = LoggingScorer()  # "supports" likeliest by 2.8 on every question
+    assert J.judge(scorer, cal, fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert scorer.calls[-1][1] == J.pair_prompt(fact, opinion) + J.LABEL_QUESTION
+    # Measured with the step: asked about "Likes flying", and the verdict on it turned.
+    scorer = LoggingScorer()
+    assert J.judge(scorer, cal._replace(polarity=True), fact, opinion).relation == "contradicts"  # type: ignore[arg-type]
+    assert scorer.calls[-1][1] == J.pair_prompt(fact, "@Bo: Likes flying.") + J.LABEL_QUESTION
+    assert J.describe_rule("agree", -1.6, -0.4, True).endswith("aversions judged in their affirmative form")
+    # A fresh check stores the step, and the project's 1.5B judge was measured with it.
+    report = C.check(LoggingScorer(), "m.gguf:1:abc", [C.Case(fact, opinion, "supports", "indirect", s) for s in C.SPLITS],  # type: ignore[arg-type]
+                     ["contrast"])
+    assert report.calibration.polarity and all(s.scores["contrast"].flipped for s in report.scored)
+    qwen = [c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b")]
+    assert qwen and qwen[0].polarity

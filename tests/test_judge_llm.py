@@ -236,3 +236,22 @@ def test_negate_with_the_real_model_asks_about_the_opposite_and_its_lean_cancels
     got = [J.judge(llm, cal, fact, opinion).relation for fact, opinion, _ in AGREE_CASES]
     assert all(g in (e, "unrelated") for g, (_, _, e) in zip(got, AGREE_CASES)), got
     assert got[1] == "contradicts"
+
+
+def test_the_polarity_step_with_the_real_model_judges_the_affirmative_form_and_turns_it(bundled: Path) -> None:
+    from gitmem.reflect.model import LlamaModel
+
+    llm = LlamaModel(bundled)
+    fact = "@Bartosz: Took a thirty-hour train to Istanbul so he wouldn't have to board anything with wings."
+    turned = J.score_pair(llm, fact, "@Bartosz: Dislikes flying.", "agree")
+    plain = J.score_pair(llm, fact, "@Bartosz: Likes flying.", "agree")
+    # The aversion is asked about as "Likes flying": the very scores of that opinion, marked turned,
+    # from the same three prompts (the second time served by llama.cpp's prefix cache, still evaluated).
+    assert turned.flipped and not plain.flipped and turned._replace(flipped=False) == plain
+    assert llm.stats.calls == 6
+    for method, margin in (("contrast", 0.0), ("agree", 0.0), ("labels", 0.0)):
+        d, e = J.decide(turned, method, margin, 0.0, 0.0), J.decide(plain, method, margin, 0.0, 0.0)  # type: ignore[arg-type]
+        assert d.relation == J.turn(e.relation) and d.clearance == e.clearance, method
+    # Without the step (a calibration measured before it) the aversion as written is asked.
+    as_written = J.score_pair(llm, fact, "@Bartosz: Dislikes flying.", "labels", polarity=False)
+    assert not as_written.flipped and as_written.labels != plain.labels

@@ -26,7 +26,7 @@ def _check_text(r: dict[str, Any]) -> str:
 
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
              + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}")
-             + J.describe_rule(r["method"], r["offset"], r["floor"]) + " (chosen on the calibration half)",
+             + J.describe_rule(r["method"], r["offset"], r["floor"], r["polarity"]) + " (chosen on the calibration half)",
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
     for method, m in r["methods"].items():
         lines.append(_metrics_line(f"({method})", m))

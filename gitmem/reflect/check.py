@@ -93,8 +93,9 @@ class Scored(NamedTuple):
 
 
 def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method],
-                progress: Callable[[int, int], None] | None = None) -> list[Scored]:
-    """Every case through the gate, and the pairs it lets through scored with each of `methods`.
+                progress: Callable[[int, int], None] | None = None, polarity: bool = True) -> list[Scored]:
+    """Every case through the gate, and the pairs it lets through scored with each of `methods`
+    (`polarity`: with the polarity step, see `judge.ask`).
 
     The cases are scored once per system prompt (`J.system_of`), not method by method per case:
     llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
@@ -113,7 +114,7 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
                 for m in group:
                     for q in J.QUESTIONS[m]:
                         if q not in asked:
-                            asked[q] = J.ask(model, case.fact, case.opinion, q)
+                            asked[q] = J.ask(model, case.fact, case.opinion, q, polarity)
                     parts = [asked[q] for q in J.QUESTIONS[m]]
                     got[m] = parts[0]
                     for part in parts[1:]:
@@ -230,10 +231,13 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
             sc = s.scores[method]
             may_sup, may_con = J.sides(sc, method, floor)
             i = rank[J.direction(sc, method)]
+            # a pair asked about the opinion's affirmative form is answered the other way round: a
+            # band's "contradicts" for it is right where "supports" was expected
+            label = LABEL_INDEX[J.turn(s.case.expected) if sc.flipped else s.case.expected]
             if may_con:
-                con_at[i][LABEL_INDEX[s.case.expected]] += 1
+                con_at[i][label] += 1
             if may_sup:
-                sup_at[i][LABEL_INDEX[s.case.expected]] += 1
+                sup_at[i][label] += 1
         # con_cum[i]: counts among values[:i] (answered contradicts); sup_cum[j]: among values[:j]
         con_cum, sup_cum = [(0, 0, 0)], [(0, 0, 0)]
         for c_, s_ in zip(con_at, sup_at):
@@ -353,7 +357,7 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         fingerprint=J.fingerprint(model_name), model=model_name, method=fit.method, margin=margin,
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
         cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
-        measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind())
+        measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind(), polarity=True)
     related = [s for s in scored if s.case.expected != "unrelated"]
     return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
@@ -371,7 +375,7 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck
     cal = r.calibration
     return {"model": cal.model, "path": path, "fingerprint": cal.fingerprint, "method": cal.method,
             "margin": cal.margin, "offset": cal.offset, "floor": cal.floor,
-            "gate_kind": cal.gate, "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
+            "gate_kind": cal.gate, "polarity": cal.polarity, "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
             "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
             "methods": {k: m(v) for k, v in r.per_method.items()},
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},

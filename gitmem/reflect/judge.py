@@ -361,6 +361,52 @@ def opposite(opinion: str) -> str:
     return f"{head}{sep}{flipped}"
 
 
+# --------------------------------------------------------------------------- the affirmative form
+
+# An opinion written as an aversion ("Dislikes flying", "Can't stand loud restaurants", "Avoids
+# social media", "Is afraid of dogs", "Does not want X"): the stance verb is negative, so a fact
+# that *supports* it sounds negative too ("walked out of the tapas bar because she couldn't hear"),
+# and the 1.5B read such facts as contradicting (its "contradicts" tracks how a fact sounds more
+# than what it shows): on the aversions of the four labelled sets its labels question pointed the
+# wrong way (against its lean) on 27 of 43 related pairs, on every other opinion on 48 of 340
+# (bench/RESULTS.md "Reflect judge, wave 9"). So the judge asks about the affirmative form ("Likes flying") and turns
+# the verdict around: the polarity comes from the user's own sentence, deterministically, and the
+# model only judges the kind of statement it reads well. Recognised by the shape of the sentence
+# (a verb of aversion or fear, or an explicit negation, first), not by what it is about. A
+# calibration says whether it was measured with this step (`Calibration.polarity`).
+_AVERSION = lazy(
+    r"^(?:(?P<dislike>dislikes|hates|detests|loathes|can't stand|can’t stand|cannot stand|avoids|dreads|"
+    r"is (?:tired|sick) of|is fed up with)"
+    r"|(?P<fear>(?:is|gets) (?:scared|afraid|frightened|terrified|anxious|nervous) (?:of|about)))\s+(?P<rest>\S.*)$",
+    re.IGNORECASE)
+# "Does not want X", "Doesn't eat meat", "Never drinks coffee", "No longer likes X": the negation
+# comes off ("Wants X", "Drinks coffee"); "Is not X" is left alone ("Is X" may be a different claim
+# from the one denied: "Is not a morning person" is no aversion).
+_NEGATED_VERB = lazy(r"^(?:(?:does|do) not|doesn't|doesn’t|don't|don’t)\s+(?P<verb>[a-z]+)(?P<rest>.*)$", re.IGNORECASE)
+_NEVER = lazy(r"^(?:never|no longer)\s+(?P<verb>[a-z]+s)\b(?P<rest>.*)$", re.IGNORECASE)
+
+
+def affirmative(opinion: str) -> str | None:
+    """The affirmative form of an opinion written as an aversion or a negation, or None when it is
+    not one: "@Bo: Dislikes flying." -> "@Bo: Likes flying."; "@Bo: Can't stand loud bars." ->
+    "@Bo: Likes loud bars."; "@Bo: Is afraid of dogs." -> "@Bo: Is comfortable with dogs.";
+    "@Bo: Does not want pets." -> "@Bo: Wants pets."; "@Bo: Never drinks coffee." -> "@Bo: Drinks coffee."
+    A verdict about the affirmative form holds for the opinion the other way round."""
+    text = _one_line(opinion)
+    head, sep, body = text.partition(": ")
+    if not sep or not head.startswith("@"):
+        head, sep, body = "", "", text
+    if (m := _AVERSION.match(body)) is not None:
+        turned = ("Likes " if m.group("dislike") else "Is comfortable with ") + m.group("rest")
+    elif (m := _NEGATED_VERB.match(body)) is not None:
+        turned = _third_person(m.group("verb")) + m.group("rest")
+    elif (m := _NEVER.match(body)) is not None:
+        turned = m.group("verb")[:1].upper() + m.group("verb")[1:] + m.group("rest")
+    else:
+        return None
+    return f"{head}{sep}{turned[:1].upper()}{turned[1:]}"
+
+
 def pair_prompt(fact: str, opinion: str) -> str:
     """The pair part of every judge prompt (the question follows it, so two questions about one
     pair share this prefix in the model's cache)."""
@@ -378,6 +424,9 @@ class PairScores(NamedTuple):
     likely: float | None = None  # `likely`: mean log-odds of "more" over "less" (LIKELY_QUESTIONS)
     # `negate`: the label log-probs of the labels question asked about the opinion's opposite.
     negated: tuple[float, float, float] | None = None
+    # The questions were asked about the opinion's `affirmative` form: a verdict read from these
+    # scores holds for the opinion the other way round (`decide` turns it).
+    flipped: bool = False
 
 
 def _logsumexp(xs: list[float]) -> float:
@@ -423,8 +472,16 @@ def _labels(model: Scorer, user: str, system: str = SCORE_SYSTEM) -> tuple[float
     return lp[0], lp[1], lp[2]
 
 
-def ask(model: Scorer, fact: str, opinion: str, question: Question) -> PairScores:
-    """One of the `QUESTIONS` about one pair (two prompts for `yesno`, three for `likely`)."""
+def ask(model: Scorer, fact: str, opinion: str, question: Question, polarity: bool = True) -> PairScores:
+    """One of the `QUESTIONS` about one pair (two prompts for `yesno`, three for `likely`); with the
+    `polarity` step, about the opinion's `affirmative` form when it has one (the scores then say `flipped`)."""
+    turned = affirmative(opinion) if polarity else None
+    if turned is not None:
+        return _ask(model, fact, turned, question)._replace(flipped=True)
+    return _ask(model, fact, opinion, question)
+
+
+def _ask(model: Scorer, fact: str, opinion: str, question: Question) -> PairScores:
     if question == "negated":
         return PairScores(negated=_labels(model, pair_prompt(fact, opposite(opinion)) + LABEL_QUESTION))
     pair = pair_prompt(fact, opinion)
@@ -438,10 +495,10 @@ def ask(model: Scorer, fact: str, opinion: str, question: Question) -> PairScore
     return PairScores(yes_supports=odds["supports"], yes_contradicts=odds["contradicts"])
 
 
-def score_pair(model: Scorer, fact: str, opinion: str, method: Method) -> PairScores:
+def score_pair(model: Scorer, fact: str, opinion: str, method: Method, polarity: bool = True) -> PairScores:
     """The model's scores for one pair with `method`: its `QUESTIONS`, merged (one prompt for labels
-    and contrast, two for yesno, three for likely and agree, four for negate)."""
-    parts = [ask(model, fact, opinion, q) for q in QUESTIONS[method]]
+    and contrast, two for yesno, three for likely and agree, four for negate); `polarity`: see `ask`."""
+    parts = [ask(model, fact, opinion, q, polarity) for q in QUESTIONS[method]]
     out = parts[0]
     for p in parts[1:]:
         out = merge(out, p)
@@ -517,7 +574,18 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
     """Pick a relation with `margin` (and, for `contrast`, `likely` and `agree`, the model's `offset`;
     for `likely`, the `floor` its bears-on-it log-odds must clear; for `agree`, the `floor` is the
     yes/no framing's lean; see the module docstring, step 3); "strong" when the evidence clears the
-    threshold by STRONG_CLEARANCE or more."""
+    threshold by STRONG_CLEARANCE or more. Scores asked about the opinion's affirmative form
+    (`flipped`) are decided as asked, against the model's own leans, and the verdict is turned."""
+    d = _decide(scores, method, margin, offset, floor)
+    return d._replace(relation=turn(d.relation)) if scores.flipped else d
+
+
+def turn(relation: Relation) -> Relation:
+    """The relation to an opinion of a fact whose relation to the opinion's affirmative form is `relation`."""
+    return "contradicts" if relation == "supports" else "supports" if relation == "contradicts" else relation
+
+
+def _decide(scores: PairScores, method: Method, margin: float, offset: float, floor: float) -> Decision:
     if method in TWO_SIDED:
         may_support, may_contradict = sides(scores, method, floor)
         if not (may_support or may_contradict) or (method != "likely" and scores.labels is None) or (
@@ -584,6 +652,9 @@ class Calibration(NamedTuple):
     # method was designed while looking at it, so a fresh set can only make the estimate worse.
     fresh_wrong_direction: float | None = None
     fresh_cases: int = 0
+    # Measured with the polarity step (an aversion asked about in its `affirmative` form, the verdict
+    # turned), and so judged with it; calibrations stored before the step lack it: judged without.
+    polarity: bool = False
 
     @property
     def worst_wrong_direction(self) -> float:
@@ -716,16 +787,19 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
     if cal.never_decides:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
                                 f"opinions will not move; set a larger model with `{CONFIG_HINT}`")
-    lean = describe_rule(cal.method, cal.offset, cal.floor)
+    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity)
     return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates})")
 
 
-def describe_rule(method: Method, offset: float, floor: float) -> str:
-    """The calibrated numbers beyond the margin, for a one-line report ("" for labels and yesno)."""
+def describe_rule(method: Method, offset: float, floor: float, polarity: bool = False) -> str:
+    """The calibrated numbers beyond the margin, and the polarity step, for a one-line report ("" for
+    labels and yesno without the step)."""
     lean = f", offset {offset:+.2f}" if method in TWO_SIDED else ""
     if method in YES_FRAMED:
-        return lean + f", yes/no lean {floor:+.2f}"
-    return lean + (f", floor {floor:+.2f}" if method == "likely" and floor > NO_FLOOR else "")
+        lean += f", yes/no lean {floor:+.2f}"
+    elif method == "likely" and floor > NO_FLOOR:
+        lean += f", floor {floor:+.2f}"
+    return lean + (", aversions judged in their affirmative form" if polarity else "")
 
 
 def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
@@ -733,5 +807,5 @@ def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
     scores decided with the calibrated method and margin."""
     if cal.never_decides or not relevant(fact, opinion).passed:
         return Verdict("unrelated", "weak")
-    d = decide(score_pair(model, fact, opinion, cal.method), cal.method, cal.margin, cal.offset, cal.floor)
+    d = decide(score_pair(model, fact, opinion, cal.method, cal.polarity), cal.method, cal.margin, cal.offset, cal.floor)
     return Verdict(d.relation, d.strength)
