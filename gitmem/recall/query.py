@@ -7,7 +7,7 @@ chunks matching more and rarer terms. `--raw` passes FTS5 syntax through for exp
 malformed raw query is reported as a BadQuery with the FTS5 error, never a traceback.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from typing import NamedTuple

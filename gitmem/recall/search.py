@@ -7,7 +7,7 @@ store owns the schema. Nothing here writes history either: the only writes are t
 indexing and the working-tree overlay.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 import sqlite3
