@@ -17,9 +17,11 @@ FORMATS = ("text", "json", "jsonl", "md")
 def open_session(ctx: click.Context, semantic: bool | None = False) -> Any:
     """A recall session; with `semantic` (None: as recall.semantic in .gitmem.toml says), one whose
     dense hits come from the workspace's warm embedder process (started on first need)."""
+    from gitmem.cli import imports_done
     from gitmem.recall.search import Session
     from gitmem.workspace import Workspace
 
+    imports_done()
     ws = Workspace.find(cwd(ctx))
     _note_if_never_initialised(ws)
     session = Session(ws)
