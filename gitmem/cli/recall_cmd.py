@@ -22,9 +22,9 @@ def open_session(ctx: click.Context, semantic: bool | None = False) -> Any:
     from gitmem.workspace import Workspace
 
     imports_done()
-    ws = Workspace.find(cwd(ctx))
+    ws, located = Workspace.find_at_head(cwd(ctx))  # one git call for the root and HEAD
     _note_if_never_initialised(ws)
-    session = Session(ws)
+    session = Session(ws, located=located)
     try:
         if semantic is None:
             from gitmem.config import load_config
