@@ -141,3 +141,8 @@ def test_other_commands_and_in_process_callers_keep_the_collector_as_it_is(repo:
     result = CliRunner().invoke(cli_pkg.__getattr__("cli"), ["-C", str(repo.path), "recall", "Lisbon"])
     assert result.exit_code == 0 and "Lives in Lisbon" in result.output
     assert gc.isenabled() and gc.get_freeze_count() == before
+
+
+def test_a_read_command_that_stops_early_leaves_the_collector_on(repo: GitRepo) -> None:
+    # `recall --help` never opens a session: main still turns the collector back on.
+    assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True}

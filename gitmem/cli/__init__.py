@@ -6,7 +6,7 @@ follow are the best place to hide them (recall picks the scan up through `git.St
 
 A read command also keeps the cyclic garbage collector off its start-up: importing click and the
 read path allocates ~100k objects that live until the process exits, and the collector walked them
-again and again while they were being made, then once more at exit (~35 M instructions, 8% of a
+again and again while they were being made, then once more at exit (~32 M instructions, 8% of a
 `gitmem recall` at 1M lines: bench/RESULTS.md, "Recall latency, wave 9"). Once the command's modules
 are imported (`imports_done`) they are frozen (never walked again) and the collector runs as usual
 for the command's own work, which may be a long catch-up of the index.
@@ -87,11 +87,16 @@ def main(argv: list[str] | None = None) -> None:
     from gitmem.cli.app import cli
     from gitmem.cli.output import run_guarded
 
-    code = run_guarded(cli, args)
-    if reads:
-        # The interpreter's last collection at exit would walk every object once more; what the
-        # command made is freed by reference counting as the modules are torn down either way.
-        gc.freeze()
+    try:
+        code = run_guarded(cli, args)
+    finally:
+        if reads:
+            # The interpreter's last collection at exit would walk every object once more; what the
+            # command made is freed by reference counting as the modules are torn down either way.
+            gc.freeze()
+            if _gc_paused:  # the command never got to imports_done (--help, a usage error)
+                _gc_paused = False
+                gc.enable()
     sys.exit(code)
 
 
