@@ -6,7 +6,7 @@ is a file people edit by hand: a programmatic change to one key must keep their 
 and unknown keys intact.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -181,7 +181,7 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
         ) from exc
 
 
-def _parse(path: Path) -> tomlkit.TOMLDocument:
+def _parse(path: Path) -> "tomlkit.TOMLDocument":
     import tomlkit
     import tomlkit.exceptions
 

@@ -13,7 +13,7 @@ and the citation format `path#Lx-Ly@sha7` (or `@worktree`) that recall writes an
 reads. Imports nothing from gitmem and nothing slow: the post-commit hook imports it.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 from datetime import date
 from functools import lru_cache

@@ -40,6 +40,14 @@ class Workspace:
         """The workspace containing `start`; raises NotAWorkspace with a next step otherwise."""
         return cls(git.toplevel(start).resolve())
 
+    @classmethod
+    def find_at_head(cls, start: Path | str) -> tuple[Workspace, git.Located]:
+        """`find`, and what git said of it: its HEAD commit as read by the same git call (a recall
+        session needs both; see index.db.target_commit)."""
+        located = git.locate(start)
+        ws = cls(located.root.resolve())
+        return ws, located._replace(root=ws.root)
+
     @property
     def derived(self) -> Path:
         return self.root / layout.DERIVED_DIR

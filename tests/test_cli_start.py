@@ -79,3 +79,70 @@ def test_recall_cli_sees_uncommitted_edit_through_prestarted_status(repo: GitRep
     out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path / "sub"), "recall", "Uncommitted"],
                          capture_output=True, text=True, check=True).stdout
     assert "Uncommitted note about Lisbon" in out and "uncommitted" in out.lower()
+
+
+def test_read_path_named_tuples_are_built_without_compiling_annotations() -> None:
+    # A string annotation costs typing.NamedTuple a compile() per field at import (recall/result.py):
+    # the read path's modules evaluate theirs. semantic.py keeps `from __future__ import annotations`:
+    # its annotations name numpy and index/vectors types imported only for mypy.
+    import gitmem.recall.render  # noqa: F401 - the rest of a recall's modules
+    import gitmem.recall.search  # noqa: F401
+
+    checked = []
+    for name, module in sorted(sys.modules.items()):
+        if not name.startswith("gitmem.") or name == "gitmem.recall.semantic":
+            continue
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields") and obj.__module__ == name:
+                assert not [a for a in obj.__annotations__.values() if isinstance(a, str)], f"{name}.{obj.__name__}"
+                checked.append(obj.__name__)
+    assert {"Result", "Options", "Answer", "Query", "Point", "Family", "Link"} <= set(checked)
+
+
+_GC_PROBE = """
+import gc, json, sys
+from gitmem.cli import main
+from gitmem.recall import search
+seen = []
+opened = search.Session.__init__
+def probe(self, *a, **k):
+    seen.append([gc.isenabled(), gc.get_freeze_count() > 0])
+    opened(self, *a, **k)
+search.Session.__init__ = probe
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps({"session": seen, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() > 0}), file=sys.stderr)
+"""
+
+
+def _gc_seen(*args: str) -> dict[str, object]:
+    import json
+
+    proc = subprocess.run([sys.executable, "-c", _GC_PROBE, *args], capture_output=True, text=True)
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def test_a_read_command_freezes_its_start_up_and_collects_during_its_work(repo: GitRepo) -> None:
+    # The collector is off while click and the read path are imported, then what they made is
+    # frozen and collection is back on before the session opens (a catch-up may index a lot).
+    assert _gc_seen("-C", str(repo.path), "recall", "Lisbon", "--json") == {
+        "session": [[True, True]], "enabled": True, "frozen": True}
+
+
+def test_other_commands_and_in_process_callers_keep_the_collector_as_it_is(repo: GitRepo) -> None:
+    assert _gc_seen("-C", str(repo.path), "index") == {"session": [], "enabled": True, "frozen": False}
+    from click.testing import CliRunner
+
+    import gc
+
+    before = gc.get_freeze_count()
+    result = CliRunner().invoke(cli_pkg.__getattr__("cli"), ["-C", str(repo.path), "recall", "Lisbon"])
+    assert result.exit_code == 0 and "Lives in Lisbon" in result.output
+    assert gc.isenabled() and gc.get_freeze_count() == before
+
+
+def test_a_read_command_that_stops_early_leaves_the_collector_on(repo: GitRepo) -> None:
+    # `recall --help` never opens a session: main still turns the collector back on.
+    assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True}

@@ -45,3 +45,75 @@ def test_citation_format_and_parser_are_one_rule() -> None:
     assert layout.entity_page_stem(layout.entity_page_path("The-Castle")) == "The-Castle"
     assert layout.entity_page_stem("bank/entitiesX/Peter.md") is None  # the slash is part of the name
     assert layout.log_date(layout.log_path("2025-11-27")).isoformat() == "2025-11-27"  # type: ignore[union-attr]
+
+
+# -- Workspace.find_at_head: the root and HEAD from one git call (a CLI read command's start) ----
+
+def _found(start: Path) -> tuple[object, object]:
+    """(find, find_at_head) of `start`: a workspace and HEAD each, or the error each raised."""
+    from gitmem.errors import NotAWorkspace
+    from gitmem.timeline import git
+
+    def outcome(fn: object) -> object:
+        try:
+            return fn()  # type: ignore[operator]
+        except NotAWorkspace as exc:
+            return ("NotAWorkspace", exc.message, exc.hint)
+
+    def two_calls() -> tuple[Workspace, str | None]:
+        ws = Workspace.find(start)
+        return ws, git.head(ws.root)
+
+    def one_call() -> tuple[Workspace, str | None]:
+        ws, located = Workspace.find_at_head(start)
+        assert located.root == ws.root
+        return ws, located.head
+
+    return outcome(two_calls), outcome(one_call)
+
+
+def test_find_at_head_answers_as_find_and_head_do(tmp_path: Path) -> None:
+    from gitrepo import GitRepo
+
+    repo = GitRepo.init(tmp_path / "ws")
+    oid = repo.commit("one", files={"memory.md": "- W @Peter: Lives in Lisbon.\n"})
+    (repo.path / "memory" / "deep").mkdir(parents=True)
+    empty = GitRepo.init(tmp_path / "empty")  # no commit yet: HEAD names nothing
+    (tmp_path / "plain").mkdir()  # no .git at all
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / ".git").symlink_to(repo.path / ".git")  # a .git that is a symlink
+    (tmp_path / "via").symlink_to(repo.path / "memory")  # the start reached through a symlink
+    cases = {
+        "root": (repo.path, (Workspace(repo.path.resolve()), oid)),
+        "subdirectory": (repo.path / "memory" / "deep", (Workspace(repo.path.resolve()), oid)),
+        "through a symlink": (tmp_path / "via", (Workspace(repo.path.resolve()), oid)),
+        "no commit yet": (empty.path, (Workspace(empty.path.resolve()), None)),
+    }
+    for name, (start, want) in cases.items():
+        assert _found(start) == (want, want), name
+    for start in (tmp_path / "plain", tmp_path / "linked", repo.path / ".git", tmp_path / "missing"):
+        two, one = _found(start)
+        assert one == two, start
+    two, one = _found(tmp_path / "plain")
+    assert one == ("NotAWorkspace", f"{(tmp_path / 'plain').resolve()} is not inside a git repository",
+                   "run `gitmem init` there first, or pass -C PATH")
+
+
+def test_target_commit_takes_head_from_the_call_that_found_the_workspace(tmp_path: Path) -> None:
+    from gitmem.config import set_value
+    from gitmem.index.db import target_commit
+    from gitmem.timeline import git
+    from gitrepo import GitRepo
+
+    repo = GitRepo.init(tmp_path / "ws")
+    first = repo.commit("one", files={"memory.md": "- W @Peter: Lives in Lisbon.\n"})
+    ws, located = Workspace.find_at_head(repo.path)
+    assert target_commit(ws, located) == first == git.head(ws.root)
+    # HEAD as read for another work tree is not taken for this one.
+    assert target_commit(ws, git.Located(tmp_path, "0" * 40)) == first
+    # A configured index.branch still wins over HEAD.
+    repo.git("branch", "pinned")
+    repo.commit("two", files={"memory.md": "- W @Peter: Lives in Porto.\n"})
+    set_value(repo.path, "index.branch", "pinned")
+    ws, located = Workspace.find_at_head(repo.path)
+    assert located.head != first and target_commit(ws, located) == first

@@ -3,10 +3,18 @@
 `main` starts the working-tree scan of a read command before importing click: on a large
 workspace `git status` costs tens of milliseconds of lstat calls, and the ~50 ms of imports that
 follow are the best place to hide them (recall picks the scan up through `git.Status.take`).
+
+A read command also keeps the cyclic garbage collector off its start-up: importing click and the
+read path allocates ~100k objects that live until the process exits, and the collector walked them
+again and again while they were being made, then once more at exit (~32 M instructions, 8% of a
+`gitmem recall` at 1M lines: bench/RESULTS.md, "Recall latency, wave 9"). Once the command's modules
+are imported (`imports_done`) they are frozen (never walked again) and the collector runs as usual
+for the command's own work, which may be a long catch-up of the index.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Any
 
@@ -24,8 +32,10 @@ COMMAND_MODULES = {
 SESSION_COMMANDS = frozenset(name for name, module in COMMAND_MODULES.items() if module in ("recall_cmd", "views_cmd"))
 
 
-def _prestart_status(args: list[str]) -> None:
-    """Start `git status` for the workspace named by the global options, if the command reads."""
+def _read_command(args: list[str]) -> tuple[str, bool]:
+    """The directory the global options name ("." without -C), and whether the command line runs
+    a read command (one that opens a recall session). Click parses the line properly later: this
+    only decides what to start early, and a line it misreads just starts nothing."""
     directory = "."
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -35,15 +45,41 @@ def _prestart_status(args: list[str]) -> None:
         elif args[i].startswith("-C"):
             directory = args[i][2:]
         i += 1
-    if i < len(args) and args[i] in SESSION_COMMANDS:
+    return directory, i < len(args) and args[i] in SESSION_COMMANDS
+
+
+def _prestart_status(args: list[str]) -> None:
+    """Start `git status` for the workspace named by the global options, if the command reads."""
+    directory, reads = _read_command(args)
+    if reads:
         from gitmem.timeline.git import Status
 
         Status.prestart(directory)
 
 
+_gc_paused = False  # main() turned the collector off for a read command's start-up
+
+
+def imports_done() -> None:
+    """Called by a read command once its modules are imported (recall_cmd.open_session): everything
+    made so far lives until exit, so it is frozen out of the collector's walks, and the collector
+    runs again for the command's own work. Nothing happens unless `main` paused it (in-process
+    callers, tests, the MCP server keep the interpreter's own collector settings)."""
+    global _gc_paused
+    if _gc_paused:
+        _gc_paused = False
+        gc.freeze()
+        gc.enable()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors exit 2, user errors exit 1 with a next step."""
+    global _gc_paused
     args = sys.argv[1:] if argv is None else argv
+    reads = _read_command(args)[1]
+    if reads and gc.isenabled():
+        gc.disable()  # until imports_done (see the module docstring)
+        _gc_paused = True
     try:
         _prestart_status(args)
     except OSError:
@@ -51,7 +87,17 @@ def main(argv: list[str] | None = None) -> None:
     from gitmem.cli.app import cli
     from gitmem.cli.output import run_guarded
 
-    sys.exit(run_guarded(cli, args))
+    try:
+        code = run_guarded(cli, args)
+    finally:
+        if reads:
+            # The interpreter's last collection at exit would walk every object once more; what the
+            # command made is freed by reference counting as the modules are torn down either way.
+            gc.freeze()
+            if _gc_paused:  # the command never got to imports_done (--help, a usage error)
+                _gc_paused = False
+                gc.enable()
+    sys.exit(code)
 
 
 def __getattr__(name: str) -> Any:

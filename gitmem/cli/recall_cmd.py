@@ -17,12 +17,14 @@ FORMATS = ("text", "json", "jsonl", "md")
 def open_session(ctx: click.Context, semantic: bool | None = False) -> Any:
     """A recall session; with `semantic` (None: as recall.semantic in .gitmem.toml says), one whose
     dense hits come from the workspace's warm embedder process (started on first need)."""
+    from gitmem.cli import imports_done
     from gitmem.recall.search import Session
     from gitmem.workspace import Workspace
 
-    ws = Workspace.find(cwd(ctx))
+    imports_done()
+    ws, located = Workspace.find_at_head(cwd(ctx))  # one git call for the root and HEAD
     _note_if_never_initialised(ws)
-    session = Session(ws)
+    session = Session(ws, located=located)
     try:
         if semantic is None:
             from gitmem.config import load_config

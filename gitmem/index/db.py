@@ -14,12 +14,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem import layout
 from gitmem.errors import IndexLocked, explain, is_corrupt_index
 from gitmem.index import migrations
 from gitmem.safefile import open_nofollow
 from gitmem.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gitmem.timeline.git import Located
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -84,10 +88,11 @@ def open_index(ws: Workspace) -> tuple[sqlite3.Connection, str | None]:
         return conn, note
 
 
-def target_commit(ws: Workspace) -> str | None:
+def target_commit(ws: Workspace, located: Located | None = None) -> str | None:
     """The commit the index should reflect: the configured branch (`index.branch`), else HEAD. A
     configured branch that does not exist is an error, never a silent fall-back to HEAD (that would
-    index, and answer from, a different history than the one asked for)."""
+    index, and answer from, a different history than the one asked for). `located`: HEAD as the
+    call that found the workspace read it (Workspace.find_at_head), instead of asking git again."""
     from gitmem.config import load_config
     from gitmem.errors import GitmemError
     from gitmem.timeline import git
@@ -99,6 +104,8 @@ def target_commit(ws: Workspace) -> str | None:
             raise GitmemError(f"index.branch = {branch!r} in {ws.config_path} names no branch in this repository",
                               "create that branch, or `gitmem config index.branch \"\"` to index the checked-out branch")
         return oid
+    if located is not None and located.root == ws.root:
+        return located.head
     return git.head(ws.root)
 
 

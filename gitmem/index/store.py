@@ -11,7 +11,7 @@ Two rules of the schema that everything else relies on:
   `id_bound(p)`, so FTS5 can skip those rows instead of scoring them.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -114,7 +114,7 @@ def _where(parts: list[tuple[str, list[Any]]]) -> Where:
 
 # -- positions on the timeline ------------------------------------------------------------------
 
-def position_at(conn: sqlite3.Connection, point: Point) -> int:
+def position_at(conn: sqlite3.Connection, point: "Point") -> int:
     """The timeline position memory stood at, at `point`.
 
     For a revision: that commit's position (it must be on the indexed first-parent chain).

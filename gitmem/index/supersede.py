@@ -32,7 +32,7 @@ suite; see bench/RESULTS.md. The post-commit hook runs this module: it and what 
 parse.attributes, parse.entities) use only the standard library's re, bisect, functools and unicodedata.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from typing import NamedTuple

@@ -30,7 +30,7 @@ cue). Imports only `re` (the parse layer is the bottom of the import order; the 
 hook's indexer imports it).
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from bisect import bisect_left

@@ -4,7 +4,7 @@ NamedTuples rather than dataclasses: the post-commit hook imports these, and the
 module (it imports inspect) plus building each class cost ~20 ms of the hook's ~100 ms budget.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 from typing import NamedTuple
 

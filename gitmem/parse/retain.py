@@ -2,7 +2,7 @@
 aliases `- alias: @Robert = Bob, Bobby` (other names of an entity: recall expands a question that
 uses one of them)."""
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from typing import NamedTuple

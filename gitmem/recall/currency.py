@@ -31,7 +31,7 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from datetime import date, timedelta

@@ -7,7 +7,7 @@ chunks matching more and rarer terms. `--raw` passes FTS5 syntax through for exp
 malformed raw query is reported as a BadQuery with the FTS5 error, never a traceback.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from typing import NamedTuple
@@ -42,6 +42,12 @@ def names(text: str) -> set[str]:
 
 
 _ALIASES = lazy(r"\baliases?:\s*(?P<v>.*?)(?=\s[\w-]+:(?:\s|$)|\s?---|\s?\.\.\.|$)", re.I)
+# Through lazyre like the module's other patterns, so a CLI recall loads their programs from
+# .memory/regex.cache: an inline re.split / re.finditer compiled them in every process (~1.3 M
+# instructions).
+_ALIAS_SEP = lazy(r"\s*(?:,|\[|\]|(?:^|\s)-\s|;)\s*")
+_MENTION = lazy(r"@([^\s@:,;!?()]+)")
+_PART_SEP = lazy(r"['’-]")
 
 
 def parse_aliases(text: str) -> list[str]:
@@ -50,7 +56,7 @@ def parse_aliases(text: str) -> list[str]:
     m = _ALIASES.search(text)
     if not m:
         return []
-    parts = re.split(r"\s*(?:,|\[|\]|(?:^|\s)-\s|;)\s*", m.group("v"))
+    parts = _ALIAS_SEP.split(m.group("v"))
     return [p.strip().strip("\"'@") for p in parts if p.strip().strip("\"'@")]
 
 
@@ -88,7 +94,7 @@ def build(text: str, raw: bool = False) -> Query:
             cands.append(entity_key(f"{w}-{words[i + 1]}"))
             if i + 2 < len(words):
                 cands.append(entity_key(f"{w}-{words[i + 1]}-{words[i + 2]}"))
-    for m in re.finditer(r"@([^\s@:,;!?()]+)", text):
+    for m in _MENTION.finditer(text):
         cands.append(entity_key(m.group(1)))
     cands = [c for c in dict.fromkeys(cands) if c]
     parts: list[str] = []
@@ -98,7 +104,7 @@ def build(text: str, raw: bool = False) -> Query:
         # Split hyphenated/apostrophe words into their tokens the way unicode61 does, so each part
         # is a quoted term; a phrase "warelay-bot" would otherwise require adjacency.
         for t in terms:
-            parts.extend(p for p in re.split(r"['’-]", t) if len(p) > 1 and p not in STOPWORDS)
+            parts.extend(p for p in _PART_SEP.split(t) if len(p) > 1 and p not in STOPWORDS)
         # One-letter parts (the "s" of "Caroline's") and stopword parts (the "the" of "The-Castle")
         # match most chunks: noise, and the slowest OR queries (bench/recall_latency.py: 340 -> ~60 ms
         # for "The-Castle gateway config" at 1M lines).

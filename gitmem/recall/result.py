@@ -1,7 +1,10 @@
 """Result records: a chunk row (and the commits it names) as the typed `Result` recall returns,
 its JSON object, its one-line rendering, excerpts, and packing results into a token budget."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` in the modules of the read path that define NamedTuples:
+# typing.NamedTuple turns each string annotation into a ForwardRef, which compile()s it, ~50k
+# instructions a field at every import (153 fields: ~8 M of a CLI recall, bench/RESULTS.md "Recall
+# latency, wave 9"). A name that only exists for mypy, or is defined further down, is quoted.
 
 import sqlite3
 from collections.abc import Callable
@@ -117,11 +120,11 @@ class Replacement(NamedTuple):
     reason: str
 
 
-def _ended(r: Result) -> bool:
+def _ended(r: "Result") -> bool:
     return r.valid_until is not None
 
 
-def _marked(r: Result) -> bool:
+def _marked(r: "Result") -> bool:
     return r.marked
 
 

@@ -7,7 +7,7 @@ store owns the schema. Nothing here writes history either: the only writes are t
 indexing and the working-tree overlay.
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 import sqlite3
@@ -123,7 +123,7 @@ class Session:
     """An open, caught-up index for one workspace. Cheap to create; reuse it for several queries."""
 
     def __init__(self, ws: Workspace, *, catch_up: bool = True, dense: Dense | None = None,
-                 dense_off: str | None = None) -> None:
+                 dense_off: str | None = None, located: git.Located | None = None) -> None:
         self.ws = ws
         self.notes: list[str] = []
         # Where semantic recall gets its dense hits (None: not available, `dense_off` says why).
@@ -132,7 +132,8 @@ class Session:
         # Started first (or taken from the CLI, which starts it before its imports) so the
         # working tree's lstat calls overlap with the work below.
         self._status: git.Status | None = git.Status.take(ws.root) if catch_up else None
-        self.head = target_commit(ws)
+        # `located`: the workspace and HEAD as one git call read them (Workspace.find_at_head).
+        self.head = target_commit(ws, located)
         self.conn, note = open_index(ws)
         map_for_reading(self.conn)
         _load_patterns(ws)

@@ -7,12 +7,13 @@ most of the hook's budget. pygit2 is used only where it is the better tool: writ
 commits as objects without a working tree (reflect/branch.py).
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import os
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.errors import GitError, NotAWorkspace
 
@@ -77,14 +78,40 @@ def ok(repo: Path | str, *args: str) -> bool:
     return run(repo, args, check=False).returncode == 0
 
 
+def _not_a_repository(path: Path | str) -> NotAWorkspace:
+    return NotAWorkspace(f"{Path(path).resolve()} is not inside a git repository",
+                         "run `gitmem init` there first, or pass -C PATH")
+
+
 def toplevel(path: Path | str) -> Path:
     proc = run(path, ["rev-parse", "--show-toplevel"], check=False)
     if proc.returncode != 0:
-        raise NotAWorkspace(
-            f"{Path(path).resolve()} is not inside a git repository",
-            "run `gitmem init` there first, or pass -C PATH",
-        )
+        raise _not_a_repository(path)
     return Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
+
+
+class Located(NamedTuple):
+    """The work tree containing a path and its HEAD commit (None before the first commit), as read
+    by one git call."""
+
+    root: Path
+    head: str | None
+
+
+def locate(path: Path | str) -> Located:
+    """`toplevel(path)` and `head` of it in one `git rev-parse` (a CLI read command needs both: one
+    git process fewer). Raises NotAWorkspace as `toplevel` does."""
+    proc = run(path, ["rev-parse", "--show-toplevel", "--verify", "--quiet", "--end-of-options", "HEAD^{commit}"],
+               check=False)
+    out = proc.stdout.decode("utf-8", "surrogateescape")
+    # Exit 1 with the top level printed: a repository whose HEAD names no commit yet (--verify
+    # --quiet fails alone); anything else that is not 0 is not a work tree at all (128).
+    if proc.returncode not in (0, 1) or not out.strip():
+        raise _not_a_repository(path)
+    if proc.returncode == 1:
+        return Located(Path(out.strip()), None)
+    top, _, oid = out.rstrip("\n").rpartition("\n")
+    return Located(Path(top.strip()), oid.strip() or None)
 
 
 def git_path(repo: Path | str, name: str) -> Path:
@@ -242,7 +269,7 @@ class CatFile:
             self._stdin.close()
             self._proc.wait()
 
-    def __enter__(self) -> CatFile:
+    def __enter__(self) -> "CatFile":
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -265,7 +292,7 @@ class Status:
         )
         self._result: list[tuple[str, str]] | None = None
 
-    _early: tuple[Path, Status] | None = None
+    _early: "tuple[Path, Status] | None" = None
 
     @classmethod
     def prestart(cls, directory: Path | str) -> None:
@@ -274,7 +301,7 @@ class Status:
         cls._early = (Path(directory).resolve(), cls(directory))
 
     @classmethod
-    def take(cls, root: Path) -> Status:
+    def take(cls, root: Path) -> "Status":
         """The prestarted scan when it ran inside `root`, else a new one. Porcelain paths are
         relative to the repository root whatever directory git ran in, so either answer is the
         same."""

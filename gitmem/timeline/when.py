@@ -8,7 +8,7 @@ A bare date used as an upper bound means the end of that day; as a lower bound, 
 Dates without a timezone are read in the local timezone (set TZ to change it).
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
 from datetime import date, datetime, time, timedelta
