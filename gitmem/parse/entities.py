@@ -111,11 +111,15 @@ _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's.
 _ABOUT_OTHER = lazy(
     _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
-    r"|(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b)"
+    r"|(?:(?:his|her|their|(?P<mine>my|our))\s+(?:\w+\s+)?" + _RELATIVE + r"\b)"
     r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?" + _RELATIVE + r"\b"
     r"|@(?P<other>[^\W\d_][\w-]*)(?!'s|\s+and\b|[\w-]))",
     re.I,
 )
+
+
+# What follows a relation that stands alone as the line's first phrase: punctuation or the end.
+_APPOSITION = lazy(r"\s*(?:[;:,.(—–]|-\s|$)")
 
 
 def subject(content: str) -> str | None:
@@ -133,7 +137,13 @@ def subject(content: str) -> str | None:
         filed = entity_key(m.group("filed") or "")
         return None if not filed or other == filed else other
     named = m.group("named")
-    return entity_key(named) if named else ""
+    if named:
+        return entity_key(named)
+    if m.group("mine") and m.group("filed") and _APPOSITION.match(content, m.end()):
+        # "@Gideon: My climbing partner; an A&E registrar ...": the relation names who the filed
+        # entity is to me (no verb follows it), and what the line goes on to say is theirs.
+        return None
+    return ""
 
 
 def about_someone_else(content: str) -> bool:
