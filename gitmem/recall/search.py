@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Self
 
 from gitmem import layout, lazyre
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
-from gitmem.index import store
+from gitmem.index import rules, store
 from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
@@ -36,6 +36,8 @@ from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
+STALE_RULES = ("the index's supersession links were made by an older gitmem's rules and could not be derived again "
+               "now: run `gitmem index` to renew them")
 MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
@@ -139,9 +141,15 @@ class Session:
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
-        if catch_up and (self.tip != self.head or unshallowed(ws, self.conn)):
+        # Links derived by older rules (an upgrade changed them: index/rules.py) are derived again
+        # by the catch-up; an answer from links it could not renew says so.
+        old_rules = rules.stale(self.conn)
+        if catch_up and (self.tip != self.head or old_rules or unshallowed(ws, self.conn)):
             self._catch_up()
             self.tip = get_meta(self.conn, "tip")
+            old_rules = old_rules and rules.stale(self.conn)
+        if old_rules and self.tip is not None:
+            self.notes.append(STALE_RULES)
         self._overlay_ready = False
         self._has_links: bool | None = None
 

@@ -1,0 +1,162 @@
+"""Issue 13, wave 9 (w9/truth7): WHO and WHEN. Whom a question and a line are about (a possessive in
+the question, a relation standing alone), time windows named without a date, changes logged before
+they take effect, yes/no states that changed, and derived links that carry the version of the rules
+that made them. Real git repositories, real index; the sentences are not any bench set's."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from gitrepo import GitRepo
+from test_attribute_recency import ask, log
+from test_current_truth_wave7 import history, top
+
+from gitmem import githooks
+from gitmem.index import rules
+from gitmem.index.indexer import update
+from gitmem.parse.entities import subject
+from gitmem.recall.query import build
+from gitmem.workspace import Workspace
+
+
+# -- whom -----------------------------------------------------------------------------------------
+
+def test_a_possessive_in_the_question_names_the_entity() -> None:
+    assert "marisol" in build("What is Marisol's boat called?").entity_candidates
+    assert "marisol" in build("Where does Marisol’s son live?").entity_candidates  # a typographic apostrophe
+    assert "the-lantern" in build("Who runs The Lantern's kitchen?").entity_candidates
+
+
+def test_a_relation_standing_alone_is_the_filed_entity() -> None:
+    # "My X;" with no verb after it says who the filed entity is to me: the line is theirs.
+    assert subject("@Oskar: My running buddy; a vet at the Zoo clinic.") is None
+    assert subject("@Oskar: My oldest friend, a pilot with SAS.") is None
+    # A relation followed by a verb is someone else (unnamed): not the filed entity's news.
+    assert subject("@Oskar: My brother lives in Malmo.") == ""
+    assert subject("@Oskar: Her sister @Ana lives in Porto.") == "ana"
+    assert subject("@Oskar: His brother; lives in Malmo.") == ""  # only "my"/"our" names the filed one
+
+
+def test_news_told_about_someone_answers_a_question_with_a_possessive(tmp_path: Path) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-10", ("W @Oskar: My running buddy; a junior vet at the Zoo clinic in Malmo.",
+                        "W @Oskar: Has run every Copenhagen marathon since 2015.")),
+        ("2026-03-20", ("W @Tilde: Told me over lunch that @Oskar took a job as head vet at a practice in Lund in March.",
+                        "W @Tilde: Sings alto in the cathedral choir.")),
+    )
+    assert "head vet" in top(repo, "What is Oskar's job?", "oskar", "2026-06-01")
+    # Asked without the possessive, the same answer: the possessive was what hid the entity.
+    assert "head vet" in top(repo, "What job does Oskar have?", "oskar", "2026-06-01")
+
+
+# -- derived links carry the version of their rules ----------------------------------------------
+
+def _links(ws: Workspace) -> list[tuple[str, str]]:
+    con = sqlite3.connect(ws.index_path)
+    try:
+        return con.execute("SELECT o.content, n.content FROM supersessions s JOIN chunks o ON o.id = s.old"
+                           " JOIN chunks n ON n.id = s.new ORDER BY s.old").fetchall()
+    finally:
+        con.close()
+
+
+def _age(ws: Workspace, version: str | None, drop_links: bool = True) -> None:
+    """Make the index look built by older rules: another recorded version (None: none recorded, as
+    before versions existed) and, standing for what those rules derived, no links at all plus one
+    wrong link (the cello line replaced by the move)."""
+    con = sqlite3.connect(ws.index_path)
+    try:
+        if drop_links:
+            con.execute("DELETE FROM supersessions")
+        cello = con.execute("SELECT id FROM chunks WHERE content LIKE '%string quartet%'").fetchone()[0]
+        hi = con.execute("SELECT max(id) FROM chunks").fetchone()[0]
+        con.execute("INSERT INTO supersessions VALUES (?, ?, (SELECT max(pos) FROM commits), 'old rules')", (cello, hi))
+        con.execute("DELETE FROM meta WHERE key = 'derived_rules'")
+        if version is not None:
+            con.execute("INSERT INTO meta VALUES ('derived_rules', ?)", (version,))
+        con.commit()
+    finally:
+        con.close()
+
+
+def _moves(tmp_path: Path) -> GitRepo:
+    return history(
+        tmp_path,
+        ("2026-01-05", ("W @Alma: Lives in Porto, near the Bolhao market.", "W @Alma: Plays cello in a string quartet.")),
+        ("2026-03-02", ("W @Alma: Moved to Madrid from Porto for the orchestra post.",)),
+    )
+
+
+def test_links_made_by_older_rules_are_derived_again_by_the_next_catch_up(tmp_path: Path) -> None:
+    repo = _moves(tmp_path)
+    ws = Workspace(repo.path)
+    right = _links(ws)
+    assert any("Porto, near" in old and "Moved to Madrid" in new for old, new in right)
+    _age(ws, None)
+    # What the older rules left: the move is no link, and the cello line is marked replaced.
+    assert ("W @Alma: Lives in Porto, near the Bolhao market.", "W @Alma: Moved to Madrid from Porto for the orchestra post.") \
+        not in _links(ws)
+    with_old = ask(repo, "Where does Alma live?", k=5)  # recall catches up: the links are renewed first
+    assert "Moved to Madrid" in with_old[0].content
+    assert _links(ws) == right
+    cello = ask(repo, "cello quartet", k=5)
+    assert cello and "cello" in cello[0].content and cello[0].status == "current"
+    con = sqlite3.connect(ws.index_path)
+    try:
+        assert con.execute("SELECT value FROM meta WHERE key = 'derived_rules'").fetchone() == (rules.RULES,)
+    finally:
+        con.close()
+
+
+def test_gitmem_index_derives_the_links_again_and_says_so(tmp_path: Path) -> None:
+    repo = _moves(tmp_path)
+    ws = Workspace(repo.path)
+    right = _links(ws)
+    _age(ws, "1")
+    result = update(ws)
+    assert any("derived the supersession links again" in n and "version 1" in n for n in result.notes)
+    assert _links(ws) == right
+    assert update(ws).notes == []  # once: the version is recorded
+
+
+def test_recall_without_a_catch_up_says_its_links_are_stale(tmp_path: Path) -> None:
+    from gitmem.recall.search import Options, Session
+
+    repo = _moves(tmp_path)
+    ws = Workspace(repo.path)
+    _age(ws, "1", drop_links=False)
+    with Session(ws, catch_up=False) as s:
+        answer = s.search("Where does Alma live?", Options(k=3))
+    assert any("gitmem index" in n and "older gitmem" in n for n in answer.notes)
+
+
+def test_the_hook_leaves_deriving_again_to_its_background_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _moves(tmp_path)
+    ws = Workspace(repo.path)
+    right = _links(ws)
+    _age(ws, "1")
+    # The hook's own run (max_commits set) only reports the work: nothing indexed, nothing derived.
+    repo.commit("log 2026-04-01", "2026-04-01", log("2026-04-01", "W @Alma: Plays a Gofriller cello on loan."))
+    result = update(ws, max_commits=200)
+    assert result.stale_rules and result.commits == 0 and _links(ws) != right
+    # Through the installed hook: the commit spawns the background run, which renews the links
+    # and indexes the commit. Waited for: the recorded version and the indexed tip themselves.
+    githooks.install(ws)
+    head = repo.commit("log 2026-04-02", "2026-04-02", log("2026-04-02", "W @Alma: Teaches two pupils on Saturdays."))
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        con = sqlite3.connect(ws.index_path)
+        try:
+            version = con.execute("SELECT value FROM meta WHERE key = 'derived_rules'").fetchone()
+            tip = con.execute("SELECT value FROM meta WHERE key = 'tip'").fetchone()
+        finally:
+            con.close()
+        if version == (rules.RULES,) and tip == (head,):
+            break
+        time.sleep(0.2)
+    assert version == (rules.RULES,) and tip == (head,), ws.hook_log.read_text() if ws.hook_log.exists() else ""
+    assert _links(ws) == right
