@@ -160,3 +160,49 @@ def test_the_hook_leaves_deriving_again_to_its_background_run(tmp_path: Path, mo
         time.sleep(0.2)
     assert version == (rules.RULES,) and tip == (head,), ws.hook_log.read_text() if ws.hook_log.exists() else ""
     assert _links(ws) == right
+
+
+# -- when: periods the calendar names -------------------------------------------------------------
+
+def test_ends_read_from_a_named_period() -> None:
+    from datetime import date
+
+    from gitmem.parse.dates import easter, ends
+
+    mon = date(2026, 2, 16)
+    assert easter(2026) == date(2026, 4, 5) and easter(2027) == date(2027, 3, 28)
+    assert ends("Standing in as head of year till the end of the month.", mon) == date(2026, 2, 28)
+    assert ends("Minding the shop for the rest of the week.", mon) == date(2026, 2, 22)
+    assert ends("Acting editor until the end of the year.", mon) == date(2026, 12, 31)
+    # "until" a period: the day before it begins; "through" / "for" / "over" it: its end.
+    assert ends("Running the ward until the Easter break, while the sister is off.", mon) == date(2026, 3, 26)
+    assert ends("Away over Easter.", mon) == date(2026, 4, 6)
+    assert ends("On a visiting post in Lyon for the spring semester.", mon) == date(2026, 6, 30)
+    assert ends("Teaching in Busan until the end of the school year.", mon) == date(2026, 7, 31)
+    assert ends("Lifeguarding at Bondi for the summer.", mon) == date(2026, 8, 31)
+    assert ends("House-sitting over the Christmas holidays.", date(2026, 12, 1)) == date(2027, 1, 6)
+    assert ends("At her parents' over the holidays.", date(2026, 12, 1)) == date(2027, 1, 6)
+    # No end: what recurs or has lasted, a place "over" something, holidays of an unsure season.
+    assert ends("Goes to Crete for the summer every year.", mon) is None
+    assert ends("Has spent every Easter with her aunt.", mon) is None
+    assert ends("Lives in a flat over the bakery.", mon) is None
+    assert ends("In Madrid for the third year running.", mon) is None
+    assert ends("At her parents' over the holidays.", date(2026, 3, 10)) is None
+
+
+def test_a_stay_for_a_named_period_is_current_inside_it_and_past_after(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-12", ("W @Renske: Lives in a canal house in Utrecht with two flatmates.",
+                        "W @Renske: Studies hydrology at the university.")),
+        ("2026-02-20", ("W @Renske: On exchange in Trondheim for the spring semester, renting a room in a student house at Moholt.",)),
+    )
+    assert "Trondheim" in top(repo, "Where does Renske live?", "renske", "2026-04-01")
+    assert "canal house in Utrecht" in top(repo, "Where does Renske live?", "renske", "2026-09-10")
+    from gitmem.parse import dates
+
+    # Without the named period the exchange never ends: it stays first in September.
+    monkeypatch.setattr(dates, "_for_a_period", lambda low, written: None)
+    dates.ends.cache_clear()
+    assert "Trondheim" in top(repo, "Where does Renske live?", "renske", "2026-09-10")
