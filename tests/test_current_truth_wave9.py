@@ -18,6 +18,7 @@ from gitmem import githooks
 from gitmem.index import rules
 from gitmem.index.indexer import update
 from gitmem.parse.entities import subject
+from gitmem.recall import currency
 from gitmem.recall.query import build
 from gitmem.workspace import Workspace
 
@@ -206,3 +207,53 @@ def test_a_stay_for_a_named_period_is_current_inside_it_and_past_after(tmp_path:
     monkeypatch.setattr(dates, "_for_a_period", lambda low, written: None)
     dates.ends.cache_clear()
     assert "Trondheim" in top(repo, "Where does Renske live?", "renske", "2026-09-10")
+
+
+# -- when: a change logged before it takes effect -------------------------------------------------
+
+def test_the_day_a_change_takes_effect() -> None:
+    from datetime import date
+
+    from gitmem.parse.dates import starts
+
+    tue = date(2026, 3, 24)
+    assert starts("The letting agent wants £880 from June; she has agreed.", tue) == date(2026, 6, 1)
+    assert starts("Moves to the night desk from 1 April.", tue) == date(2026, 4, 1)
+    assert starts("Took a registrar post in Leeds and starts in May.", tue) == date(2026, 5, 1)
+    assert starts("Starting next month she manages the Bath branch.", tue) == date(2026, 4, 1)
+    assert starts("Promoted to sous-chef, full-time from February.", date(2026, 11, 20)) == date(2027, 2, 1)
+    assert starts("Promoted to sous-chef, full-time from February.", tue) is None  # the February just gone
+    # No day ahead: a place come from, a day already come, a source of money.
+    assert starts("Back from Marrakech.", tue) is None
+    assert starts("Moved from Leeds to York.", tue) is None
+    assert starts("Sober as of 1 March.", tue) is None
+    assert starts("Pays for the gym from her savings.", tue) is None
+
+
+def test_a_change_logged_before_it_takes_effect_waits_for_its_day(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-20", ("W @Ulla: Pays £820 a month for a flat in Leith.",
+                        "W @Ulla: Walks to work along the Water of Leith.")),
+        ("2026-03-10", ("W @Ulla: Her rent for the Leith flat goes up to £880 from June.",)),
+    )
+    assert "£820" in top(repo, "What is Ulla's rent?", "ulla", "2026-04-15")
+    assert "£880" in top(repo, "What is Ulla's rent?", "ulla", "2026-07-01")
+    # The change is still found, marked as nothing else: it is what memory says is coming.
+    coming = ask(repo, "What is Ulla's rent?", as_of="2026-04-15")
+    assert any("£880" in r.content and r.status == "current" for r in coming)
+    monkeypatch.setattr(currency, "PENDING_CHANGES", False)
+    assert "£880" in top(repo, "What is Ulla's rent?", "ulla", "2026-04-15")
+
+
+def test_the_same_day_line_giving_the_asked_type_goes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-20", ("W @Ulla: Walks to work along the Water.",
+                        "W @Ulla: Pays £820 a month for a two-bed near the Shore.",
+                        "W @Ulla: Had a long lunch with @Ines: £40 at a noodle bar.")),
+    )
+    assert "£820" in top(repo, "What is Ulla's rent?", "ulla", "2026-02-01")
+    monkeypatch.setattr(currency, "SAME_DAY_TYPED", False)
+    assert "Walks to work" in top(repo, "What is Ulla's rent?", "ulla", "2026-02-01")

@@ -500,3 +500,62 @@ def _for_a_while(low: str, written: date) -> date | None:
     word = " ".join(m.group("n").split())
     n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
+
+
+# -- changes logged before they take effect -----------------------------------------------------------
+# "The landlord wants €1,620 from May", "On a four-day week from June", "starts at a practice there in
+# May", "Promoted to manager, full-time from July": a change written down before the day it takes
+# effect. Until then what held before still holds.
+_FROM = lazy(r"\b(?:from|starting(?:\s+(?:on|in|from))?|as\s+of|effective(?:\s+from)?|with\s+effect\s+from|"
+             r"begins?\s+(?:on|in)|starts?\b[^.;,:()]{0,40}?\b(?:in|on|from))\s+(?P<rest>[^.;!?]{0,40})", re.I)
+_FROM_HINTS = ("from ", "start", "as of", "effective", "begin")
+_FIRST_OF = lazy(r"^\s*(?:the\s+)?(?:(?:start|beginning)\s+of\s+|early\s+)?" + _mon("fm") + r"(?!\s*\d)", re.I)
+
+
+@lru_cache(maxsize=4096)
+def starts(text: str, written: date) -> date | None:
+    """The day a change the text reports takes effect, when that is after `written` (the day it was
+    written): "from May" (its first day), "from 1 June", "starting next month", "as of Monday",
+    "starts at a practice there in May". None when it names no such day, or one already come."""
+    low = text[:SCAN_LIMIT].lower()
+    if not any(h in low for h in _FROM_HINTS):
+        return None
+    for m in _FROM.finditer(text[:SCAN_LIMIT]):
+        first = _start_of(m.group("rest"), written)
+        if first is not None and first > written:
+            return first
+    return None
+
+
+def _nearest(day: date, written: date) -> date:
+    """The year-less `day` (given in `written`'s year) in the year that puts it nearest `written`:
+    "from February" written in March is the February just gone, written in November the next."""
+    later = _mkdate(day.year + 1, day.month, day.day) or day
+    return later if (later - written) < (written - day) else day
+
+
+def _start_of(rest: str, written: date) -> date | None:
+    """The first day `rest` (the words after "from", "starting", ...) opens with, read from `written`."""
+    month = _FIRST_OF.match(rest)
+    if month is not None:
+        mon = _MONTHS[month.group("fm")[:3].lower()]
+        if month.group("fm").lower() == "may" and not rest.lstrip()[:1].isupper():
+            return None  # "from may" is not read as the month unless written as a name
+        return _nearest(date(written.year, mon, 1), written)
+    m = _DIGITS.search(rest)
+    if m is not None and not rest[:m.start()].strip(" the").strip():
+        span = find_dates(rest, written)
+        if span is not None:
+            return span[0] if re.search(r"\d{4}", rest) else _nearest(span[0], written)
+    wd = _WEEKDAY.match(rest)
+    if wd is not None:
+        ahead = (_WEEKDAYS.index(wd.group("wd").lower()) - written.weekday() - 1) % 7 + 1
+        return written + timedelta(days=ahead)
+    nxt = _NEXT.match(rest)
+    if nxt is not None and not rest.lstrip().lower().startswith("the end"):
+        if nxt.group("unit") and nxt.group("unit").lower() == "month":
+            return date(written.year + (written.month == 12), written.month % 12 + 1, 1)
+        if nxt.group("unit"):
+            return written + timedelta(days=7 - written.weekday())
+    return None
+

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
 from gitmem.parse import answers, attributes
-from gitmem.parse.dates import ends, may_end
+from gitmem.parse.dates import ends, may_end, starts
 from gitmem.parse.entities import subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
@@ -125,6 +125,12 @@ TYPED_ANSWERS = True
 # Relatives (wave 8, second pass): a line filed under someone the question does not name, naming the
 # one it does, is that one's for the question (`_said`). Off: False.
 RELATIVE_SUBJECT = True
+# Changes logged before they take effect (wave 9, `not_yet`): "... €1,620 from May" written in March
+# goes ahead of nothing before May. Off: False.
+PENDING_CHANGES = True
+# Same-day ties by the answer's type (wave 9, `_gives_instead`): of two statements of one subject
+# written the same day, the one giving a value of the type asked for goes first. Off: False.
+SAME_DAY_TYPED = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -138,6 +144,7 @@ class Currency(NamedTuple):
     superseded: dict[int, Link]  # old id -> the link to the statement that replaced it
     copies: dict[int, list[int]]  # original id -> the bank/ copies collapsed into it
     past: dict[int, str]  # id -> the last day of its event window
+    pending: frozenset[int] = frozenset()  # ids of changes logged before the day they take effect
 
 
 def bounded(row: Any, day: str) -> tuple[str, str] | None:
@@ -191,6 +198,21 @@ def _open_end(row: Any) -> str | None:
     if last is None or (logged is not None and last < logged):
         return None
     return last.isoformat()
+
+
+def not_yet(row: Any, day: str) -> bool:
+    """Whether a statement about someone reports a change that takes effect after `day` (an ISO
+    date), counted from the day it was written ("The landlord wants €1,620 from May" written in
+    March, asked in April): until then what it changes still holds, so it goes ahead of nothing
+    (PENDING_CHANGES). Its own relevance is untouched: it is still what memory says is coming."""
+    if not PENDING_CHANGES or not (row[ENTITIES] or row[FACT]):
+        return False
+    content = row[CONTENT] or ""
+    logged = log_date(row[PATH])
+    start = row[EVENT_START]
+    written = logged or (date.fromisoformat(start[:10]) if start else None)
+    first = starts(content, written) if written else None
+    return first is not None and first.isoformat() > day
 
 
 def _curated_opinion(c: Candidate) -> bool:
@@ -677,12 +699,26 @@ def _answers_instead(c: _Said, d: _Said, q: Asked) -> bool:
     giving no attribute at all."""
     if not SAME_DAY_ATTRIBUTE or not c.ev or c.ev != d.ev or not c.subject or c.subject != d.subject:
         return False
+    if _gives_instead(c, d, q):
+        return True
     fams = q.families & c.attrs
     if not fams or q.families & d.attrs or (fams <= attributes.WEAK and d.attrs):
         return False
     # Any word of the question only `d` holds keeps it first: a question's stem can look like a
     # family's word and still name a thing ("Where is Ines's bakery?": "baker").
     return d.asked <= c.asked
+
+
+def _gives_instead(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` gives a value of the type the question asks for (parse/answers.py: a time, an
+    amount, a place, a name) and `d`, of the same subject, kind and day, gives none, holding no word
+    of the question `c` lacks ("What is Fionnuala's rent?": "Pays €1,450 a month for a two-bed"
+    over "Cycles to work along the Grand Canal"): not something done once (SAME_DAY_TYPED)."""
+    if not (SAME_DAY_TYPED and TYPED_ANSWERS and q.expects - _POLARITY and c.kind == d.kind) or _done(c):
+        return False
+    if not d.asked <= c.asked:
+        return False
+    return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
 
 
 def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
@@ -697,7 +733,7 @@ def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
 
 
 def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
-                past: frozenset[int] = frozenset()) -> list[Candidate]:
+                past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset()) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
@@ -709,11 +745,12 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     than the entity it is filed under ("Her sister @Ana lives in Porto", "@Linnea: @Anders opened
     his own studio") passes only statements about that someone else; a `past` one (its window is
     over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
-    passed by its heirs."""
+    passed by its heirs; a `pending` one (a change not yet in effect) moves ahead of nothing, and
+    what it will change may go ahead of it as of a statement that holds again (`_resumes`)."""
     if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
-    gone = set(past)
+    gone = set(past) | pending
     out: list[Candidate] = []
     keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
@@ -770,13 +807,15 @@ def _last(links: dict[int, Link], i: int) -> int:
 
 
 def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
-           include_history: bool) -> tuple[list[Candidate], dict[int, str]]:
-    """Order the (collapsed) candidates by currency; returns them and the past ones' end days.
+           include_history: bool) -> tuple[list[Candidate], dict[int, str], frozenset[int]]:
+    """Order the (collapsed) candidates by currency; returns them, the past ones' end days and the
+    changes not yet in effect (`not_yet`).
 
     A replaced statement hands its score to the statement that replaced it (taken from the pool,
     else from `fetched`): "Where does Alice live?" matches "Lives in Porto" by its words, and
     "Moved to Madrid" is the answer to that same question now."""
     past: dict[int, str] = {}
+    pending: set[int] = set()
     # A block that was only an HTML comment (a generated block's marker) has no text left to say;
     # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
     cands = [c for c in cands if c.row[CONTENT] and not is_bookkeeping(c.row[PATH], c.row[CONTENT])]
@@ -796,6 +835,8 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     for c in cands:
         if c.uncommitted or c.score is None:
             continue
+        if not_yet(c.row, day):
+            pending.add(c.row[ID])
         state = bounded(c.row, day)
         if state is not None and state[0] == "past":
             past[c.row[ID]] = state[1]
@@ -803,13 +844,14 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
         elif state is not None:
             c.score *= ACTIVE_FACTOR
     cands.sort(key=lambda c: -(c.score or 0.0))
+    waiting = frozenset(pending)
     if not links:
-        return cands, past
+        return cands, past, waiting
     current = [c for c in cands if c.uncommitted or c.row[ID] not in links]
     replaced = [c for c in cands if not c.uncommitted and c.row[ID] in links]
     if not any(c.uncommitted or c.row[ID] in matched for c in current):
         # Everything that matched was replaced: it is the answer, marked, followed by its heirs.
-        return replaced + current, past
+        return replaced + current, past, waiting
     if include_history:
-        return cands, past
-    return current, past
+        return cands, past, waiting
+    return current, past, waiting

@@ -297,7 +297,7 @@ class Session:
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
                           answers.expects(text))
-            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past))
+            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
@@ -407,7 +407,7 @@ class Session:
             # An original fetched for a copy in the head may also rank below it: it is one answer.
             placed = {c.row[ID] for c in head if not c.uncommitted}
             ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
-        ranked, past = settle(ranked, links, fetched, day, opts.include_history)
+        ranked, past, pending = settle(ranked, links, fetched, day, opts.include_history)
         # Enough for k results or a budget's worth of short lines, with room for what this drops.
         ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
         for o, more in same.items():
@@ -418,7 +418,7 @@ class Session:
         listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
         if listed:
             ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
-        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past)
+        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past, pending)
 
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
         """Say plainly when WHEN is outside the indexed history (before its first commit, or
