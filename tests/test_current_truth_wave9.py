@@ -257,3 +257,44 @@ def test_the_same_day_line_giving_the_asked_type_goes_first(tmp_path: Path, monk
     assert "£820" in top(repo, "What is Ulla's rent?", "ulla", "2026-02-01")
     monkeypatch.setattr(currency, "SAME_DAY_TYPED", False)
     assert "Walks to work" in top(repo, "What is Ulla's rent?", "ulla", "2026-02-01")
+
+
+# -- yes or no: a state that changed --------------------------------------------------------------
+
+def test_a_plan_called_off_or_put_back_answers_no() -> None:
+    from gitmem.parse.answers import values
+
+    assert values("The Oslo move is off; the Equinor team was cut.", "polarity") == {"no"}
+    assert values("Postponed the Lisbon trip to next spring.", "polarity") == {"no"}
+    assert values("Withdrew from the Bergen half marathon.", "polarity") == {"no"}
+    # "off" that ends nothing: a day off, setting off, off sick.
+    assert values("Took the day off.", "polarity") == {"yes"}
+    assert values("Set off for Leeds at dawn.", "polarity") == {"yes"}
+    assert values("The head is off sick.", "polarity") == {"yes"}
+
+
+def test_a_yes_no_question_is_answered_by_the_plan_called_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-01-15", ("W @Brage: Moving to Oslo in August for a job at Equinor.", "W @Brage: Rows on the fjord at weekends.")),
+        ("2026-04-02", ("W @Brage: The Oslo move is off; the Equinor team was cut.",)),
+    )
+    assert "move is off" in top(repo, "Is Brage moving to Oslo?", "brage", "2026-05-01")
+    monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
+    assert "Moving to Oslo in August" in top(repo, "Is Brage moving to Oslo?", "brage", "2026-05-01")
+
+
+def test_the_outcome_of_what_a_line_waited_on_answers_a_yes_no_question(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = history(
+        tmp_path,
+        ("2026-02-01", ("W @Dagny: Her driving test is booked for May; practising in her dad's Volvo.",
+                        "W @Dagny: Sings in the Bergen Philharmonic choir.")),
+        ("2026-04-11", ("W @Dagny: Joined a chess club in Fana.",)),
+        ("2026-05-20", ("W @Dagny: Passed at the second go and took the Volvo to Voss on Sunday.",)),
+    )
+    q = "Does Dagny have a driving licence?"
+    assert "booked for May" in top(repo, q, "dagny", "2026-05-01")  # the chess club is no outcome
+    assert "Passed at the second go" in top(repo, q, "dagny", "2026-06-01")
+    monkeypatch.setattr(currency, "RESOLVED", False)
+    assert "booked for May" in top(repo, q, "dagny", "2026-06-01")

@@ -18,7 +18,7 @@ Types (`expects`):
 - "polarity": a yes/no question about a state ("Does Folake sing in a choir?", "Is Njeri seeing
   anyone?"); the value is "no" when the statement ends a state ("Gave the choir her last Sunday",
   "Split up with @Rafferty": attributes.ENDS_STATE and the endings of a relationship, a stay, a last
-  time), else "yes".
+  time) or a plan ("The Vienna plan is off", "Deferred her entry to 2027", "called off"), else "yes".
 Imports only the parse layer (the bottom of the import order).
 """
 
@@ -36,7 +36,8 @@ _MONEY = lazy(r"\bhow much\b|\b(?:rent|price|prices|cost|costs|fee|fees|pay|pays
 _YES_NO = lazy(r"^\s*(?:does|do|is|are|has|have)\b", re.I)
 # Endings ENDS_STATE does not list: of a relationship, of a place left, of a last time.
 _ENDED = lazy(r"\b(?:split up|splits up|broke up|broken up|separated|left|moved out|(?:his|her|their|my) last|"
-              r"any ?more)\b", re.I)
+              r"any ?more|called off|(?:deferr|postpon)(?:ed|es|ing)|put off|pushed back|pulled out|withdr[ea]w|"
+              r"withdrawn|(?:is|are|was|were|'s) (?:now |all )?off(?=\s*(?:[;,.!]|$)))", re.I)
 _WHERE = lazy(r"^\s*where\b", re.I)
 # "What is the podcast called?", "Which Spotify plan ...", "What phone does Xavier use?": a name of
 # a thing; not "what does X think" nor "what is X's rent" (an auxiliary, not a noun, follows).

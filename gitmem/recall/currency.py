@@ -131,6 +131,9 @@ PENDING_CHANGES = True
 # Same-day ties by the answer's type (wave 9, `_gives_instead`): of two statements of one subject
 # written the same day, the one giving a value of the type asked for goes first. Off: False.
 SAME_DAY_TYPED = True
+# Outcomes (wave 9, `_resolves`): for a yes/no question, a newer line naming what an older one waited
+# on ("booked for April", "waiting on the decision") is its outcome and goes first. Off: False.
+RESOLVED = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -721,6 +724,28 @@ def _gives_instead(c: _Said, d: _Said, q: Asked) -> bool:
     return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
 
 
+# A state waiting on an outcome ("his A2 test is booked for April", "Waiting on her citizenship
+# decision", "the hearing is due in May"): what comes of it is a later report.
+_AWAITS = lazy(r"\b(?:booked (?:for|in)|waiting (?:on|for)|awaiting|pending|(?:is|are) due|scheduled for|"
+               r"(?:test|exam|hearing|decision|result|results|interview|appeal|vote) (?:is|are) (?:on|in|next|this)\b)",
+               re.I)
+
+
+def _resolves(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, answers a yes/no question in place of `d` that waited on an outcome (RESOLVED):
+    both of one subject and kind, `d` waiting on something (_AWAITS: "his A2 test is booked for
+    April"), `c` a later word on the same thing: a name or another @entity both give ("Passed the A2
+    at the second attempt"), however it is worded. Not a plan or a wish (the intention guard)."""
+    if not (RESOLVED and "polarity" in q.expects and c.subject and c.subject == d.subject and c.kind == d.kind):
+        return None
+    if _AWAITS.search(d.text) is None:
+        return None
+    names = answers.values(c.text, "name") & answers.values(d.text, "name")
+    if names or c.ents & d.ents - {c.subject}:
+        return "the outcome it waited on"
+    return None
+
+
 def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c`, about the entity the question names, goes ahead of `d`, filed under that entity
     but about someone else ("Where does Linnea work?": "@Linnea: Left Spotify; joined Klarna" over
@@ -770,7 +795,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    why = (_same_thing(me, them, q) or _typed(me, them, q)) if ATTRIBUTE_RECENCY else None
+                    why = (_same_thing(me, them, q) or _typed(me, them, q) or _resolves(me, them, q)) \
+                        if ATTRIBUTE_RECENCY else None
                     if why is not None:
                         if why == ON_THE_SAME_THING:
                             # It stands for the answer it passed: what it passes next must pass that.
