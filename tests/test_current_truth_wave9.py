@@ -298,3 +298,27 @@ def test_the_outcome_of_what_a_line_waited_on_answers_a_yes_no_question(tmp_path
     assert "Passed at the second go" in top(repo, q, "dagny", "2026-06-01")
     monkeypatch.setattr(currency, "RESOLVED", False)
     assert "booked for May" in top(repo, q, "dagny", "2026-06-01")
+
+
+def test_what_a_verb_ends_the_question_on_asks_for_a_named_thing(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.parse.answers import expects
+
+    assert expects("What does Hamza drive?") == {"name"}
+    assert expects("What does Hamza do?") == frozenset()  # what he does: no named thing
+    assert expects("What does Hamza think of taxis?") == frozenset()
+    repo = history(
+        tmp_path,
+        ("2026-01-09", ("W @Noor: Rides a Brompton to the office.",
+                        "W @Noor: Her brother @Hamza drives a grey Skoda Octavia for a taxi firm.")),
+        ("2026-04-14", ("W @Noor: @Hamza swapped the Octavia for a hybrid Toyota Corolla.",
+                        "W @Noor: Test-drove a Cowboy e-bike and is tempted, but the Brompton still folds.")),
+    )
+    assert "Toyota Corolla" in top(repo, "What does Hamza drive?", "hamza", "2026-05-01")
+    # Tempted is no change: the Brompton stays her answer.
+    assert "Rides a Brompton" in top(repo, "What does Noor ride?", "noor", "2026-05-01")
+    monkeypatch.setattr(currency, "INTENT_GUARD", False)
+    assert "Cowboy e-bike" in top(repo, "What does Noor ride?", "noor", "2026-05-01")
+    monkeypatch.setattr(currency, "INTENT_GUARD", True)
+    monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
+    assert "Skoda Octavia" in top(repo, "What does Hamza drive?", "hamza", "2026-05-01")

@@ -44,6 +44,11 @@ _WHERE = lazy(r"^\s*where\b", re.I)
 _NAME = lazy(r"\bcalled\b|\bnamed?\b|^\s*(?:what|which)\s+(?!(?:does|do|did|is|are|was|were|has|have|had|kind|sort|"
              r"type|time|days?|can|could|would|will|should)\b)[\w-]+", re.I)
 
+# "What does Quang drive?": the question ends on its verb, so the answer is the verb's object, a
+# thing (often named: "a Renault Trafic"). Not what someone does, thinks, feels, says or likes.
+_WHAT_OBJECT = lazy(r"^\s*what\s+(?:does|do)\s+@?[\w'’-]+\s+(?!(?:do|think|feel|say|mean|like|love|prefer|want|need|"
+                    r"make|have|get|teach|study|weigh|charge|cost|pay)\b)[a-z]+\s*\?\s*$", re.I)
+
 # A clock time ("6 a.m.", "7pm", "18:30"), a weekday, a part of the day or a month.
 _TIME_VALUE = lazy(r"\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\b\d{1,2}:\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
                    r"\b(?:mornings?|afternoons?|evenings?|nights?|lunchtimes?|weekends?)\b|"
@@ -69,7 +74,7 @@ def expects(question: str) -> frozenset[str]:
         out.add("money")
     if _WHERE.search(question):
         out.add("place")
-    if _NAME.search(question):
+    if _NAME.search(question) or _WHAT_OBJECT.search(question):
         out.add("name")
     if _YES_NO.search(question):
         out.add("polarity")

@@ -57,7 +57,7 @@ _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|thi
 # Comrades" answers "Is she running it?").
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|weighing up|tempted to)\b", re.I)
+               r"toying with|weighing up|tempted)\b", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
                      r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
