@@ -20,6 +20,7 @@ from gitmem.index.indexer import update
 from gitmem.parse.entities import subject
 from gitmem.recall import currency
 from gitmem.recall.query import build
+from gitmem.recall.result import Result
 from gitmem.workspace import Workspace
 
 
@@ -84,6 +85,10 @@ def _age(ws: Workspace, version: str | None, drop_links: bool = True) -> None:
         con.close()
 
 
+def _unmarked(r: Result) -> bool:
+    return r.status == "current" and r.superseded_by is None
+
+
 def _moves(tmp_path: Path) -> GitRepo:
     return history(
         tmp_path,
@@ -105,7 +110,7 @@ def test_links_made_by_older_rules_are_derived_again_by_the_next_catch_up(tmp_pa
     assert "Moved to Madrid" in with_old[0].content
     assert _links(ws) == right
     cello = ask(repo, "cello quartet", k=5)
-    assert cello and "cello" in cello[0].content and cello[0].status == "current"
+    assert cello and "cello" in cello[0].content and _unmarked(cello[0])
     con = sqlite3.connect(ws.index_path)
     try:
         assert con.execute("SELECT value FROM meta WHERE key = 'derived_rules'").fetchone() == (rules.RULES,)
@@ -124,7 +129,9 @@ def test_gitmem_index_derives_the_links_again_and_says_so(tmp_path: Path) -> Non
     assert update(ws).notes == []  # once: the version is recorded
 
 
-def test_recall_without_a_catch_up_says_its_links_are_stale(tmp_path: Path) -> None:
+def test_recall_that_does_not_derive_again_says_its_links_are_stale(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.recall import search
     from gitmem.recall.search import Options, Session
 
     repo = _moves(tmp_path)
@@ -133,6 +140,15 @@ def test_recall_without_a_catch_up_says_its_links_are_stale(tmp_path: Path) -> N
     with Session(ws, catch_up=False) as s:
         answer = s.search("Where does Alma live?", Options(k=3))
     assert any("gitmem index" in n and "older gitmem" in n for n in answer.notes)
+    # An index larger than a recall derives again itself: left to `gitmem index`, and said.
+    monkeypatch.setattr(search, "REDERIVE_IN_RECALL", 2)
+    with Session(ws) as s:
+        answer = s.search("Where does Alma live?", Options(k=3))
+    assert any("gitmem index" in n and "older gitmem" in n for n in answer.notes)
+    assert not any(_unmarked(r) and "cello" in r.content for r in ask(repo, "cello quartet", k=3))
+    result = update(ws)
+    assert any("derived the supersession links again" in n for n in result.notes)
+    assert any(_unmarked(r) and "cello" in r.content for r in ask(repo, "cello quartet", k=3))
 
 
 def test_the_hook_leaves_deriving_again_to_its_background_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,10 +156,10 @@ def test_the_hook_leaves_deriving_again_to_its_background_run(tmp_path: Path, mo
     ws = Workspace(repo.path)
     right = _links(ws)
     _age(ws, "1")
-    # The hook's own run (max_commits set) only reports the work: nothing indexed, nothing derived.
+    # The hook's own run (max_commits set) indexes its commit and only reports the rest of the work.
     repo.commit("log 2026-04-01", "2026-04-01", log("2026-04-01", "W @Alma: Plays a Gofriller cello on loan."))
     result = update(ws, max_commits=200)
-    assert result.stale_rules and result.commits == 0 and _links(ws) != right
+    assert result.stale_rules and result.commits == 1 and _links(ws) != right
     # Through the installed hook: the commit spawns the background run, which renews the links
     # and indexes the commit. Waited for: the recorded version and the indexed tip themselves.
     githooks.install(ws)

@@ -36,8 +36,12 @@ from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
-STALE_RULES = ("the index's supersession links were made by an older gitmem's rules and could not be derived again "
+STALE_RULES = ("the index's supersession links were made by an older gitmem's rules and were not derived again "
                "now: run `gitmem index` to renew them")
+# A recall's catch-up derives links made by older rules again itself only for an index up to this
+# many chunk versions (~5 s of CPU at the 1M-line history's rate); a larger one is left to
+# `gitmem index` or the hook's background run, and the answer says so (STALE_RULES).
+REDERIVE_IN_RECALL = 50_000
 MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
@@ -159,7 +163,7 @@ class Session:
         from gitmem.index.indexer import update
 
         try:
-            result = update(self.ws, wait=2.0)
+            result = update(self.ws, wait=2.0, rederive_limit=REDERIVE_IN_RECALL)
             self.notes += result.notes
         except IndexLocked:
             self.notes.append("another indexer is running: this answer may miss the newest commits")
