@@ -338,3 +338,26 @@ def test_what_a_verb_ends_the_question_on_asks_for_a_named_thing(tmp_path: Path,
     monkeypatch.setattr(currency, "INTENT_GUARD", True)
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
     assert "Skoda Octavia" in top(repo, "What does Hamza drive?", "hamza", "2026-05-01")
+
+
+def test_an_unnamed_relative_is_one_subject_whose_newer_news_answers(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.parse.entities import relation
+
+    assert relation("@Wiebke: Her son lives in Kiel with his band.") == "wiebke's son"
+    assert relation("@Wiebke: Her sons moved out.") == "wiebke's son"
+    assert relation("@Wiebke's parents sold the farm.") == "wiebke's parent"
+    assert relation("@Wiebke: Her brother @Jonas lives in Kiel.") is None  # named: his own subject
+    assert relation("@Wiebke: Lives in Lübeck.") is None
+    repo = history(
+        tmp_path,
+        ("2026-01-10", ("W @Wiebke: Lives in Lübeck, above her pottery shop.",
+                        "W @Wiebke: Her son lives in Kiel, sharing a flat with his bandmates.")),
+        ("2026-03-15", ("W @Wiebke: Her son moved to Hamburg for an apprenticeship at the shipyard.",)),
+    )
+    assert "moved to Hamburg" in top(repo, "Where does Wiebke's son live?", "wiebke", "2026-04-01")
+    # Her own home is still hers: her son's move is no move of hers.
+    assert "Lives in Lübeck" in top(repo, "Where does Wiebke live?", "wiebke", "2026-04-01")
+    # Off: the son is nobody in particular, and his mother's own home passes his lines.
+    monkeypatch.setattr(currency, "RELATION_SUBJECT", False)
+    assert "moved to Hamburg" not in top(repo, "Where does Wiebke's son live?", "wiebke", "2026-04-01")

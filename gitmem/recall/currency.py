@@ -39,7 +39,7 @@ from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, 
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind
 from gitmem.parse import answers, attributes
 from gitmem.parse.dates import ends, may_end, starts
-from gitmem.parse.entities import subject as attributed
+from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
@@ -128,6 +128,9 @@ RELATIVE_SUBJECT = True
 # Changes logged before they take effect (wave 9, `not_yet`): "... €1,620 from May" written in March
 # goes ahead of nothing before May. Off: False.
 PENDING_CHANGES = True
+# Unnamed relatives (wave 9): "Her daughter ..." lines filed under one entity are one subject,
+# "<entity>'s daughter" (parse.entities.relation). Off: False.
+RELATION_SUBJECT = True
 # Same-day ties by the answer's type (wave 9, `_gives_instead`): of two statements of one subject
 # written the same day, the one giving a value of the type asked for goes first. Off: False.
 SAME_DAY_TYPED = True
@@ -308,6 +311,7 @@ class Asked(NamedTuple):
     entities: frozenset[str] = frozenset()  # the entity keys it names that memory knows
     quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
     expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
+    relative: str = ""  # the named entity's relative it asks about ("zoe's son": parse.entities.asked_relation)
 
 
 class _Said(NamedTuple):
@@ -361,6 +365,11 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         attrs |= {"residence"}
     other = attributed(content)
     subject = ent_list[0] if other is None and ent_list else other or ""
+    if other == "" and RELATION_SUBJECT:
+        # An unnamed relative is someone all the same: "Her daughter lives in Bristol" and "Her
+        # daughter moved to Leeds", both filed under Zoe, are two statements of one subject ("zoe's
+        # daughter"), so the newer one answers "Where does Zoe's daughter live?".
+        subject = relation(content) or ""
     if RELATIVE_SUBJECT and other is None and len(q.entities) == 1 and subject not in q.entities \
             and q.entities <= ents:
         # Filed under someone the question does not name, it names the one it does: for this
@@ -752,6 +761,9 @@ def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
     "@Linnea: @Anders works as a carpenter"), whatever their ages: unless `d` holds a word of the
     question `c` lacks that names no attribute ("Where does Kira's brother live?") or gives the
     asked attribute where `c` does not."""
+    if q.relative and RELATION_SUBJECT:
+        # "Where does Zoe's son live?" asks about her son: his lines go ahead of hers, not hers of his.
+        return c.subject == q.relative != d.subject and not _protected(c, d, q)
     if not (c.own and c.subject in q.entities and d.subject not in q.entities):
         return False
     return all(attributes.vocabulary(st) for st in d.asked - c.asked) and not _protected(c, d, q)

@@ -22,6 +22,7 @@ from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import answers, attributes, entity_key
+from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
 from gitmem.recall.currency import Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
@@ -300,7 +301,7 @@ class Session:
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
-                          answers.expects(text))
+                          answers.expects(text), asked_relation(text, wanted))
             ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
