@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         # The background run also takes the lock without waiting: one at a time, and a run that
         # finds another one going leaves the rest to it (or to the next recall, which catches up).
         result = indexer.update(ws, wait=0.0, max_commits=None if background else HOOK_MAX_COMMITS)
-        if result.deferred:
+        if result.deferred or result.stale_rules:
             _spawn_background(top)
             return 0
     except IndexLocked:

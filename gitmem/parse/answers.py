@@ -18,7 +18,7 @@ Types (`expects`):
 - "polarity": a yes/no question about a state ("Does Folake sing in a choir?", "Is Njeri seeing
   anyone?"); the value is "no" when the statement ends a state ("Gave the choir her last Sunday",
   "Split up with @Rafferty": attributes.ENDS_STATE and the endings of a relationship, a stay, a last
-  time), else "yes".
+  time) or a plan ("The Vienna plan is off", "Deferred her entry to 2027", "called off"), else "yes".
 Imports only the parse layer (the bottom of the import order).
 """
 
@@ -36,12 +36,18 @@ _MONEY = lazy(r"\bhow much\b|\b(?:rent|price|prices|cost|costs|fee|fees|pay|pays
 _YES_NO = lazy(r"^\s*(?:does|do|is|are|has|have)\b", re.I)
 # Endings ENDS_STATE does not list: of a relationship, of a place left, of a last time.
 _ENDED = lazy(r"\b(?:split up|splits up|broke up|broken up|separated|left|moved out|(?:his|her|their|my) last|"
-              r"any ?more)\b", re.I)
+              r"any ?more|called off|(?:deferr|postpon)(?:ed|es|ing)|put off|pushed back|pulled out|withdr[ea]w|"
+              r"withdrawn|(?:is|are|was|were|'s) (?:now |all )?off(?=\s*(?:[;,.!]|$)))", re.I)
 _WHERE = lazy(r"^\s*where\b", re.I)
 # "What is the podcast called?", "Which Spotify plan ...", "What phone does Xavier use?": a name of
 # a thing; not "what does X think" nor "what is X's rent" (an auxiliary, not a noun, follows).
 _NAME = lazy(r"\bcalled\b|\bnamed?\b|^\s*(?:what|which)\s+(?!(?:does|do|did|is|are|was|were|has|have|had|kind|sort|"
              r"type|time|days?|can|could|would|will|should)\b)[\w-]+", re.I)
+
+# "What does Quang drive?": the question ends on its verb, so the answer is the verb's object, a
+# thing (often named: "a Renault Trafic"). Not what someone does, thinks, feels, says or likes.
+_WHAT_OBJECT = lazy(r"^\s*what\s+(?:does|do)\s+@?[\w'’-]+\s+(?!(?:do|think|feel|say|mean|like|love|prefer|want|need|"
+                    r"make|have|get|teach|study|weigh|charge|cost|pay)\b)[a-z]+\s*\?\s*$", re.I)
 
 # A clock time ("6 a.m.", "7pm", "18:30"), a weekday, a part of the day or a month.
 _TIME_VALUE = lazy(r"\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b\.?|\b\d{1,2}:\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
@@ -68,7 +74,7 @@ def expects(question: str) -> frozenset[str]:
         out.add("money")
     if _WHERE.search(question):
         out.add("place")
-    if _NAME.search(question):
+    if _NAME.search(question) or _WHAT_OBJECT.search(question):
         out.add("name")
     if _YES_NO.search(question):
         out.add("polarity")

@@ -236,7 +236,7 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
 # "Borrowing his sister's Fiat until the body shop finishes his car, around 6 March". The end is the
 # first date after the word, in the same clause, within a few words of it.
 _UNTIL_WORDS = r"until|till|til|through|thru|up to"
-_UNTIL = lazy(r"\b(?:" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
+_UNTIL = lazy(r"\b(?P<word>" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
 # "At her cousin's wedding in Accra; back on Monday": a clause of its own saying when someone is back
 # ends the stay before it. Not "Came back on Monday from Lisbon" (a report of the return).
 _BACK = lazy(r"(?:^|[;,(]\s*)back (?:on|by)\b(?P<rest>[^.;!?]{0,60})", re.I)
@@ -279,7 +279,8 @@ ENDS_HINT = lazy(r"\b(?:t(?:ill?|hr(?:ough|u)|his week)|until|up to|for|(?:a(?:b
 def may_end(text: str) -> bool:
     """A cheap necessary condition of `ends` naming an end: ENDS_HINT, or "back on / back by" (a
     substring test: a branch for it in the hint cost ~10% more per text, on every candidate)."""
-    return ENDS_HINT.search(text) is not None or "ack o" in text or "ack b" in text  # back, Back
+    return ENDS_HINT.search(text) is not None or "ack o" in text or "ack b" in text or "ver the" in text \
+        or "uring" in text  # back, Back; over the / Over the holidays; during
 
 
 # A state for the week it was written in: "Using his brother-in-law's van this week", "at the coast
@@ -303,7 +304,11 @@ def ends(text: str, written: date) -> date | None:
     if "unti" not in low and "thr" not in low and "til" not in low and "up to" not in low:
         return _a_while(low, written)
     for m in _UNTIL.finditer(text[:SCAN_LIMIT]):
-        last = _end_of(m.group("rest"), written)
+        rest = m.group("rest")
+        last = _end_of(rest, written)
+        if last is None:
+            # "until the Easter break", "till the end of the month", "through the spring semester".
+            last = period_end(rest, written, to_its_start=m.group("word").lower() not in ("through", "thru"))
         if last is not None:
             return last
     return _a_while(low, written)
@@ -347,10 +352,145 @@ def _end_of(rest: str, written: date) -> date | None:
 
 def _a_while(low: str, written: date) -> date | None:
     """The end of a state that holds for a while from when it was written, naming no date: "for two
-    weeks", "about two weeks" (a duration counted from `written`), "this week" (its Sunday)."""
+    weeks", "about two weeks" (a duration counted from `written`), "this week" (its Sunday), "for the
+    spring semester", "over the holidays" (a named period: `period_end`)."""
     if "week" in low and _THIS_WEEK.search(low) is not None and not _LASTED.search(low.replace("weekend", "")):
         return written + timedelta(days=6 - written.weekday())
-    return _for_a_while(low, written) if any(w in low for w in _A_WHILE) else None
+    last = _for_a_while(low, written) if any(w in low for w in _A_WHILE) else None
+    if last is None and any(w in low for w in _FOR_PERIOD_HINTS):
+        last = _for_a_period(low, written)
+    return last
+
+
+# -- named periods ---------------------------------------------------------------------------------
+# A state can end with a period the calendar names rather than a date: "till the end of the month",
+# "until the Easter break", "for the spring semester", "over the holidays". Each period is read
+# from the day the line was written: its next occurrence that has not ended by then. Seasons are
+# the northern meteorological ones; a semester or term its usual span (`_SPANS`), ending late
+# rather than early: a state read as over while it still holds hides a true answer.
+_SEASONS = "spring|summer|autumn|fall|winter"
+_BREAK = r"(?P<brk>\s+(?:break|holidays?|hols|vacation|recess|closure))?"
+_PERIOD = lazy(
+    r"^\s*(?:the\s+|this\s+|next\s+)?(?:(?P<end>end\s+of\s+(?:the\s+|this\s+)?)|(?:rest\s+of\s+(?:the\s+)?))?(?:"
+    r"(?P<unit>month|year|week)\b|"
+    r"(?P<study>(?:(?P<half>" + _SEASONS + r")\s+)?(?:semester|term)|(?:school|academic)\s+year)\b|"
+    r"(?P<feast>christmas|xmas|easter|new\s+year)(?:'s)?" + _BREAK + r"\b|"
+    r"(?P<season>" + _SEASONS + r")(?:\s+(?:break|holidays?|hols|vacation))?\b(?!\s+(?:of|in)\s+\d)|"
+    r"(?P<holidays>holidays|hols)\b)", re.I)
+# A state "for the spring semester", "over Christmas", "during the summer holidays": over at the
+# period's end. Not a count of how long or how often ("every summer", "for the third year").
+_FOR_PERIOD = lazy(r"\b(?:for|over|during|throughout)\s+(?P<rest>(?:the|this|next)\s+[^.;!?]{0,40}|"
+                   r"(?:christmas|xmas|easter|new\s+year|" + _SEASONS + r")\b[^.;!?]{0,30})", re.I)
+_FOR_PERIOD_HINTS = ("for ", "over ", "during ", "throughout ")
+_RECURS = lazy(r"\b(?:every|each|since|ago|already|usually|always|(?:has|have|had)\s+(?:been|\w+ed))\b", re.I)
+# (first month, first day, last month, last day) of a named span; a last month before the first
+# wraps into the next year.
+_SPANS: dict[str, tuple[int, int, int, int]] = {
+    "spring": (3, 1, 5, 31), "summer": (6, 1, 8, 31), "autumn": (9, 1, 11, 30), "fall": (9, 1, 11, 30),
+    "winter": (12, 1, 2, 28),
+    "spring semester": (1, 15, 6, 30), "summer semester": (4, 1, 7, 31), "autumn semester": (9, 1, 12, 31),
+    "fall semester": (9, 1, 12, 31), "winter semester": (10, 1, 3, 31),
+    "school year": (9, 1, 7, 31),
+    "christmas": (12, 25, 12, 26), "christmas break": (12, 20, 1, 6), "new year": (1, 1, 1, 1),
+    "summer break": (7, 1, 8, 31),
+}
+
+
+def easter(year: int) -> date:
+    """Easter Sunday of a Gregorian year (the anonymous Gregorian computus, Meeus/Jones/Butcher)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = b // 4, b % 4
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = c // 4, c % 4
+    l = (32 + 2 * e + 2 * i - h - k) % 7  # noqa: E741 (the algorithm's own name)
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _period_span(key: str, year: int) -> tuple[date, date]:
+    m1, d1, m2, d2 = _SPANS[key]
+    return date(year, m1, d1), _mkdate(year + (m2 < m1), m2, d2) or _month_end(year + (m2 < m1), m2)
+
+
+def _named(m: re.Match[str], written: date) -> tuple[date, date] | None:
+    """The next occurrence of the period `_PERIOD` matched that has not ended by `written`."""
+    unit = (m.group("unit") or "").lower()
+    if unit:
+        if not m.group("end") and "rest of" not in m.group().lower():
+            return None  # "until the year" says nothing; "for the month" counts (`_for_a_while`)
+        if unit == "week":
+            return written, written + timedelta(days=6 - written.weekday())
+        if unit == "month":
+            return written, _month_end(written.year, written.month)
+        return written, date(written.year, 12, 31)
+    key = ""
+    if m.group("study"):
+        study = " ".join(m.group("study").lower().split())
+        half = (m.group("half") or "").lower()
+        if study.endswith("year"):
+            key = "school year"
+        elif half:
+            key = f"{half} semester"
+        else:  # "the semester", "this term": the half-year it was written in
+            return written, date(written.year, 6, 30) if written.month <= 6 else date(written.year, 12, 31)
+    elif m.group("feast"):
+        feast = " ".join(m.group("feast").lower().split()).replace("xmas", "christmas")
+        brk = m.group("brk") is not None
+        if feast == "easter":
+            # Easter Sunday; its break the fortnight around it (schools' dates vary: a wide span).
+            for year in (written.year, written.year + 1):
+                sunday = easter(year)
+                span = (sunday - timedelta(days=9), sunday + timedelta(days=8)) if brk else (sunday, sunday + timedelta(days=1))
+                if span[1] >= written:
+                    return span
+            return None
+        key = "christmas break" if feast == "christmas" and brk else feast
+    elif m.group("season"):
+        season = m.group("season").lower()
+        key = "summer break" if season == "summer" and m.group().lower().rstrip().endswith(
+            ("break", "holiday", "holidays", "hols", "vacation")) else season
+    elif m.group("holidays"):
+        # "the holidays": Christmas's near the year's end, the summer's mid-year; else unsure.
+        if written.month >= 10 or written.month == 1:
+            key = "christmas break"
+        elif 5 <= written.month <= 8:
+            key = "summer break"
+        else:
+            return None
+    if key not in _SPANS:
+        return None
+    for year in (written.year - 1, written.year, written.year + 1):
+        span = _period_span(key, year)
+        if span[1] >= written:
+            return span
+    return None
+
+
+def period_end(rest: str, written: date, to_its_start: bool = False) -> date | None:
+    """The last day of a state that lasts until the named period opening `rest` ("the end of the
+    month", "the Easter break", "the spring semester"), read from `written`: with `to_its_start`
+    (until / till) the day before the period begins, unless the text says "the end of" it or the
+    period is already going on when written (then its end); otherwise its end."""
+    m = _PERIOD.match(rest)
+    if m is None:
+        return None
+    span = _named(m, written)
+    if span is None:
+        return None
+    start, end = span
+    if to_its_start and not m.group("end") and start > written:
+        return start - timedelta(days=1)
+    return end
+
+
+def _for_a_period(low: str, written: date) -> date | None:
+    """The end of a state "for the spring semester", "over the holidays", "during the Easter break"."""
+    m = _FOR_PERIOD.search(low)
+    if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
+        return None
+    return period_end(m.group("rest"), written)
 
 
 def _for_a_while(low: str, written: date) -> date | None:
@@ -360,3 +500,62 @@ def _for_a_while(low: str, written: date) -> date | None:
     word = " ".join(m.group("n").split())
     n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
+
+
+# -- changes logged before they take effect -----------------------------------------------------------
+# "The landlord wants €1,620 from May", "On a four-day week from June", "starts at a practice there in
+# May", "Promoted to manager, full-time from July": a change written down before the day it takes
+# effect. Until then what held before still holds.
+_FROM = lazy(r"\b(?:from|starting(?:\s+(?:on|in|from))?|as\s+of|effective(?:\s+from)?|with\s+effect\s+from|"
+             r"begins?\s+(?:on|in)|starts?\b[^.;,:()]{0,40}?\b(?:in|on|from))\s+(?P<rest>[^.;!?]{0,40})", re.I)
+_FROM_HINTS = ("from ", "start", "as of", "effective", "begin")
+_FIRST_OF = lazy(r"^\s*(?:the\s+)?(?:(?:start|beginning)\s+of\s+|early\s+)?" + _mon("fm") + r"(?!\s*\d)", re.I)
+
+
+@lru_cache(maxsize=4096)
+def starts(text: str, written: date) -> date | None:
+    """The day a change the text reports takes effect, when that is after `written` (the day it was
+    written): "from May" (its first day), "from 1 June", "starting next month", "as of Monday",
+    "starts at a practice there in May". None when it names no such day, or one already come."""
+    low = text[:SCAN_LIMIT].lower()
+    if not any(h in low for h in _FROM_HINTS):
+        return None
+    for m in _FROM.finditer(text[:SCAN_LIMIT]):
+        first = _start_of(m.group("rest"), written)
+        if first is not None and first > written:
+            return first
+    return None
+
+
+def _nearest(day: date, written: date) -> date:
+    """The year-less `day` (given in `written`'s year) in the year that puts it nearest `written`:
+    "from February" written in March is the February just gone, written in November the next."""
+    later = _mkdate(day.year + 1, day.month, day.day) or day
+    return later if (later - written) < (written - day) else day
+
+
+def _start_of(rest: str, written: date) -> date | None:
+    """The first day `rest` (the words after "from", "starting", ...) opens with, read from `written`."""
+    month = _FIRST_OF.match(rest)
+    if month is not None:
+        mon = _MONTHS[month.group("fm")[:3].lower()]
+        if month.group("fm").lower() == "may" and not rest.lstrip()[:1].isupper():
+            return None  # "from may" is not read as the month unless written as a name
+        return _nearest(date(written.year, mon, 1), written)
+    m = _DIGITS.search(rest)
+    if m is not None and not rest[:m.start()].strip(" the").strip():
+        span = find_dates(rest, written)
+        if span is not None:
+            return span[0] if re.search(r"\d{4}", rest) else _nearest(span[0], written)
+    wd = _WEEKDAY.match(rest)
+    if wd is not None:
+        ahead = (_WEEKDAYS.index(wd.group("wd").lower()) - written.weekday() - 1) % 7 + 1
+        return written + timedelta(days=ahead)
+    nxt = _NEXT.match(rest)
+    if nxt is not None and not rest.lstrip().lower().startswith("the end"):
+        if nxt.group("unit") and nxt.group("unit").lower() == "month":
+            return date(written.year + (written.month == 12), written.month % 12 + 1, 1)
+        if nxt.group("unit"):
+            return written + timedelta(days=7 - written.weekday())
+    return None
+

@@ -111,11 +111,15 @@ _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's.
 _ABOUT_OTHER = lazy(
     _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
-    r"|(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?" + _RELATIVE + r"\b)"
-    r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?" + _RELATIVE + r"\b"
+    r"|(?:(?:his|her|their|(?P<mine>my|our))\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b)"
+    r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?(?P<orel>" + _RELATIVE + r")\b"
     r"|@(?P<other>[^\W\d_][\w-]*)(?!'s|\s+and\b|[\w-]))",
     re.I,
 )
+
+
+# What follows a relation that stands alone as the line's first phrase: punctuation or the end.
+_APPOSITION = lazy(r"\s*(?:[;:,.(—–]|-\s|$)")
 
 
 def subject(content: str) -> str | None:
@@ -133,7 +137,55 @@ def subject(content: str) -> str | None:
         filed = entity_key(m.group("filed") or "")
         return None if not filed or other == filed else other
     named = m.group("named")
-    return entity_key(named) if named else ""
+    if named:
+        return entity_key(named)
+    if m.group("mine") and m.group("filed") and _APPOSITION.match(content, m.end()):
+        # "@Gideon: My climbing partner; an A&E registrar ...": the relation names who the filed
+        # entity is to me (no verb follows it), and what the line goes on to say is theirs.
+        return None
+    return ""
+
+
+def relation(content: str) -> str | None:
+    """Whom an unnamed someone a statement is about is, as the filed entity's relation to them:
+    "@Zoe: Her daughter moved to Leeds" -> "zoe's daughter", "@Zoe's parents moved" -> "zoe's
+    parent" (a relation word in the singular). None when `subject` is not "" (someone named, or the
+    filed entity itself) or no entity is filed."""
+    if subject(content) != "":
+        return None
+    m = _ABOUT_OTHER.match(content)
+    if m is None:
+        return None
+    owner = m.group("owner") or m.group("filed")
+    if owner is None:
+        keys = mention_keys(content)
+        owner = keys[0] if keys else None
+    rel = m.group("rel") or m.group("orel") or ""
+    return _relation_key(owner, rel) if owner and rel else None
+
+
+def _relation_key(owner: str, rel: str) -> str:
+    rel = rel.lower()
+    if rel.endswith("ren"):
+        rel = rel[:-3]  # children -> child
+    elif rel.endswith("s") and not rel.endswith("ss"):
+        rel = rel[:-1]
+    return f"{entity_key(owner)}'s {rel}"
+
+
+# "Where does Zoe's son live?": a possessive name and a relation after it.
+_ASKED_RELATION = lazy(r"(?P<owner>[^\W\d_][\w-]*)['’]s\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b", re.I)
+
+
+def asked_relation(question: str, known: frozenset[str] | set[str]) -> str:
+    """The relative of a known entity a question asks about, keyed as `relation` keys a line about
+    them ("Where does Zoe's son live?" -> "zoe's son"); "" when it asks about no one's relative."""
+    if "'" not in question and "’" not in question:
+        return ""
+    m = _ASKED_RELATION.search(question)
+    if m is None or entity_key(m.group("owner")) not in known:
+        return ""
+    return _relation_key(m.group("owner"), m.group("rel"))
 
 
 def about_someone_else(content: str) -> bool:

@@ -41,8 +41,8 @@ from typing import Any, NamedTuple
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
 from gitmem.parse import answers, attributes
-from gitmem.parse.dates import ends, may_end
-from gitmem.parse.entities import subject as attributed
+from gitmem.parse.dates import ends, may_end, starts
+from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
@@ -60,7 +60,7 @@ _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|thi
 # Comrades" answers "Is she running it?").
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|weighing up|tempted to)\b", re.I)
+               r"toying with|weighing up|tempted)\b", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
                      r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
@@ -140,6 +140,18 @@ TRADED = True
 OPINION_WORDS = True
 # The attributes whose words name an activity or a liking, not a thing ("watching", "prefer").
 _ACTIVITIES = tuple(sorted(attributes.WEAK))
+# Changes logged before they take effect (wave 9, `not_yet`): "... €1,620 from May" written in March
+# goes ahead of nothing before May. Off: False.
+PENDING_CHANGES = True
+# Unnamed relatives (wave 9): "Her daughter ..." lines filed under one entity are one subject,
+# "<entity>'s daughter" (parse.entities.relation). Off: False.
+RELATION_SUBJECT = True
+# Same-day ties by the answer's type (wave 9, `_gives_instead`): of two statements of one subject
+# written the same day, the one giving a value of the type asked for goes first. Off: False.
+SAME_DAY_TYPED = True
+# Outcomes (wave 9, `_resolves`): for a yes/no question, a newer line naming what an older one waited
+# on ("booked for April", "waiting on the decision") is its outcome and goes first. Off: False.
+RESOLVED = True
 _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
@@ -153,6 +165,7 @@ class Currency(NamedTuple):
     superseded: dict[int, Link]  # old id -> the link to the statement that replaced it
     copies: dict[int, list[int]]  # original id -> the bank/ copies collapsed into it
     past: dict[int, str]  # id -> the last day of its event window
+    pending: frozenset[int] = frozenset()  # ids of changes logged before the day they take effect
 
 
 def bounded(row: Any, day: str) -> tuple[str, str] | None:
@@ -206,6 +219,21 @@ def _open_end(row: Any) -> str | None:
     if last is None or (logged is not None and last < logged):
         return None
     return last.isoformat()
+
+
+def not_yet(row: Any, day: str) -> bool:
+    """Whether a statement about someone reports a change that takes effect after `day` (an ISO
+    date), counted from the day it was written ("The landlord wants €1,620 from May" written in
+    March, asked in April): until then what it changes still holds, so it goes ahead of nothing
+    (PENDING_CHANGES). Its own relevance is untouched: it is still what memory says is coming."""
+    if not PENDING_CHANGES or not (row[ENTITIES] or row[FACT]):
+        return False
+    content = row[CONTENT] or ""
+    logged = log_date(row[PATH])
+    start = row[EVENT_START]
+    written = logged or (date.fromisoformat(start[:10]) if start else None)
+    first = starts(content, written) if written else None
+    return first is not None and first.isoformat() > day
 
 
 def _curated_opinion(c: Candidate) -> bool:
@@ -298,6 +326,7 @@ class Asked(NamedTuple):
     entities: frozenset[str] = frozenset()  # the entity keys it names that memory knows
     quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
     expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
+    relative: str = ""  # the named entity's relative it asks about ("zoe's son": parse.entities.asked_relation)
 
 
 class _Said(NamedTuple):
@@ -351,6 +380,11 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         attrs |= {"residence"}
     other = attributed(content)
     subject = ent_list[0] if other is None and ent_list else other or ""
+    if other == "" and RELATION_SUBJECT:
+        # An unnamed relative is someone all the same: "Her daughter lives in Bristol" and "Her
+        # daughter moved to Leeds", both filed under Zoe, are two statements of one subject ("zoe's
+        # daughter"), so the newer one answers "Where does Zoe's daughter live?".
+        subject = relation(content) or ""
     if RELATIVE_SUBJECT and other is None and len(q.entities) == 1 and subject not in q.entities \
             and q.entities <= ents:
         # Filed under someone the question does not name, it names the one it does: for this
@@ -747,6 +781,8 @@ def _answers_instead(c: _Said, d: _Said, q: Asked) -> bool:
     giving no attribute at all."""
     if not SAME_DAY_ATTRIBUTE or not c.ev or c.ev != d.ev or not c.subject or c.subject != d.subject:
         return False
+    if _gives_instead(c, d, q):
+        return True
     fams = q.families & c.attrs
     if not fams or q.families & d.attrs or (fams <= attributes.WEAK and d.attrs):
         return False
@@ -755,19 +791,56 @@ def _answers_instead(c: _Said, d: _Said, q: Asked) -> bool:
     return d.asked <= c.asked
 
 
+def _gives_instead(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` gives a value of the type the question asks for (parse/answers.py: a time, an
+    amount, a place, a name) and `d`, of the same subject, kind and day, gives none, holding no word
+    of the question `c` lacks ("What is Fionnuala's rent?": "Pays €1,450 a month for a two-bed"
+    over "Cycles to work along the Grand Canal"): not something done once (SAME_DAY_TYPED)."""
+    if not (SAME_DAY_TYPED and TYPED_ANSWERS and q.expects - _POLARITY and c.kind == d.kind) or _done(c):
+        return False
+    if not d.asked <= c.asked:
+        return False
+    return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
+
+
+# A state waiting on an outcome ("his A2 test is booked for April", "Waiting on her citizenship
+# decision", "the hearing is due in May"): what comes of it is a later report.
+_AWAITS = lazy(r"\b(?:booked (?:for|in)|waiting (?:on|for)|awaiting|pending|(?:is|are) due|scheduled for|"
+               r"(?:test|exam|hearing|decision|result|results|interview|appeal|vote) (?:is|are) (?:on|in|next|this)\b)",
+               re.I)
+
+
+def _resolves(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, answers a yes/no question in place of `d` that waited on an outcome (RESOLVED):
+    both of one subject and kind, `d` waiting on something (_AWAITS: "his A2 test is booked for
+    April"), `c` a later word on the same thing: a name or another @entity both give ("Passed the A2
+    at the second attempt"), however it is worded. Not a plan or a wish (the intention guard)."""
+    if not (RESOLVED and "polarity" in q.expects and c.subject and c.subject == d.subject and c.kind == d.kind):
+        return None
+    if _AWAITS.search(d.text) is None:
+        return None
+    names = answers.values(c.text, "name") & answers.values(d.text, "name")
+    if names or c.ents & d.ents - {c.subject}:
+        return "the outcome it waited on"
+    return None
+
+
 def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c`, about the entity the question names, goes ahead of `d`, filed under that entity
     but about someone else ("Where does Linnea work?": "@Linnea: Left Spotify; joined Klarna" over
     "@Linnea: @Anders works as a carpenter"), whatever their ages: unless `d` holds a word of the
     question `c` lacks that names no attribute ("Where does Kira's brother live?") or gives the
     asked attribute where `c` does not."""
+    if q.relative and RELATION_SUBJECT:
+        # "Where does Zoe's son live?" asks about her son: his lines go ahead of hers, not hers of his.
+        return c.subject == q.relative != d.subject and not _protected(c, d, q)
     if not (c.own and c.subject in q.entities and d.subject not in q.entities):
         return False
     return all(attributes.vocabulary(st) for st in d.asked - c.asked) and not _protected(c, d, q)
 
 
 def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
-                past: frozenset[int] = frozenset()) -> list[Candidate]:
+                past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset()) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
@@ -779,11 +852,12 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     than the entity it is filed under ("Her sister @Ana lives in Porto", "@Linnea: @Anders opened
     his own studio") passes only statements about that someone else; a `past` one (its window is
     over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
-    passed by its heirs."""
+    passed by its heirs; a `pending` one (a change not yet in effect) moves ahead of nothing, and
+    what it will change may go ahead of it as of a statement that holds again (`_resumes`)."""
     if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
-    gone = set(past)
+    gone = set(past) | pending
     out: list[Candidate] = []
     keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
@@ -803,7 +877,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
-                    why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)) \
+                    why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
+                           or _resolves(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is not None:
                         if why == ON_THE_SAME_THING:
@@ -844,8 +919,9 @@ def _last(links: dict[int, Link], i: int) -> int:
 
 
 def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
-           include_history: bool) -> tuple[list[Candidate], dict[int, str]]:
-    """Order the (collapsed) candidates by currency; returns them and the past ones' end days.
+           include_history: bool) -> tuple[list[Candidate], dict[int, str], frozenset[int]]:
+    """Order the (collapsed) candidates by currency; returns them, the past ones' end days and the
+    changes not yet in effect (`not_yet`).
 
     A replaced statement hands its score to the statement that replaced it (taken from the pool,
     else from `fetched`): "Where does Alice live?" matches "Lives in Porto" by its words, and
@@ -877,13 +953,17 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
         elif state is not None:
             c.score *= ACTIVE_FACTOR
     cands.sort(key=lambda c: -(c.score or 0.0))
+    # Only the head can be moved by `newer_first` (RECENCY_TOP, with room for what collapsing copies
+    # drops): reading every candidate cost ~10% of a recall's CPU at 1M lines (600 per question).
+    waiting = frozenset(c.row[ID] for c in cands[:2 * RECENCY_TOP]
+                        if not c.uncommitted and c.score is not None and not_yet(c.row, day))
     if not links:
-        return cands, past
+        return cands, past, waiting
     current = [c for c in cands if c.uncommitted or c.row[ID] not in links]
     replaced = [c for c in cands if not c.uncommitted and c.row[ID] in links]
     if not any(c.uncommitted or c.row[ID] in matched for c in current):
         # Everything that matched was replaced: it is the answer, marked, followed by its heirs.
-        return replaced + current, past
+        return replaced + current, past, waiting
     if include_history:
-        return cands, past
-    return current, past
+        return cands, past, waiting
+    return current, past, waiting

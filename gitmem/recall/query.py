@@ -41,6 +41,9 @@ def names(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if w[0].isupper() and w.lower() not in STOPWORDS}
 
 
+# A possessive ending ("Gideon's", "Gideon’s"): what follows belongs to the name before it.
+_POSSESSIVE = lazy(r"['’]s$", re.I)
+
 _ALIASES = lazy(r"\baliases?:\s*(?P<v>.*?)(?=\s[\w-]+:(?:\s|$)|\s?---|\s?\.\.\.|$)", re.I)
 # Through lazyre like the module's other patterns, so a CLI recall loads their programs from
 # .memory/regex.cache: an inline re.split / re.finditer compiled them in every process (~1.3 M
@@ -88,14 +91,18 @@ def build(text: str, raw: bool = False) -> Query:
     if not terms:  # a question made only of stopwords still deserves an answer
         terms = list(dict.fromkeys(w.lower() for w in words))
     cands: list[str] = []
-    for i, w in enumerate(words):
+    # "Gideon's boat" is about Gideon: the possessive's owner is the entity ("gideon", not
+    # "gideon's"); the word as written stays a candidate too (a name may hold an apostrophe).
+    owners = [_POSSESSIVE.sub("", w) for w in words]
+    for i, w in enumerate(owners):
         cands.append(entity_key(w))
-        if i + 1 < len(words):
-            cands.append(entity_key(f"{w}-{words[i + 1]}"))
-            if i + 2 < len(words):
-                cands.append(entity_key(f"{w}-{words[i + 1]}-{words[i + 2]}"))
+        if i + 1 < len(owners):
+            cands.append(entity_key(f"{w}-{owners[i + 1]}"))
+            if i + 2 < len(owners):
+                cands.append(entity_key(f"{w}-{owners[i + 1]}-{owners[i + 2]}"))
     for m in _MENTION.finditer(text):
         cands.append(entity_key(m.group(1)))
+    cands += [entity_key(w) for w, o in zip(words, owners) if w != o]
     cands = [c for c in dict.fromkeys(cands) if c]
     parts: list[str] = []
     if raw:

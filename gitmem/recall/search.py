@@ -17,11 +17,12 @@ from typing import Any, NamedTuple, Self
 
 from gitmem import layout, lazyre
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
-from gitmem.index import store
+from gitmem.index import rules, store
 from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import answers, attributes, entity_key
+from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
 from gitmem.recall.currency import Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
@@ -36,6 +37,12 @@ from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
 
+STALE_RULES = ("the index's supersession links were made by an older gitmem's rules and were not derived again "
+               "now: run `gitmem index` to renew them")
+# A recall's catch-up derives links made by older rules again itself only for an index up to this
+# many chunk versions (~5 s of CPU at the 1M-line history's rate); a larger one is left to
+# `gitmem index` or the hook's background run, and the answer says so (STALE_RULES).
+REDERIVE_IN_RECALL = 50_000
 MAX_BUDGET = 1 << 40  # tokens: larger budgets mean "everything" (see options_for)
 KINDS = ("world", "experience", "opinion", "observation", "note")
 KIND_ALIASES = {"w": "world", "b": "experience", "o": "opinion", "s": "observation", "bio": "experience",
@@ -140,9 +147,15 @@ class Session:
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
-        if catch_up and (self.tip != self.head or unshallowed(ws, self.conn)):
+        # Links derived by older rules (an upgrade changed them: index/rules.py) are derived again
+        # by the catch-up; an answer from links it could not renew says so.
+        old_rules = rules.stale(self.conn)
+        if catch_up and (self.tip != self.head or old_rules or unshallowed(ws, self.conn)):
             self._catch_up()
             self.tip = get_meta(self.conn, "tip")
+            old_rules = old_rules and rules.stale(self.conn)
+        if old_rules and self.tip is not None:
+            self.notes.append(STALE_RULES)
         self._overlay_ready = False
         self._has_links: bool | None = None
 
@@ -152,7 +165,7 @@ class Session:
         from gitmem.index.indexer import update
 
         try:
-            result = update(self.ws, wait=2.0)
+            result = update(self.ws, wait=2.0, rederive_limit=REDERIVE_IN_RECALL)
             self.notes += result.notes
         except IndexLocked:
             self.notes.append("another indexer is running: this answer may miss the newest commits")
@@ -289,8 +302,8 @@ class Session:
         ranked, cur = self._currency(ranked, where, at, opts)
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
-                          answers.expects(text))
-            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past))
+                          answers.expects(text), asked_relation(text, wanted))
+            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
@@ -400,7 +413,7 @@ class Session:
             # An original fetched for a copy in the head may also rank below it: it is one answer.
             placed = {c.row[ID] for c in head if not c.uncommitted}
             ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
-        ranked, past = settle(ranked, links, fetched, day, opts.include_history)
+        ranked, past, pending = settle(ranked, links, fetched, day, opts.include_history)
         # Enough for k results or a budget's worth of short lines, with room for what this drops.
         ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
         for o, more in same.items():
@@ -411,7 +424,7 @@ class Session:
         listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
         if listed:
             ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
-        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past)
+        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past, pending)
 
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
         """Say plainly when WHEN is outside the indexed history (before its first commit, or

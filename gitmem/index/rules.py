@@ -1,0 +1,31 @@
+"""The version of the rules that derive links at index time (supersession and copies:
+gitmem/index/supersede.py, and the readings it uses: parse/entities.py `subject`, parse/attributes.py).
+
+Derived links are stored in the index as of the rules that derived them. When an upgrade changes
+those rules, the links already in an index would stay as the old rules made them until a rebuild,
+and a user would have to know to ask for one. So the index records the version that derived its
+links (meta key DERIVED_RULES) and `indexer.update` derives them again, from the stored chunks,
+whenever it differs from RULES: `gitmem index`, recall's catch-up and the hook's background run do;
+the post-commit hook itself only hands that work to its background run (it must stay light).
+
+RULES is the one place this version lives: bump it in the same commit as any change that makes
+supersede.py (or a reading it calls) link other pairs than before. Imported by the hook path: no
+imports beyond the index's meta table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from gitmem.index.db import get_meta
+
+# History: "1" the links as wave 8 derived them (an index without the key was built before any
+# version was recorded and counts as stale); "2" wave 9: a relation standing alone ("@Gideon: My
+# climbing partner; ...") names the filed entity (parse/entities.py `subject`).
+RULES = "2"
+DERIVED_RULES = "derived_rules"
+
+
+def stale(conn: sqlite3.Connection) -> bool:
+    """Whether the index's derived links were made by other rules than this code's (one meta read)."""
+    return get_meta(conn, DERIVED_RULES) != RULES
