@@ -360,3 +360,27 @@ def _for_a_while(low: str, written: date) -> date | None:
     word = " ".join(m.group("n").split())
     n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
+
+
+# A change that takes effect at a month named ahead ("On a four-day week from June", "The landlord
+# wants 1,620 from May"): until then it is a plan, not how things stand.
+_FROM_MONTH = lazy(r"\b(?:from|starting(?:\s+in)?|as of|effective)\s+(?P<rest>[^.;!?]{0,20})", re.I)
+
+
+def starts(text: str, written: date) -> date | None:
+    """The first day of the month a statement says it takes effect from, when that month is after the
+    one it was written in ("from June" written in May -> 1 June; a month before it is next year's);
+    None when it names no such start ("from Leeds", "from 2019", "from May" written in May)."""
+    low = text[:SCAN_LIMIT]
+    if "from" not in low.lower() and "start" not in low.lower() and "as of" not in low.lower() \
+            and "effective" not in low.lower():
+        return None
+    for m in _FROM_MONTH.finditer(low):
+        month = _BARE_MONTH.match(m.group("rest"))
+        if month is None:
+            continue
+        n = _month(month.group("bm"))
+        if n is None or n == written.month:
+            continue
+        return date(written.year + (n < written.month), n, 1)
+    return None

@@ -94,7 +94,7 @@ class Client:
         if "error" in reply:
             raise _unavailable(str(reply["error"]))
         return Hits([int(i) for i in reply["ids"]], [float(s) for s in reply["scores"]],
-                    int(reply["missing"]), int(reply["visible"]))
+                    int(reply["missing"]), int(reply["visible"]), tuple(float(x) for x in reply.get("question", ())))
 
 
 def missing_extra() -> str | None:
@@ -236,7 +236,8 @@ def _answer(c: socket.socket, conn: sqlite3.Connection, dense: Any) -> bool:
 
         h = dense.start(conn, Ask(str(req["q"]), int(req["n"]), req.get("at"), bool(req.get("history")),
                                   req.get("since"), req.get("until")))()
-        reply: dict[str, Any] = {"ids": h.ids, "scores": h.scores, "missing": h.missing, "visible": h.visible}
+        reply: dict[str, Any] = {"ids": h.ids, "scores": h.scores, "missing": h.missing, "visible": h.visible,
+                                 "question": [round(x, 5) for x in h.question]}
     except Exception as exc:  # a bad request or a failing index: said to the caller, the process lives on
         reply = {"error": f"the warm embedder could not answer: {exc}"}
     try:
