@@ -8,6 +8,10 @@ are not any bench set's."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -18,7 +22,7 @@ pytest.importorskip("onnxruntime", reason="semantic recall needs the embed extra
 from test_current_truth_wave7 import history, nothing_hidden  # noqa: E402
 
 from gitmem.parse.dates import starts  # noqa: E402
-from gitmem.recall import meaning, semantic  # noqa: E402
+from gitmem.recall import meaning, semantic, warm  # noqa: E402
 from gitmem.recall.result import Result  # noqa: E402
 from gitmem.recall.search import Options, Session  # noqa: E402
 from gitmem.workspace import Workspace  # noqa: E402
@@ -101,3 +105,26 @@ def test_a_change_from_a_month_ahead_is_a_plan_until_then(tmp_path: Path, embedd
     assert "four-day week" in top(ask(repo, embedder, q, "2026-06-01"), "oskar")
     monkeypatch.setattr(meaning, "MEANING_SLOT", False)
     assert "Monday to Friday" in top(ask(repo, embedder, q, "2026-07-15"), "oskar")
+
+
+def test_the_cli_gets_the_question_vector_from_the_warm_embedder(tmp_path: Path) -> None:
+    """`gitmem recall` asks the warm embedder process for the dense side: its answer carries the
+    question's vector, so the CLI decides by meaning as `gitmem mcp` does in-process."""
+    repo = embedded(history(
+        tmp_path,
+        ("2026-01-20", ("W @Henrike: Weighs 64 kg.", "W @Henrike: Sings alto in a gospel choir.")),
+        ("2026-04-11", ("W @Henrike: Up to 70 kg after the winter off the bike.",)),
+    ))
+    env = {**os.environ, "GITMEM_EMBED_IDLE": "60"}
+    try:
+        out = []
+        for flag in ("--semantic", "--no-semantic"):
+            proc = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path), "recall", "--json", flag,
+                                   "--as-of", "2026-05-01", "How much does Henrike weigh?"],
+                                  capture_output=True, text=True, env=env, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            data = json.loads(proc.stdout)
+            out.append(next(r["content"] for r in data["results"] if "henrike" in r["entities"]))
+        assert "70 kg" in out[0] and "Weighs 64 kg" in out[1]
+    finally:
+        warm.stop(Workspace(repo.path))

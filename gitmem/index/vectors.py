@@ -206,7 +206,7 @@ class Hits(NamedTuple):
     scores: list[float]
     missing: int
     visible: int
-    question: tuple[float, ...] = ()
+    question: Sequence[float] = ()
 
 
 def vectors_of(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:

@@ -94,6 +94,6 @@ def same_question(conn: sqlite3.Connection, question: Sequence[float], cands: Se
     """The pair test for a question embedded by the dense side (`question`: its unit vector, empty
     when there is none) over the head candidates `cands`, asked on `day` (ISO); None when it cannot
     or should not run."""
-    if not MEANING_SLOT or not question or not cands:
+    if not MEANING_SLOT or len(question) == 0 or not cands:
         return None
     return SameQuestion(conn, question, cands, day)

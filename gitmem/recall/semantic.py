@@ -26,7 +26,7 @@ import os
 import re
 import time
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gitmem.errors import GitmemError
@@ -276,7 +276,7 @@ class InProcess:
                 self.embedder = load_embedder()
             qvec = self.embedder.embed([ask.question])[0]
             hits = table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until)
-            return hits._replace(question=tuple(float(x) for x in qvec))
+            return hits._replace(question=qvec)  # as it is: converting 384 floats costs ~0.2 ms
 
         return in_thread(run)
 
@@ -289,7 +289,7 @@ class Report(NamedTuple):
     hits: int
     missing: int  # chunk versions in memory at the time asked that have no vector yet
     note: str | None
-    question: tuple[float, ...] = ()  # the question's vector (Hits.question; not in the JSON answer)
+    question: Sequence[float] = ()  # the question's vector (Hits.question; not in the JSON answer)
 
     def to_dict(self) -> dict[str, Any]:
         return {"used": self.used, "weight": self.weight, "hits": self.hits, "missing": self.missing}
