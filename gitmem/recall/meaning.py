@@ -13,9 +13,11 @@ the head's candidates and says two statements of one subject answer the same que
   question is at least QUESTION_SHARE of the older one's (a newer line on another thing of the same
   topic, "Broadband is now 26 a month" for "How much does Gregor pay for Netflix?", is not).
 
-Ranking only, nothing hidden; currency keeps its guards (a plan, a pending or conditional change,
-someone else's news, an addition, something done once, a stay that is over, a planned date) in front
-of it (`currency._plain_pair`). Numbers and the variants tried: bench/RESULTS.md, "Recall: current
+Not when both give a sum of money (AMOUNTS_APART: amount lines lie near each other whatever is paid
+for), nor when the newer one takes effect from a month after the day asked (parse.dates.starts: "On a
+four-day week from June", asked in May, is a plan). Ranking only, nothing hidden; currency keeps its
+guards (a plan, a pending or conditional change, someone else's news, an addition, something done
+once, a stay that is over, a planned date) in front of it (`currency._plain_pair`). Numbers and the variants tried: bench/RESULTS.md, "Recall: current
 truth, wave 9 (w9/truth9, meaning)".
 """
 
