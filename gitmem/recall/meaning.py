@@ -17,8 +17,8 @@ Not when both give a sum of money (AMOUNTS_APART: amount lines lie near each oth
 for), nor when the newer one takes effect from a month after the day asked (parse.dates.starts: "On a
 four-day week from June", asked in May, is a plan). Ranking only, nothing hidden; currency keeps its
 guards (a plan, a pending or conditional change, someone else's news, an addition, something done
-once, a stay that is over, a planned date) in front of it (`currency._plain_pair`). Numbers and the variants tried: bench/RESULTS.md, "Recall: current
-truth, wave 9 (w9/truth9, meaning)".
+once, a stay that is over, a planned date) in front of it (`currency._plain_pair`). Numbers and the
+variants tried: bench/RESULTS.md, "Recall: current truth, wave 9 (w9/truth9, meaning)".
 """
 
 from __future__ import annotations
