@@ -1,6 +1,12 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
     .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|heldout3|heldout4|heldout5|probe|all] [--write]
+    .venv/bin/python bench/current_truth.py --semantic --half all   # lexical and hybrid side by side
+
+With `--semantic` (wave 9) each set's workspace is also embedded as a user would with `gitmem index
+--vectors` (gitmem.recall.semantic.fill_vectors: the bundled MiniLM, every chunk version) and every
+question is asked twice in one run: lexical recall (as without the flag) and hybrid recall
+(`semantic=True`, an in-process dense source: what `gitmem mcp` runs), both beside the floor.
 
 Five sets: the tune half (bench/current_truth.json, 19 questions: the rule's word lists were
 written looking at it), the first held-out half (bench/current_truth_heldout.json, 26 questions
@@ -56,6 +62,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -221,6 +228,7 @@ class Report:
     keep_total: int = 0
     keep_false: list[str] = field(default_factory=list)
     keep_kinds: dict[str, list[bool]] = field(default_factory=dict)  # kind -> falsely superseded?
+    mode: str = "lexical"  # how gitmem was asked: "lexical" or "hybrid" (--semantic)
 
 
 def judge(q: Question, scenario: Scenario, results: list[Result]) -> Outcome:
@@ -255,24 +263,36 @@ def floor_built(root: Path, as_of: str) -> Built:
     return built
 
 
-def evaluate(scenarios: list[Scenario], root: Path) -> Report:
-    rep = Report()
-    with Asker(root) as asker:
+def evaluate(scenarios: list[Scenario], root: Path, dense: Any = None) -> Report:
+    """Every question asked of gitmem and of the floor. With `dense` (semantic.InProcess), gitmem
+    is asked with hybrid recall over the workspace's vectors (see `embed`)."""
+    rep = Report(mode="lexical" if dense is None else "hybrid")
+    hybrid = dense is not None
+    with Asker(root, dense=dense) as asker:
         for s in scenarios:
             for q in s.questions:
-                rep.gitmem.append(judge(q, s, asker.ask(q.q, as_of=q.as_of, k=K)))
+                rep.gitmem.append(judge(q, s, asker.ask(q.q, as_of=q.as_of, k=K, semantic=hybrid)))
                 floor = Floor(floor_built(root, q.as_of))
                 rep.floor.append(judge(q, s, floor.ask(q.q, k=K)))
                 floor.close()
             for kp in s.keep:
                 rep.keep_total += 1
-                res = asker.ask(kp.text, as_of=kp.as_of, k=K)
+                res = asker.ask(kp.text, as_of=kp.as_of, k=K, semantic=hybrid)
                 hit = next((r for r in res if kp.text.lower() in r.content.lower()), None)
                 wrong = hit is None or marked_superseded(hit)
                 rep.keep_kinds.setdefault(s.kind, []).append(wrong)
                 if wrong:
                     rep.keep_false.append(f"{s.name}: {kp.text}")
     return rep
+
+
+def embed(root: Path) -> int:
+    """Give every chunk version of the workspace's index a vector, as `gitmem index --vectors`
+    does (the bundled model); returns how many distinct texts were embedded."""
+    from gitmem.recall.semantic import fill_vectors
+    from gitmem.workspace import Workspace
+
+    return fill_vectors(Workspace(root)).embedded
 
 
 def share(xs: list[bool]) -> str:
@@ -295,8 +315,9 @@ def table(rep: Report) -> str:
 
 def report(half: str, scenarios: list[Scenario], rep: Report) -> list[str]:
     keep = ", ".join(f"{k} {share(v)}" for k, v in sorted(rep.keep_kinds.items()))
-    out = [f"### {half} half ({HALVES[half].name}: {len(scenarios)} scenarios, {len(rep.gitmem)} questions)", "",
-           table(rep), "",
+    mode = "" if rep.mode == "lexical" else f", {rep.mode} recall"
+    out = [f"### {half} half ({HALVES[half].name}: {len(scenarios)} scenarios, {len(rep.gitmem)} questions{mode})",
+           "", table(rep), "",
            (f"False supersession (gitmem): {len(rep.keep_false)}/{rep.keep_total} kept facts marked superseded or "
             f"not returned{': ' + '; '.join(rep.keep_false) if rep.keep_false else ''}. By kind: {keep}. "
             f"As of each question's date, k={K}.")]
@@ -307,13 +328,40 @@ def report(half: str, scenarios: list[Scenario], rep: Report) -> list[str]:
     return out + [""]
 
 
+def side_by_side(rows: list[tuple[str, Report, Report]]) -> list[str]:
+    """One line per set: top-1 current and false supersession of the floor, lexical and hybrid
+    recall (asked in one run), and the questions whose answer the two modes disagree on."""
+    out = ["| set | questions | plain FTS5 | lexical | hybrid | false supersession lexical / hybrid |",
+           "|---|---:|---:|---:|---:|---:|"]
+    diff: list[str] = []
+    for half, lex, hyb in rows:
+        def top1(outs: list[Outcome]) -> str:
+            return f"{sum(o.top1_current for o in outs)}/{len(outs)}"
+
+        out.append(f"| {half} | {len(lex.gitmem)} | {top1(lex.floor)} | {top1(lex.gitmem)} | {top1(hyb.gitmem)} "
+                   f"| {len(lex.keep_false)}/{lex.keep_total} / {len(hyb.keep_false)}/{hyb.keep_total} |")
+        for a, b in zip(lex.gitmem, hyb.gitmem):
+            if a.top1_current != b.top1_current:
+                sign = "+" if b.top1_current else "-"
+                diff.append(f"- {sign} {half} {a.scenario}: {a.question.q!r} lexical {a.top!r} / hybrid {b.top!r}")
+    return out + ([""] + diff if diff else []) + [""]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true", help="update the Current truth section of bench/RESULTS.md")
     ap.add_argument("--half", choices=[*HALVES, "all", "both"], default="all",
                     help="which set to run (default all; both = tune and heldout)")
+    ap.add_argument("--semantic", action="store_true",
+                    help="also embed each workspace and ask with hybrid recall; both modes side by side")
     args = ap.parse_args(argv)
     out: list[str] = []
+    rows: list[tuple[str, Report, Report]] = []
+    embedder = None
+    if args.semantic:
+        from gitmem.recall.semantic import InProcess, load_embedder
+
+        embedder = load_embedder()  # one model for every set
     halves = {"all": list(HALVES), "both": ["tune", "heldout"]}.get(args.half, [args.half])
     for half in halves:
         if not HALVES[half].exists():
@@ -321,7 +369,16 @@ def main(argv: list[str] | None = None) -> int:
             continue
         scenarios = load(HALVES[half])
         root = build(scenarios, OUT / ("current-truth" if half == "tune" else f"current-truth-{half}"))
-        out += report(half, scenarios, evaluate(scenarios, root))
+        lexical = evaluate(scenarios, root)
+        out += report(half, scenarios, lexical)
+        if embedder is not None:
+            embed(root)
+            # A fresh in-process source per workspace: its vectors are those of this index.
+            hybrid = evaluate(scenarios, root, InProcess(embedder))
+            out += report(half, scenarios, hybrid)
+            rows.append((half, lexical, hybrid))
+    if rows:
+        out = ["Top-1 current, side by side (one run):", "", *side_by_side(rows), *out]
     publish(out, "Recall: current truth", ".venv/bin/python bench/current_truth.py --write", args.write)
     return 0
 

@@ -198,12 +198,33 @@ def _text_ids(conn: sqlite3.Connection, digests: list[str]) -> dict[str, int]:
 
 class Hits(NamedTuple):
     """The dense answer: chunk ids best first with their cosine, and how many chunk versions in
-    memory at the time asked have no vector yet (they cannot be found by meaning)."""
+    memory at the time asked have no vector yet (they cannot be found by meaning); `question`: the
+    question's unit vector (recall.meaning compares it with the candidates' own vectors), empty
+    when the source gave none."""
 
     ids: list[int]
     scores: list[float]
     missing: int
     visible: int
+    question: Sequence[float] = ()
+
+
+def vectors_of(conn: sqlite3.Connection, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """The stored unit vectors (float32, from their int8 form) of the chunk versions `chunk_ids`
+    that have one, by chunk id: a few dozen rows, read when a question's head needs them."""
+    import numpy as np
+
+    out: dict[int, np.ndarray] = {}
+    ids = list(dict.fromkeys(chunk_ids))
+    for s in range(0, len(ids), 500):
+        part = ids[s:s + 500]
+        rows = conn.execute(f"SELECT v.chunk_id, t.vec FROM chunk_vectors v JOIN texts t ON t.id = v.text_id"
+                            f" WHERE v.chunk_id IN ({','.join('?' * len(part))})", part).fetchall()
+        if rows:
+            i8, scales = unpack([r[1] for r in rows])
+            vecs = i8.astype(np.float32) * scales[:, None]
+            out.update((int(r[0]), vecs[n]) for n, r in enumerate(rows))
+    return out
 
 
 class VectorIndex:

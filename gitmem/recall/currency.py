@@ -36,6 +36,7 @@ Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "
 import re
 from datetime import date, timedelta
 from functools import lru_cache
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
@@ -839,8 +840,18 @@ def _before_someone_else(c: _Said, d: _Said, q: Asked) -> bool:
     return all(attributes.vocabulary(st) for st in d.asked - c.asked) and not _protected(c, d, q)
 
 
+def _plain_pair(c: _Said, d: _Said) -> bool:
+    """Whether `c` may pass `d` by meaning alone: both about the entity they are filed under, one
+    subject, one kind, both dated and `c` on a later day (no planned date, no same-day tie), and `c`
+    a plain statement of how things stand: not temporary, not something done once, not an addition.
+    Plans and pending changes never get here (`_Said.mover`)."""
+    return bool(c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind and c.ev and d.ev
+                and c.ev > d.ev and not c.for_now and not _done(c) and not is_additive(c.text))
+
+
 def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
-                past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset()) -> list[Candidate]:
+                past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset(),
+                same_question: Callable[[int, int], str | None] | None = None) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
@@ -853,7 +864,9 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     his own studio") passes only statements about that someone else; a `past` one (its window is
     over) never moves ahead; a `replaced` statement shown on purpose (all that matched) is never
     passed by its heirs; a `pending` one (a change not yet in effect) moves ahead of nothing, and
-    what it will change may go ahead of it as of a statement that holds again (`_resumes`)."""
+    what it will change may go ahead of it as of a statement that holds again (`_resumes`).
+    `same_question` (hybrid recall: recall/meaning.py) is one more reason for a pair of plain
+    statements (`_plain_pair`) no rule of words relates."""
     if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
@@ -880,6 +893,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
                            or _resolves(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
+                    if why is None and same_question is not None and _plain_pair(me, them):
+                        why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
                     if why is not None:
                         if why == ON_THE_SAME_THING:
                             # It stands for the answer it passed: what it passes next must pass that.

@@ -25,9 +25,9 @@ from gitmem.parse import answers, attributes, entity_key
 from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
-from gitmem.recall.currency import Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
+from gitmem.recall.currency import RECENCY_TOP, Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
 from gitmem.recall.query import Query, build, names
-from gitmem.recall import semantic
+from gitmem.recall import meaning, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
                                 query_stems, rerank, speaker_of)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
@@ -303,7 +303,9 @@ class Session:
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
                           answers.expects(text), asked_relation(text, wanted))
-            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
+            same = None if report is None else meaning.same_question(
+                self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
+            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
@@ -381,10 +383,7 @@ class Session:
         """Copies collapsed, replaced statements left out, time-bounded ones dated (currency.py).
         Only the head of the ranking is looked up: what k or the budget can reach, with room for
         the candidates this leaves out."""
-        if opts.as_of is not None:
-            day = datetime.fromtimestamp(self.point(opts.as_of).timestamp, UTC).date().isoformat()
-        else:
-            day = datetime.now(UTC).date().isoformat()
+        day = self._day(opts)
         links: dict[int, store.Link] = {}
         fetched: dict[int, Any] = {}
         copies: dict[int, list[int]] = {}
@@ -425,6 +424,12 @@ class Session:
         if listed:
             ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
         return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past, pending)
+
+    def _day(self, opts: Options) -> str:
+        """The day the question is asked on (its as-of day, else today), ISO."""
+        if opts.as_of is not None:
+            return datetime.fromtimestamp(self.point(opts.as_of).timestamp, UTC).date().isoformat()
+        return datetime.now(UTC).date().isoformat()
 
     def _as_of_notes(self, when: str, pos: int, pt: Point) -> list[str]:
         """Say plainly when WHEN is outside the indexed history (before its first commit, or

@@ -94,7 +94,7 @@ class Client:
         if "error" in reply:
             raise _unavailable(str(reply["error"]))
         return Hits([int(i) for i in reply["ids"]], [float(s) for s in reply["scores"]],
-                    int(reply["missing"]), int(reply["visible"]))
+                    int(reply["missing"]), int(reply["visible"]), list(reply.get("question", ())))
 
 
 def missing_extra() -> str | None:
@@ -218,6 +218,11 @@ def serve(ws: Workspace, idle: float) -> int:
     return 0
 
 
+def _floats(vec: Any) -> list[float]:
+    """A vector as plain floats for JSON (numpy's tolist when it is an array: ~5x faster)."""
+    return vec.tolist() if hasattr(vec, "tolist") else [float(x) for x in vec]
+
+
 def _answer(c: socket.socket, conn: sqlite3.Connection, dense: Any) -> bool:
     """Answer one request; False for "stop"."""
     c.settimeout(10.0)
@@ -236,7 +241,8 @@ def _answer(c: socket.socket, conn: sqlite3.Connection, dense: Any) -> bool:
 
         h = dense.start(conn, Ask(str(req["q"]), int(req["n"]), req.get("at"), bool(req.get("history")),
                                   req.get("since"), req.get("until")))()
-        reply: dict[str, Any] = {"ids": h.ids, "scores": h.scores, "missing": h.missing, "visible": h.visible}
+        reply: dict[str, Any] = {"ids": h.ids, "scores": h.scores, "missing": h.missing, "visible": h.visible,
+                                 "question": [round(x, 5) for x in _floats(h.question)]}
     except Exception as exc:  # a bad request or a failing index: said to the caller, the process lives on
         reply = {"error": f"the warm embedder could not answer: {exc}"}
     try:
