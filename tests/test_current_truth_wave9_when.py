@@ -336,7 +336,10 @@ def test_what_a_verb_ends_the_question_on_asks_for_a_named_thing(tmp_path: Path,
     monkeypatch.setattr(currency, "INTENT_GUARD", False)
     assert "Cowboy e-bike" in top(repo, "What does Noor ride?", "noor", "2026-05-01")
     monkeypatch.setattr(currency, "INTENT_GUARD", True)
+    # Without the typed answers (and the trade reader, which reads "swapped X for Y" on its own)
+    # the older line is first again.
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
+    monkeypatch.setattr(currency, "TRADED", False)
     assert "Skoda Octavia" in top(repo, "What does Hamza drive?", "hamza", "2026-05-01")
 
 
