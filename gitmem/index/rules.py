@@ -21,7 +21,9 @@ from gitmem.index.db import get_meta
 
 # History: "1" the links as wave 8 derived them (an index without the key was built before any
 # version was recorded and counts as stale); "2" wave 9: a relation standing alone ("@Gideon: My
-# climbing partner; ...") names the filed entity (parse/entities.py `subject`).
+# climbing partner; ...") names the filed entity (parse/entities.py `subject`); a memory told again
+# supersedes nothing (supersede.told_of_past); a move reported as an event ("Moved to Porto on ...")
+# is a home a later one replaces, and a clause ending in "now" is a cue for its attribute.
 RULES = "2"
 DERIVED_RULES = "derived_rules"
 
