@@ -100,10 +100,9 @@ def test_a_change_from_a_month_ahead_is_a_plan_until_then(tmp_path: Path, embedd
     q = "Which days does Oskar work?"
     assert "Monday to Friday" in top(ask(repo, embedder, q, "2026-06-01"), "oskar")  # asked in June: a plan
     assert "four-day week" in top(ask(repo, embedder, q, "2026-07-15"), "oskar")  # from July: the days now
-    # Without the start read (meaning's own, and the word rules' pending changes, which read the
-    # same `starts`), meaning alone would put the plan first in June.
-    monkeypatch.setattr(meaning, "starts", lambda text, written: None)
-    monkeypatch.setattr(currency, "PENDING_CHANGES", False)
+    # Without the start read (currency.takes_effect_after: meaning's test and the word rules'
+    # pending changes both read it), meaning alone would put the plan first in June.
+    monkeypatch.setattr(currency, "starts", lambda text, written: None)
     assert "four-day week" in top(ask(repo, embedder, q, "2026-06-01"), "oskar")
     monkeypatch.setattr(meaning, "MEANING_SLOT", False)
     assert "Monday to Friday" in top(ask(repo, embedder, q, "2026-07-15"), "oskar")

@@ -122,7 +122,8 @@ def _strong_cue(content: str) -> re.Match[str] | None:
 
 
 def _near_weak_cue(content: str, words: set[str]) -> bool:
-    """Whether one of `words` (whole words or 5-letter stems) stands within two words of "now"/"new"."""
+    """Whether one of `words` (whole words or 5-letter stems) stands within two words of "now"/"new"
+    in its clause, or within four before a "now" that ends the clause."""
     for clause in _CLAUSE.split(content):
         toks = [w.strip("'-").lower() for w in _WORD.findall(clause)]
         for i, t in enumerate(toks):
@@ -144,12 +145,12 @@ _IRREGULAR = ("(?:bought|met|ran|broke|lost|sold|won|took|got|went|began|came|sa
               "fell|forgot|hit|put|read|quit|left|kept|held|brought|thought)")
 # What a statement says first, past its subject ("@Alice:", "I"): a past-tense verb there makes it
 # an event ("Fixed the photo archive"), which stays true whatever happens next.
-_EVENT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:[a-z]+ed|" + _IRREGULAR + r")\b", re.I)
+_EVENT = lazy(attributes.OPENING + r"(?:I\s+)?(?:[a-z]+ed|" + _IRREGULAR + r")\b", re.I)
 
 
 # A move is the one event whose report states a standing value: "Moved to Porto on 2025-11-03" says
 # where one lives from then on, as "Lives in Porto" does, and a later home replaces it.
-_MOVED_IN = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+|we\s+)?(?:moved|relocated) (?:to|into|in|back to)\b", re.I)
+_MOVED_IN = lazy(attributes.OPENING + r"(?:I\s+|we\s+)?(?:moved|relocated) (?:to|into|in|back to)\b", re.I)
 
 
 def is_event(content: str) -> bool:
@@ -192,7 +193,7 @@ def _earlier(m: re.Match[str], now: int) -> bool:
     return year <= now - 2
 
 
-_WAS = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:I\s+)?(?:had|was|were|used to)\b", re.I)
+_WAS = lazy(attributes.OPENING + r"(?:I\s+)?(?:had|was|were|used to)\b", re.I)
 
 
 def is_additive(content: str) -> bool:

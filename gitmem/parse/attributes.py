@@ -263,16 +263,20 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
     return out
 
 
+# A statement's opening, up to what it says first: where it starts and the @entity it is filed under
+# ("@Alice: ", "@Alice's "). Every pattern that reads a statement's first words (here, in
+# index/supersede.py and recall/currency.py) starts with it, so the opening is spelled once.
+OPENING = r"^\s*(?:@[\w-]+'?s?:?\s*)?"
 # A statement whose subject is a thing ("@Peter: The Lisbon flat has fibre", "The farm now has
 # solar panels") says something about that thing: the words of its subject ("flat", "farm") are
 # not a value of the entity's attributes. The subject runs from the determiner to the first
 # verb-like word after it (a closed list, or a word ending in -s / -ed).
 _SUBJECT_TAIL = (r"\s+[\w'-]+(?:[\s,]+(?!(?:is|are|was|were|has|have|"
                  r"had|will|would|can|now|no|still|got|gets|\w+ed|\w+s)\b)[\w'-]+)*")
-_THING_SUBJECT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its)" + _SUBJECT_TAIL, re.I)
+_THING_SUBJECT = lazy(OPENING + r"(?:the|this|that|these|those|our|its)" + _SUBJECT_TAIL, re.I)
 # The same with a possessive ("His car's manual is missing", "Her neighbour is moving out"): the
 # subject is still a thing (or another person) around the entity, not the entity itself.
-_OWNED_SUBJECT = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:the|this|that|these|those|our|its|his|her|their)"
+_OWNED_SUBJECT = lazy(OPENING + r"(?:the|this|that|these|those|our|its|his|her|their)"
                             + _SUBJECT_TAIL, re.I)
 
 

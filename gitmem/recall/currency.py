@@ -214,8 +214,7 @@ def _open_end(row: Any) -> str | None:
     if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not may_end(content) or is_event(content):
         return None
     logged = log_date(row[PATH])
-    start = row[EVENT_START]
-    written = logged or (date.fromisoformat(start[:10]) if start else None)
+    written = logged or _event_day(row)
     last = ends(content, written) if written else None
     if last is None or (logged is not None and last < logged):
         return None
@@ -229,12 +228,21 @@ def not_yet(row: Any, day: str) -> bool:
     (PENDING_CHANGES). Its own relevance is untouched: it is still what memory says is coming."""
     if not PENDING_CHANGES or not (row[ENTITIES] or row[FACT]):
         return False
-    content = row[CONTENT] or ""
-    logged = log_date(row[PATH])
-    start = row[EVENT_START]
-    written = logged or (date.fromisoformat(start[:10]) if start else None)
-    first = starts(content, written) if written else None
+    return takes_effect_after(row, day)
+
+
+def takes_effect_after(row: Any, day: str) -> bool:
+    """Whether a statement reports a change that takes effect after `day` (an ISO date), counted
+    from the day it was written (its daily log's, else its event's): parse.dates.starts."""
+    written = log_date(row[PATH]) or _event_day(row)
+    first = starts(row[CONTENT] or "", written) if written else None
     return first is not None and first.isoformat() > day
+
+
+def _event_day(row: Any) -> date | None:
+    """The day a statement's event starts, for one not in a daily log (when it was written then)."""
+    start = row[EVENT_START]
+    return date.fromisoformat(start[:10]) if start else None
 
 
 def _curated_opinion(c: Candidate) -> bool:
@@ -614,7 +622,7 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
 # A report opening with "had", "was" or "were" ("Had lunch with @Pia at a noodle bar in Antwerp"):
 # something done or been, like supersede.is_event's past tenses (which leave "had" out: "Had two
 # kids" can be a state to supersession).
-_HAD = lazy(r"^\s*(?:@[\w-]+'?s?:?\s*)?(?:had|was|were)\b", re.I)
+_HAD = lazy(attributes.OPENING + r"(?:had|was|were)\b", re.I)
 
 
 def _renamed(new: str, old: str) -> bool:
@@ -688,6 +696,12 @@ def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
         return False
     if c.stems - _LIGHT or _done(c):
         return False
+    return _gives_where_none(c, d, q)
+
+
+def _gives_where_none(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` gives a value of a type the question asks for (yes/no aside: every line has a
+    polarity) where `d` gives none (`_answers_at_all`, `_gives_instead`)."""
     return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
 
 
@@ -801,7 +815,7 @@ def _gives_instead(c: _Said, d: _Said, q: Asked) -> bool:
         return False
     if not d.asked <= c.asked:
         return False
-    return any(answers.values(c.text, kind) and not answers.values(d.text, kind) for kind in q.expects - _POLARITY)
+    return _gives_where_none(c, d, q)
 
 
 # A state waiting on an outcome ("his A2 test is booked for April", "Waiting on her citizenship

@@ -25,13 +25,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from gitmem.index.store import CONTENT, EVENT_START, ID, PATH
-from gitmem.layout import log_date
+from gitmem.index.store import CONTENT, ID
 from gitmem.parse import answers
-from gitmem.parse.dates import starts
+from gitmem.recall.currency import takes_effect_after
 from gitmem.recall.rank import Candidate
 
 if TYPE_CHECKING:
@@ -85,10 +83,7 @@ class SameQuestion:
     def _ahead(self, i: int) -> bool:
         """Whether the statement `i` takes effect from a month after the day asked ("On a four-day
         week from June", asked in May): a plan until then (parse.dates.starts)."""
-        row = self.rows[i]
-        written = log_date(row[PATH]) or (date.fromisoformat(row[EVENT_START][:10]) if row[EVENT_START] else None)
-        start = starts(row[CONTENT] or "", written) if written else None
-        return start is not None and start.isoformat() > self.day
+        return takes_effect_after(self.rows[i], self.day)
 
 
 def same_question(conn: sqlite3.Connection, question: Sequence[float], cands: Sequence[Candidate],

@@ -334,19 +334,23 @@ def _by_score(score: dict[tuple[bool, Any], float], item: dict[tuple[bool, Any],
 def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
     """Scores, not ranks: each side's scores as z-scores over its own list (a chunk missing from a
     side gets that side's lowest), summed with the dense side weighted by w."""
-    def z(cands: list[Candidate]) -> dict[tuple[bool, Any], float]:
-        vals = [c.score or 0.0 for c in cands]
+    Key = tuple[bool, Any]
+
+    def z(keyed: list[tuple[Key, Candidate]]) -> dict[Key, float]:
+        vals = [c.score or 0.0 for _, c in keyed]
         if not vals:
             return {}
         # Floats, not statistics.pstdev: its exact fractions cost ~3 ms a question over a
         # thousand lexical candidates, for digits that cannot change an order.
         mu = math.fsum(vals) / len(vals)
         sd = math.sqrt(math.fsum((v - mu) ** 2 for v in vals) / len(vals)) or 1.0
-        return {(c.uncommitted, c.row[0]): (v - mu) / sd for c, v in zip(cands, vals)}
+        return {k: (v - mu) / sd for (k, _), v in zip(keyed, vals)}
 
-    zl, zd = z(lexical), z(dense)
+    # Each candidate's key once (a function call per candidate is most of this step's cost).
+    lex, den = [(_key(c), c) for c in lexical], [(_key(c), c) for c in dense]
+    zl, zd = z(lex), z(den)
     low_l, low_d = min(zl.values(), default=0.0), min(zd.values(), default=0.0)
-    item = {_key(c): c for c in [*dense, *lexical]}
+    item = dict([*den, *lex])
     return _by_score({k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}, item)
 
 
