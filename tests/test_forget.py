@@ -8,7 +8,9 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from gitrepo import GitRepo
@@ -235,6 +237,35 @@ def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
     purged = fg.purge_backup(ws)
     assert purged.refs and not [r for r in _git(repo.path, "for-each-ref").split() if fg.BACKUP_NS in r]
     assert not _all_objects_hold(repo.path, SECRET)
+
+
+def test_a_ref_made_while_forget_runs_is_reported_and_a_second_run_rewrites_it(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ref that appears while filter-repo rewrites (a reflection proposal built on the old HEAD,
+    a branch the user makes) is not in the list it rewrites: forget must not call that done."""
+    ws = build(repo, fillers=1)
+    old_head, real = repo.head(), fg._filter
+
+    def rewrite_then_branch(*args: object, **kw: object) -> object:
+        got = real(*args, **kw)  # type: ignore[arg-type]
+        repo.git("update-ref", "refs/heads/late", old_head, "")  # the moment between rewrite and report
+        return got
+
+    monkeypatch.setattr(fg, "_filter", rewrite_then_branch)
+    # Both runs in one second, as a user re-running it at once does: each keeps its own backup.
+    second = time.gmtime()
+    monkeypatch.setattr(fg, "time", SimpleNamespace(gmtime=lambda: second, strftime=time.strftime,
+                                                    monotonic=time.monotonic))
+    target = fg.target_for(ws, "PIN is 4711", None)
+    rep = fg.forget(ws, target, dry_run=False)
+    assert rep.status == "forgotten" and rep.other_refs == ["refs/heads/late"]
+    assert any(n.startswith("refs/heads/late still reach the text") for n in rep.notes), rep.notes
+    assert _blobs_with(repo.path, SECRET)  # what the report says is true
+    monkeypatch.setattr(fg, "_filter", real)
+    again = fg.forget(ws, target, dry_run=False)
+    assert again.status == "forgotten" and again.other_refs == [] and again.backup == f"{rep.backup}-2"
+    assert {r["ref"] for r in again.refs} == {"refs/heads/late"}
+    assert not _blobs_with(repo.path, SECRET) and SECRET not in _log_text(repo.path, f"--exclude={fg.BACKUP_NS}/*", "--all")
 
 
 def test_cli_dry_run_requires_yes_and_refuses_with_reasons(repo: GitRepo, tmp_path: Path) -> None:
