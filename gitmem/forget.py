@@ -10,11 +10,13 @@ blob, commit and message callback), not a hand-written one. What it does, in ord
 2. Dry run (the default without --yes): the same filter-repo pass with `--dry-run`, so the list
    of files, commits and lines is exactly what the real run removes.
 3. With --yes: every rewritten ref's old value is saved under `refs/gitmem/forget-backup/<time>/`
-   (until `gitmem forget --purge-backup`), then one filter-repo pass over the user's refs:
+   (`<time>-2/` for a second forget in the same second) until `gitmem forget --purge-backup`,
+   then one filter-repo pass over the user's refs:
    `refs/heads/*`, `refs/tags/*`, `refs/notes/*` and gitmem's own `refs/gitmem/*` (the backups
    excepted). Remote-tracking refs (`refs/remotes/*`) are NOT rewritten: they record what the
    remote holds, which is reported with the push command that replaces it. Any other ref is left
-   alone and reported when it still reaches a rewritten commit.
+   alone and reported when it still reaches a rewritten commit; so is a ref made or moved while
+   filter-repo ran (it was not in the list it rewrote), with a note to run the same forget again.
    - every text blob loses the lines that match (a text: case-insensitive, whitespace-collapsed
      substring; a citation: the text of the cited lines; --entity: a line that @mentions it, and
      the entity's page `bank/entities/<Slug>.md` is removed);
@@ -480,6 +482,17 @@ def _holds(ws: Workspace, ref: str, affected: set[str]) -> bool:
     return any(oid in affected for oid in git.out(ws.root, "rev-list", ref).split())
 
 
+def _holding(ws: Workspace, refs: list[str], affected: set[str]) -> list[str]:
+    """The refs among `refs` whose history reaches a commit that held the text: one walk over all
+    of them first, since after a rewrite that is nearly always none."""
+    if not refs:
+        return []
+    walked = git.run(ws.root, ["rev-list", "--stdin"], input="".join(f"{r}\n" for r in refs).encode()).stdout
+    if not affected.intersection(walked.decode().split()):
+        return []
+    return [r for r in refs if _holds(ws, r, affected)]
+
+
 def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     """Dry run (default) or rewrite; see the module docstring."""
     started = time.monotonic()
@@ -492,7 +505,10 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     before = _refs(ws)
     refs = sorted(r for r in before if r.startswith(REWRITTEN) and not r.startswith(BACKUP_NS + "/"))
     stamp_ = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    backup = f"{BACKUP_NS}/{stamp_}"
+    backup, n = f"{BACKUP_NS}/{stamp_}", 1
+    while any(r.startswith(backup + "/") for r in before):  # a forget run again within the second
+        n += 1
+        backup = f"{BACKUP_NS}/{stamp_}-{n}"
     if not dry_run:
         for ref in refs:
             if not git.update_ref(ws.root, f"{backup}/{ref.removeprefix('refs/')}", before[ref], None):
@@ -540,17 +556,25 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
         report.refs = [{"ref": r, "old": before[r], "new": after.get(r)} for r in refs if after.get(r) != before[r]]
         report.index_rebuilt = _rebuild_index(ws, report)
         report.cache_dropped = _drop_cache(ws, target)
-    for ref in sorted(after):
-        if ref.startswith(REWRITTEN) or ref.startswith(BACKUP_NS + "/"):
-            continue
-        if not _holds(ws, ref, affected):
-            continue
+    # Every ref is checked after the run, not only those outside the rewritten namespaces: a ref
+    # made or moved while filter-repo ran (a `gitmem reflect` proposal built on the old HEAD, a
+    # branch the user made) was not in the list filter-repo rewrote and still reaches the text.
+    # A dry run leaves out the refs --yes would rewrite.
+    skipped = set(refs) if dry_run else set()
+    checked = [r for r in sorted(after) if r not in skipped and not r.startswith(BACKUP_NS + "/")]
+    late: list[str] = []
+    for ref in _holding(ws, checked, affected):
+        if ref.startswith(REWRITTEN):
+            late.append(ref)
         if ref.startswith("refs/remotes/"):
             remote, _, branch = ref.removeprefix("refs/remotes/").partition("/")
             if branch != "HEAD":
                 report.remotes.append({"ref": ref, "push": f"git push --force-with-lease {remote} {branch}"})
         else:
             report.other_refs.append(ref)
+    if late:
+        report.notes.append(f"{', '.join(late)} still reach the text: made or moved while forget ran, so not "
+                            "rewritten; run the same `gitmem forget --yes` again to rewrite them")
     if report.remotes:
         report.notes.append("the remote still holds the text until you push the rewritten branches (commands in "
                             "`remotes`); every other clone must re-clone or `git reset --hard` to the new history")

@@ -3,11 +3,14 @@ the files and from every commit; everything else (and the citations to it) survi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from gitrepo import GitRepo
@@ -40,6 +43,17 @@ def _cli(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)
 
 
+# The second the privacy test once failed in CI (see _contents): the reflection's merge commit takes
+# its date from the clock, so without a pin every run has other commit ids and times.
+FAILED_AT = "1796114711 +0000"
+
+
+@pytest.fixture(autouse=True)
+def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
+        monkeypatch.setenv(var, f"@{FAILED_AT}")
+
+
 def build(repo: GitRepo, fillers: int = 12) -> Workspace:
     repo.commit("init", "2025-11-01", {".gitignore": ".memory/\n", "memory.md": "# Memory\n\n- @Peter is my human.\n",
                                        "memory/2025-11-01.md": "# 2025-11-01\n\n## Retain\n- W @Peter: Lives in Berlin.\n"})
@@ -60,30 +74,103 @@ def build(repo: GitRepo, fillers: int = 12) -> Workspace:
     return ws
 
 
+# What git itself writes around memory text: the `<oid> <type> <size>` line `cat-file --batch` puts
+# before each object, the object ids a commit or tag names (tree, parent, object) and the seconds of
+# each signature. A short secret such as "4711" turns up in them by chance: in a commit id about once
+# in 1,800 commits, and in the wall-clock seconds of the reflection's merge commit once every 10,000
+# seconds (08:45:11 on 2026-12-01 is 1796114711). Both made this test fail with nothing to forget.
+_OID_HEADER = re.compile(rb"^(?:tree|parent|object) [0-9a-f]{40,64}\n", re.M)
+_SIGNED_AT = re.compile(rb"^((?:author|committer|tagger) [^\n]*>) -?\d+ [+-]\d{4}$", re.M)
+
+
+def _contents(batch: bytes) -> list[bytes]:
+    """The text of each object in `git cat-file --batch` output: a blob whole, a tree's file names,
+    a commit's or tag's headers (ids and times left out) and message."""
+    out: list[bytes] = []
+    pos = 0
+    while pos < len(batch):
+        eol = batch.index(b"\n", pos)
+        _, kind, size = batch[pos:eol].split(b" ")
+        body = batch[eol + 1 : eol + 1 + int(size)]
+        pos = eol + 1 + int(size) + 1
+        if kind == b"tree":  # entries are "<mode> <name>\0<binary id>"
+            names, i = [], 0
+            while i < len(body):
+                nul = body.index(b"\0", i)
+                names.append(body[body.index(b" ", i) + 1 : nul])
+                i = nul + 1 + 20
+            out.append(b"\n".join(names))
+        elif kind in (b"commit", b"tag"):
+            head, sep, message = body.partition(b"\n\n")
+            out.append(_SIGNED_AT.sub(rb"\1", _OID_HEADER.sub(b"", head + b"\n")) + sep + message)
+        else:
+            out.append(body)
+    return out
+
+
 def _blobs_with(repo: Path, needle: str, refs: list[str] | None = None) -> bool:
-    """Whether an object reachable from `refs` (default: every ref but the backups) holds `needle`."""
+    """Whether an object reachable from `refs` (default: every ref but the backups) holds `needle`
+    in what memory wrote into it (file content, file names, messages, identities)."""
     if refs is None:
         refs = [r for r in _git(repo, "for-each-ref", "--format=%(refname)").split() if not r.startswith(fg.BACKUP_NS)]
     objects = _git(repo, "rev-list", "--objects", *refs).split("\n")
     oids = "\n".join(line.split(" ", 1)[0] for line in objects if line.strip()) + "\n"
     got = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input=oids.encode(), capture_output=True)
-    return needle.encode() in got.stdout
+    return any(needle.encode() in text for text in _contents(got.stdout))
 
 
 def _all_objects_hold(repo: Path, needle: str) -> bool:
     got = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-all-objects", "--batch"], capture_output=True)
-    return needle.encode() in got.stdout
+    return any(needle.encode() in text for text in _contents(got.stdout))
+
+
+def _log_text(repo: Path, *args: str) -> str:
+    """`git log -p` without what git adds around memory text (commit ids, dates, `index a..b` lines)."""
+    out = _git(repo, "log", "-p", "--no-color", "--format=%an <%ae>%n%cn <%ce>%n%B", *args)
+    return "\n".join(ln for ln in out.split("\n") if not re.match(r"index [0-9a-f]+\.\.[0-9a-f]+", ln))
+
+
+def _without_oids(repo: Path, data: bytes) -> bytes:
+    """`data` with every object id of the repository taken out (the index keeps commit ids as text)."""
+    for oid in _git(repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split():
+        data = data.replace(oid.encode(), b"")
+    return data
 
 
 def _facts(repo: Path, rev: str = "HEAD") -> set[tuple[str, str]]:
     return {(p, c) for p, c in tree_chunks(repo, rev) if p.startswith("memory")}
 
 
+def test_the_leak_check_reads_memory_text_not_git_ids_or_times(repo: GitRepo) -> None:
+    """The check above must see the secret in memory text, and nowhere else: not in a commit id
+    that happens to contain it, nor in a commit's seconds (the pinned clock's 1796114711)."""
+    repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n\n- @Peter is my human.\n"})
+    tree, parent = repo.git("rev-parse", "HEAD^{tree}"), repo.head()
+    sig = f"Test User <test@example.com> {FAILED_AT}"
+    for n in range(200_000):  # a commit id holds "4711" about once in 1,800 tries
+        body = f"tree {tree}\nparent {parent}\nauthor {sig}\ncommitter {sig}\n\nnote {n}\n".encode()
+        if SECRET in hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest():
+            break
+    oid = repo.git("hash-object", "-t", "commit", "-w", "--stdin", input=body.decode())
+    assert SECRET in oid
+    repo.git("update-ref", "refs/heads/main", oid, parent)
+    raw = subprocess.run(["git", "-C", str(repo.path), "cat-file", "--batch-all-objects", "--batch"], capture_output=True)
+    assert raw.stdout.count(SECRET.encode()) == 3  # the id in its `<oid> commit <size>` line, the two times
+    assert not _blobs_with(repo.path, SECRET) and not _all_objects_hold(repo.path, SECRET)
+    assert SECRET not in _log_text(repo.path, "--all")
+    # ... and still sees it where memory put it: a file, a file name, a message.
+    for files, message in (({"memory.md": "- PIN 4711\n"}, "x"), ({"4711.md": "-\n"}, "y"), ({}, "PIN 4711")):
+        repo.git("reset", "-q", "--hard", oid)
+        repo.commit(message, "2025-11-02", files)
+        assert _blobs_with(repo.path, SECRET) and _all_objects_hold(repo.path, SECRET), (files, message)
+    assert SECRET in _log_text(repo.path, "--all")
+
+
 def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
     ws = build(repo)
     before_facts = _facts(repo.path)
     before_log = _git(repo.path, "log", "--first-parent", "--format=%s %ad", "--date=short").splitlines()
-    assert _blobs_with(repo.path, SECRET) and SECRET in _git(repo.path, "log", "-p", "--all")
+    assert _blobs_with(repo.path, SECRET) and SECRET in _log_text(repo.path, "--all")
     world_before = (repo.path / "bank/world.md").read_text()
     assert re.search(r"Plays chess on Sundays\. \(memory/2025-11-03\.md#L7@", world_before)
     cache = CachedModel(FakeModel(), ws.derived / CACHE_FILE)  # one answer that saw the PIN, one that did not
@@ -103,8 +190,8 @@ def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
     assert rep.backup and rep.index_rebuilt and rep.cache_dropped == 1
     # Nothing reachable from a ref (the backup excepted) holds it: files, bank pages, state, messages.
     assert not _blobs_with(repo.path, SECRET)
-    assert SECRET not in _git(repo.path, "log", "-p", f"--exclude={fg.BACKUP_NS}/*", "--all")
-    assert SECRET in _git(repo.path, "log", "-p", "--all")  # the backup still has it
+    assert SECRET not in _log_text(repo.path, f"--exclude={fg.BACKUP_NS}/*", "--all")
+    assert SECRET in _log_text(repo.path, "--all")  # the backup still has it
     assert not (repo.path / ".git/ORIG_HEAD").exists()
     assert _blobs_with(repo.path, SECRET, [r for r in _git(repo.path, "for-each-ref", "--format=%(refname)").split()
                                           if r.startswith(fg.BACKUP_NS)])
@@ -127,7 +214,7 @@ def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
             assert any("Plays chess on Sundays" in c for _, c in got), as_of
     assert recalled(ws, None) == tree_chunks(repo.path, "HEAD")
     index = ws.index_path.read_bytes()
-    assert SECRET.encode() not in index
+    assert SECRET.encode() not in _without_oids(repo.path, index)
     rebuilt = index_rows(ws)
     update(ws, rebuild=True)
     assert index_rows(ws) == rebuilt
@@ -152,6 +239,35 @@ def test_forget_a_fact_everywhere_and_keep_the_rest(repo: GitRepo) -> None:
     assert not _all_objects_hold(repo.path, SECRET)
 
 
+def test_a_ref_made_while_forget_runs_is_reported_and_a_second_run_rewrites_it(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ref that appears while filter-repo rewrites (a reflection proposal built on the old HEAD,
+    a branch the user makes) is not in the list it rewrites: forget must not call that done."""
+    ws = build(repo, fillers=1)
+    old_head, real = repo.head(), fg._filter
+
+    def rewrite_then_branch(*args: object, **kw: object) -> object:
+        got = real(*args, **kw)  # type: ignore[arg-type]
+        repo.git("update-ref", "refs/heads/late", old_head, "")  # the moment between rewrite and report
+        return got
+
+    monkeypatch.setattr(fg, "_filter", rewrite_then_branch)
+    # Both runs in one second, as a user re-running it at once does: each keeps its own backup.
+    second = time.gmtime()
+    monkeypatch.setattr(fg, "time", SimpleNamespace(gmtime=lambda: second, strftime=time.strftime,
+                                                    monotonic=time.monotonic))
+    target = fg.target_for(ws, "PIN is 4711", None)
+    rep = fg.forget(ws, target, dry_run=False)
+    assert rep.status == "forgotten" and rep.other_refs == ["refs/heads/late"]
+    assert any(n.startswith("refs/heads/late still reach the text") for n in rep.notes), rep.notes
+    assert _blobs_with(repo.path, SECRET)  # what the report says is true
+    monkeypatch.setattr(fg, "_filter", real)
+    again = fg.forget(ws, target, dry_run=False)
+    assert again.status == "forgotten" and again.other_refs == [] and again.backup == f"{rep.backup}-2"
+    assert {r["ref"] for r in again.refs} == {"refs/heads/late"}
+    assert not _blobs_with(repo.path, SECRET) and SECRET not in _log_text(repo.path, f"--exclude={fg.BACKUP_NS}/*", "--all")
+
+
 def test_cli_dry_run_requires_yes_and_refuses_with_reasons(repo: GitRepo, tmp_path: Path) -> None:
     build(repo, fillers=2)
     head = repo.head()
@@ -174,7 +290,7 @@ def test_cli_dry_run_requires_yes_and_refuses_with_reasons(repo: GitRepo, tmp_pa
     assert _cli(repo.path, "forget").returncode == 1
     done = json.loads(_cli(repo.path, "forget", "PIN is 4711", "--yes", "--json").stdout)
     assert done["status"] == "forgotten" and done["backup"].startswith(fg.BACKUP_NS)
-    assert SECRET not in _git(repo.path, "log", "-p", "HEAD")
+    assert SECRET not in _log_text(repo.path, "HEAD")
 
 
 def test_remote_is_reported_not_rewritten(repo: GitRepo, tmp_path: Path) -> None:
@@ -188,7 +304,7 @@ def test_remote_is_reported_not_rewritten(repo: GitRepo, tmp_path: Path) -> None
     assert repo.git("rev-parse", "refs/remotes/origin/main") == old
     assert {"ref": "refs/remotes/origin/main", "push": "git push --force-with-lease origin main"} in rep.remotes
     repo.git("push", "-q", "--force-with-lease", "origin", "main")
-    assert SECRET not in _git(remote, "log", "-p", "main")
+    assert SECRET not in _log_text(remote, "main")
 
 
 def test_forget_by_citation_and_by_entity(repo: GitRepo) -> None:
