@@ -25,7 +25,8 @@ from gitmem.parse import answers, attributes, entity_key
 from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
-from gitmem.recall.currency import RECENCY_TOP, Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
+from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, collapse, heirs, newer_first, one_per_fact,
+                                    settle)
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import meaning, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
@@ -389,8 +390,8 @@ class Session:
         copies: dict[int, list[int]] = {}
         if self._has_links is None:
             self._has_links = store.has_links(self.conn)
+        n_head = n = max(opts.k * 4, 64, opts.budget // 8)
         if self._has_links:
-            n = max(opts.k * 4, 64, opts.budget // 8)
             head = ranked[:n]
             ids = [c.row[ID] for c in head if not c.uncommitted]
             originals = store.originals_of(self.conn, ids) if opts.collapse else {}
@@ -412,18 +413,20 @@ class Session:
             # An original fetched for a copy in the head may also rank below it: it is one answer.
             placed = {c.row[ID] for c in head if not c.uncommitted}
             ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
-        ranked, past, pending = settle(ranked, links, fetched, day, opts.include_history)
-        # Enough for k results or a budget's worth of short lines, with room for what this drops.
-        ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
-        for o, more in same.items():
-            copies[o] = sorted(set(copies.pop(o, [])) | set(more) | {i for m in more for i in copies.pop(m, [])})
-        # A copy found only through its original (it ranked below the head, or was linked after
-        # the head was collapsed) is listed under the original: it is not a second answer.
-        kept = {c.row[ID] for c in ranked if not c.uncommitted}
-        listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
-        if listed:
-            ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
-        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past, pending)
+        # The top k reads only the head (one_per_fact's, then newer_first's RECENCY_TOP): settle
+        # dates only what can reach it. A budget may read any depth: everything is dated.
+        reach = None if opts.budget else max(n_head, 2 * RECENCY_TOP)
+        scores = [c.score for c in ranked]
+        done = settle(ranked, links, fetched, day, opts.include_history, reach)
+        out, copied = _one_each(done, copies, opts)
+        if out is None:  # rare (many copies near the top): the head read reached past settle's exact places
+            for c, s in zip(ranked, scores):
+                c.score = s
+            done = settle(ranked, links, fetched, day, opts.include_history)
+            out, copied = _one_each(done, copies, opts)
+            assert out is not None  # every place is exact
+        return out, Currency(links, {o: [i for i in more if i != o] for o, more in copied.items()}, done.past,
+                             done.waiting)
 
     def _day(self, opts: Options) -> str:
         """The day the question is asked on (its as-of day, else today), ISO."""
@@ -533,6 +536,32 @@ class Session:
                                   "use 2025-11, Nov 2025, 2025-11-27 or 2025-11-01..2025-11-30")
             start = end = dt.date().isoformat()
         return start, end
+
+
+def _one_each(done: Settled, copies: dict[int, list[int]],
+              opts: Options) -> tuple[list[Candidate] | None, dict[int, list[int]]]:
+    """The settled candidates with each fact once (one_per_fact, and copies listed under their
+    original), and every copy found (original id -> copy ids, `copies` and one_per_fact's).
+    None when the places the answer reads (one_per_fact's walk, then the first max(k,
+    RECENCY_TOP) kept) are not all among settle's exact ones: settle everything instead."""
+    copies = {o: list(more) for o, more in copies.items()}
+    need = 2 * max(opts.k, opts.budget // 10) + 8  # k results or a budget's worth of short lines, with room
+    ranked, same = one_per_fact(done.cands, need) if opts.collapse else (done.cands, {})
+    # one_per_fact drops only what it looks at, so it looked at `need` plus what it dropped.
+    walked = min(len(done.cands), need + len(done.cands) - len(ranked)) if opts.collapse else 0
+    for o, more in same.items():
+        copies[o] = sorted(set(copies.pop(o, [])) | set(more) | {i for m in more for i in copies.pop(m, [])})
+    # A copy found only through its original (it ranked below the head, or was linked after
+    # the head was collapsed) is listed under the original: it is not a second answer.
+    kept = {c.row[ID] for c in ranked if not c.uncommitted}
+    listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
+    if listed:
+        ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
+    if done.exact < len(done.cands):
+        exact = {id(c) for c in done.cands[:done.exact]}
+        if walked > done.exact or not all(id(c) in exact for c in ranked[:max(opts.k, RECENCY_TOP)]):
+            return None, copies
+    return ranked, copies
 
 
 def shorten(r: Result, stems: set[str]) -> Result:
