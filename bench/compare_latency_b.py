@@ -10,7 +10,13 @@ CODE alone shares this checkout's. Each round runs every base's code and this ch
 each in a fresh process answering recall_latency's questions (k=10, now and as of the middle)
 `--repeat` times after a warm-up, then (with --cli-runs) `python -m gitmem recall --json` end to
 end that many times (and `--help` twice; `--repeat 0`: the CLI alone), so load on a shared machine
-hits all alike. p50/p95 of wall and CPU time
+hits all alike (each round starts with another code). With --semantic each child also answers
+with hybrid recall in-process (the embedding model and the vectors loaded in it, as `gitmem mcp`
+has them; the history needs vectors: bench/hybrid_latency.py fills random ones), interleaved with
+lexical, and reports besides wall and CPU a critical path: per-thread CPU of the main thread up to
+the dense side's start, the longer of its lexical work and the dense thread's CPU, then the rest
+(what the answer would take on two free cores without GIL waits; a loaded machine's wall time is
+mostly waiting for a core). p50/p95 of wall and CPU time
 (time.process_time; for the CLI, the process and the git processes it waited for) are over every
 call of every round; the ratios are this / each base.
 """
@@ -26,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,10 +46,38 @@ def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> Non
     from gitmem.workspace import Workspace
 
     dense = None
+    marks: dict[str, float] = {}
     if semantic:
         from gitmem.recall import semantic as sem
 
         dense = sem.InProcess(sem.load_embedder())
+        # Per-thread CPU marks for the critical-path model (see `model`): the main thread's CPU
+        # when the dense side starts, when it waits for it and when the wait returns; the dense
+        # thread's own CPU.
+        start, in_thread = sem.start, sem.in_thread
+
+        def timed_start(*a: object) -> object:
+            marks["start"] = time.thread_time()
+            wait = start(*a)  # type: ignore[arg-type]
+
+            def timed_wait() -> object:
+                marks["wait"] = time.thread_time()
+                try:
+                    return wait()
+                finally:
+                    marks["back"] = time.thread_time()
+            return timed_wait
+
+        def timed_thread(fn: Any) -> Any:
+            def run() -> object:
+                c0 = time.thread_time()
+                try:
+                    return fn()
+                finally:
+                    marks["bg"] = time.thread_time() - c0
+            return in_thread(run)
+
+        sem.start, sem.in_thread = timed_start, timed_thread  # type: ignore[assignment]
     modes = (False, True) if semantic else (False,)
     questions, as_of = json.loads(plan)
     got: dict[str, list[list[float]]] = {}
@@ -54,11 +89,18 @@ def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> Non
             for _ in range(repeat):
                 for q in questions:
                     for mode in modes:
-                        t0, c0 = time.perf_counter(), time.process_time()
+                        marks.clear()
+                        t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
                         s.search(q, Options(k=10, as_of=when, semantic=mode))
-                        wall, cpu = got.setdefault("hybrid" if mode else "lexical", [[], []])
+                        m1 = time.thread_time()
+                        wall, cpu, path = got.setdefault("hybrid" if mode else "lexical", [[], [], []])
                         wall.append((time.perf_counter() - t0) * 1000)
                         cpu.append((time.process_time() - c0) * 1000)
+                        if {"start", "wait", "back", "bg"} <= marks.keys():
+                            # On two free cores and no GIL waits: the main thread up to the start,
+                            # then the longer of its lexical side and the dense thread, then the rest.
+                            path.append(1000 * (marks["start"] - m0 + max(marks["wait"] - marks["start"], marks["bg"])
+                                                + m1 - marks["back"]))
     print(json.dumps(got))
 
 
@@ -120,7 +162,7 @@ def main() -> int:
     runs["this"] = (HERE.parent, ws.root)
     for code, _ in runs.values():  # start-up as a user has it: with compiled bytecode
         compileall.compile_dir(str(code / "gitmem"), quiet=1)
-    keys = ("wall", "cpu", "cli", "cli_cpu", "help", "hybrid_wall", "hybrid_cpu")
+    keys = ("wall", "cpu", "cli", "cli_cpu", "help", "hybrid_wall", "hybrid_cpu", "hybrid_path")
     got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in keys} for k in runs}
     loads: list[float] = []
     for rnd in range(a.rounds):
@@ -138,6 +180,7 @@ def main() -> int:
                 if "hybrid" in modes:
                     got[name]["hybrid_wall"] += modes["hybrid"][0]
                     got[name]["hybrid_cpu"] += modes["hybrid"][1]
+                    got[name]["hybrid_path"] += modes["hybrid"][2]
             if a.cli_runs:
                 cw, cc = cli(code, repo, list(QUESTIONS), a.cli_runs, rnd * a.cli_runs)
                 got[name]["cli"] += cw
@@ -146,11 +189,12 @@ def main() -> int:
         loads.append(os.getloadavg()[0])
         print(f"round {rnd + 1}/{a.rounds} done, load {loads[-1]:.1f}", file=sys.stderr)
     if a.semantic:
-        print("| code | hybrid wall p50 / p95 (ms) | hybrid CPU p50 / p95 (ms) | n |")
-        print("|---|---|---|---|")
+        print("| code | hybrid wall p50 / p95 (ms) | hybrid CPU p50 / p95 (ms) | critical path p50 / p95 (ms) | n |")
+        print("|---|---|---|---|---|")
         for name, m in got.items():
             print(f"| {name} | {pct(m['hybrid_wall'], 0.5):.1f} / {pct(m['hybrid_wall'], 0.95):.1f} | "
-                  f"{pct(m['hybrid_cpu'], 0.5):.1f} / {pct(m['hybrid_cpu'], 0.95):.1f} | {len(m['hybrid_wall'])} |")
+                  f"{pct(m['hybrid_cpu'], 0.5):.1f} / {pct(m['hybrid_cpu'], 0.95):.1f} | "
+                  f"{pct(m['hybrid_path'], 0.5):.1f} / {pct(m['hybrid_path'], 0.95):.1f} | {len(m['hybrid_wall'])} |")
         print()
     print("| code | in-process wall p50 / p95 (ms) | in-process CPU p50 / p95 (ms) | CLI wall median / p95 (ms) |"
           " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
