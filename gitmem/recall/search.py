@@ -25,8 +25,8 @@ from gitmem.parse import answers, attributes, entity_key
 from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
-from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, collapse, heirs, newer_first, one_per_fact,
-                                    settle)
+from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_case, collapse, heirs, newer_first,
+                                    one_per_fact, settle)
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import meaning, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
@@ -293,14 +293,27 @@ class Session:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
         report = None
+        lexical, unread = ranked, semantic.Unread()
         if pending is not None:
             # The places k or a budget can use (a result line costs 20+ tokens), with room for
             # those that do not fit.
             head = 2 * max(opts.k, opts.budget // 20)
-            ranked, report = semantic.hybrid(self.conn, pending, ranked, where, head=head,
-                                             speakers=speakers | self._asker(text, bound))
+            speakers |= self._asker(text, bound)
+            # A top k reads only the head: the dense hits far below it are fused by score and left
+            # unread (semantic.hybrid), when the question's filter is the dense search's own.
+            reach = _reach(opts)
+            if where != store.Filter(at=at, history=opts.include_history, since=since, until=until).compile()[0]:
+                reach = None
+            ranked, report, unread = semantic.hybrid(self.conn, pending, lexical, where, head=head, speakers=speakers,
+                                                     reach=reach)
             notes += [report.note] if report.note else []
-        ranked, cur = self._currency(ranked, where, at, opts)
+        settled = self._currency(ranked, where, at, opts, unread)
+        if settled is None:  # an unread dense hit could have reached the answer: read them all
+            assert pending is not None  # only hybrid leaves hits unread
+            ranked, report, _ = semantic.hybrid(self.conn, pending, lexical, where, head=head, speakers=speakers)
+            settled = self._currency(ranked, where, at, opts)
+            assert settled is not None  # nothing is left unread
+        ranked, cur = settled
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
                           answers.expects(text), asked_relation(text, wanted))
@@ -379,18 +392,19 @@ class Session:
             return []
         return store.ranked(self.conn, match, where, limit, low, bound)
 
-    def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None,
-                  opts: Options) -> tuple[list[Candidate], Currency]:
+    def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None, opts: Options,
+                  unread: semantic.Unread | None = None) -> tuple[list[Candidate], Currency] | None:
         """Copies collapsed, replaced statements left out, time-bounded ones dated (currency.py).
         Only the head of the ranking is looked up: what k or the budget can reach, with room for
-        the candidates this leaves out."""
+        the candidates this leaves out. None when a dense hit left `unread` could have taken a
+        place the answer reads (or stands in for one: a statement's heir, a copy's original)."""
         day = self._day(opts)
         links: dict[int, store.Link] = {}
         fetched: dict[int, Any] = {}
         copies: dict[int, list[int]] = {}
         if self._has_links is None:
             self._has_links = store.has_links(self.conn)
-        n_head = n = max(opts.k * 4, 64, opts.budget // 8)
+        n = max(opts.k * 4, 64, opts.budget // 8)
         if self._has_links:
             head = ranked[:n]
             ids = [c.row[ID] for c in head if not c.uncommitted]
@@ -415,9 +429,11 @@ class Session:
             ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
         # The top k reads only the head (one_per_fact's, then newer_first's RECENCY_TOP): settle
         # dates only what can reach it. A budget may read any depth: everything is dated.
-        reach = None if opts.budget else max(n_head, 2 * RECENCY_TOP)
         scores = [c.score for c in ranked]
-        done = settle(ranked, links, fetched, day, opts.include_history, reach)
+        done = settle(ranked, links, fetched, day, opts.include_history, _reach(opts))
+        if unread is not None and unread.bound is not None and (done.least is None or best_case(unread.bound) >= done.least
+                                         or not unread.ids.isdisjoint(fetched) or not unread.ids.isdisjoint(copies)):
+            return None
         out, copied = _one_each(done, copies, opts)
         if out is None:  # rare (many copies near the top): the head read reached past settle's exact places
             for c, s in zip(ranked, scores):
@@ -536,6 +552,12 @@ class Session:
                                   "use 2025-11, Nov 2025, 2025-11-27 or 2025-11-01..2025-11-30")
             start = end = dt.date().isoformat()
         return start, end
+
+
+def _reach(opts: Options) -> int | None:
+    """The places a top-k answer reads of the settled ranking (None: a budget may read any depth):
+    currency's head, at least the 2 x RECENCY_TOP that settle's `waiting` reads."""
+    return None if opts.budget else max(opts.k * 4, 64, 2 * RECENCY_TOP)
 
 
 def _one_each(done: Settled, copies: dict[int, list[int]],
