@@ -9,6 +9,7 @@ that only a hidden version uses); what is worked out once for "now" follows the 
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,40 @@ def test_versions_that_share_a_text_are_each_found(tmp_path: Path, monkeypatch: 
     assert table.search(q, 3).ids[:2] == [1, 401]
     assert 201 not in table.search(q, N).ids
     assert table.search(q, 3, at=26).ids == [1, 201, 401]
+
+
+def test_a_helper_taking_blocks_changes_nothing(table: vectors.VectorIndex) -> None:
+    """The waiting thread takes blocks of the passes (Crew): the same hits, every block run once,
+    and an error in a block taken by the helper reaches the searching thread."""
+    import threading
+
+    rng = np.random.default_rng(11)
+    for at in (None, 12):
+        q = unit(rng.standard_normal(vectors.DIM).astype(np.float32))
+        alone = table.search(q, 50, at=at)
+        crew = vectors.Crew()
+        helper = threading.Thread(target=crew.help)
+        helper.start()
+        try:
+            shared = table.search(q, 50, at=at, crew=crew)
+        finally:
+            crew.end()
+        helper.join(timeout=10)
+        assert not helper.is_alive() and shared == alone and len(alone.ids) >= 8
+    runs: list[tuple[int, bool]] = []
+    crew = vectors.Crew()
+
+    def block(b: int) -> None:
+        runs.append((b, threading.current_thread() is threading.main_thread()))
+        time.sleep(0.002)  # long enough for both threads to take blocks
+        if b == 7:
+            raise ValueError("block 7")
+
+    helper = threading.Thread(target=crew.help)
+    helper.start()
+    with pytest.raises(ValueError, match="block 7"):
+        crew.share(40, block)
+    crew.end()
+    helper.join(timeout=10)
+    assert sorted(b for b, _ in runs) == list(range(40)) and not helper.is_alive()
+    assert {main for _, main in runs} == {True, False}  # both threads took blocks

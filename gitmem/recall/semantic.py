@@ -218,9 +218,10 @@ class Dense(Protocol):
     def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]: ...
 
 
-def in_thread(fn: Callable[[], Hits]) -> Callable[[], Hits]:
+def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) -> Callable[[], Hits]:
     """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL);
-    the returned function waits for it and returns its result or raises its exception."""
+    the returned function waits for it (running `helper` first: work the waiting thread can take
+    over, returning when `fn` no longer needs it) and returns its result or raises its exception."""
     import threading
 
     box: dict[str, Any] = {}
@@ -235,6 +236,8 @@ def in_thread(fn: Callable[[], Hits]) -> Callable[[], Hits]:
     t.start()
 
     def wait() -> Hits:
+        if helper is not None:
+            helper()
         t.join()
         if "error" in box:
             raise box["error"]
@@ -270,16 +273,23 @@ class InProcess:
         return self.table
 
     def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]:
+        from gitmem.index.vectors import Crew
+
         table = self.vector_index(conn)  # the session's connection is used here, never in the thread
+        # The session, its lexical side done, takes blocks of the search while it waits for it.
+        crew = Crew()
 
         def run() -> Hits:
-            if self.embedder is None:
-                self.embedder = load_embedder()
-            qvec = self.embedder.embed([ask.question])[0]
-            hits = table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until)
+            try:
+                if self.embedder is None:
+                    self.embedder = load_embedder()
+                qvec = self.embedder.embed([ask.question])[0]
+                hits = table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until, crew)
+            finally:
+                crew.end()
             return hits._replace(question=qvec)  # as it is: converting 384 floats costs ~0.2 ms
 
-        return in_thread(run)
+        return in_thread(run, crew.help)
 
 
 class Report(NamedTuple):
