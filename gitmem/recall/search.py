@@ -404,7 +404,7 @@ class Session:
         copies: dict[int, list[int]] = {}
         if self._has_links is None:
             self._has_links = store.has_links(self.conn)
-        n = max(opts.k * 4, 64, opts.budget // 8)
+        n = _head(opts)
         if self._has_links:
             head = ranked[:n]
             ids = [c.row[ID] for c in head if not c.uncommitted]
@@ -431,10 +431,13 @@ class Session:
         # dates only what can reach it. A budget may read any depth: everything is dated.
         scores = [c.score for c in ranked]
         done = settle(ranked, links, fetched, day, opts.include_history, _reach(opts))
-        if unread is not None and unread.bound is not None and (done.least is None or best_case(unread.bound) >= done.least
-                                         or not unread.ids.isdisjoint(fetched) or not unread.ids.isdisjoint(copies)):
+        bound, left = (unread.bound, unread.ids) if unread is not None else (None, frozenset())
+        if bound is not None and (done.least is None or best_case(bound) >= done.least
+                                  or not left.isdisjoint(fetched) or not left.isdisjoint(copies)):
             return None
         out, copied = _one_each(done, copies, opts)
+        if out is None and bound is not None:  # the answer reads past settle's exact places: read every hit
+            return None
         if out is None:  # rare (many copies near the top): the head read reached past settle's exact places
             for c, s in zip(ranked, scores):
                 c.score = s
@@ -554,10 +557,16 @@ class Session:
         return start, end
 
 
+def _head(opts: Options) -> int:
+    """The candidates currency looks up (copies, replacements): what k or the budget can reach,
+    with room for those it leaves out."""
+    return max(opts.k * 4, 64, opts.budget // 8)
+
+
 def _reach(opts: Options) -> int | None:
     """The places a top-k answer reads of the settled ranking (None: a budget may read any depth):
     currency's head, at least the 2 x RECENCY_TOP that settle's `waiting` reads."""
-    return None if opts.budget else max(opts.k * 4, 64, 2 * RECENCY_TOP)
+    return None if opts.budget else max(_head(opts), 2 * RECENCY_TOP)
 
 
 def _one_each(done: Settled, copies: dict[int, list[int]],
