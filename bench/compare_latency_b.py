@@ -10,7 +10,13 @@ CODE alone shares this checkout's. Each round runs every base's code and this ch
 each in a fresh process answering recall_latency's questions (k=10, now and as of the middle)
 `--repeat` times after a warm-up, then (with --cli-runs) `python -m gitmem recall --json` end to
 end that many times (and `--help` twice; `--repeat 0`: the CLI alone), so load on a shared machine
-hits all alike. p50/p95 of wall and CPU time
+hits all alike (each round starts with another code). With --semantic each child also answers
+with hybrid recall in-process (the embedding model and the vectors loaded in it, as `gitmem mcp`
+has them; the history needs vectors: bench/hybrid_latency.py fills random ones), interleaved with
+lexical, and reports besides wall and CPU a critical path: per-thread CPU of the main thread up to
+the dense side's start, the longer of its lexical work and the dense thread's CPU, then the rest
+(what the answer would take on two free cores without GIL waits; a loaded machine's wall time is
+mostly waiting for a core). p50/p95 of wall and CPU time
 (time.process_time; for the CLI, the process and the git processes it waited for) are over every
 call of every round; the ratios are this / each base.
 """
@@ -26,29 +32,77 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
 
-def child(code: Path, repo: Path, repeat: int, plan: str) -> None:
+def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> None:
+    """One code's in-process answers, timed: lexical, and with `semantic` hybrid too (the model
+    and the vectors loaded in this process as `gitmem mcp` has them), interleaved question by
+    question. Prints {mode: [wall ms, CPU ms]}; CPU is the process's (all threads)."""
     sys.path.insert(0, str(code.resolve()))
     from gitmem.recall.search import Options, Session
     from gitmem.workspace import Workspace
 
+    dense = None
+    marks: dict[str, float] = {}
+    if semantic:
+        from gitmem.recall import semantic as sem
+
+        dense = sem.InProcess(sem.load_embedder())
+        # Per-thread CPU marks for the critical-path model (see `model`): the main thread's CPU
+        # when the dense side starts, when it waits for it and when the wait returns; the dense
+        # thread's own CPU.
+        start, in_thread = sem.start, sem.in_thread
+
+        def timed_start(*a: object) -> object:
+            marks["start"] = time.thread_time()
+            wait = start(*a)  # type: ignore[arg-type]
+
+            def timed_wait() -> object:
+                marks["wait"] = time.thread_time()
+                try:
+                    return wait()
+                finally:
+                    marks["back"] = time.thread_time()
+            return timed_wait
+
+        def timed_thread(fn: Any, *rest: Any) -> Any:
+            def run() -> object:
+                c0 = time.thread_time()
+                try:
+                    return fn()
+                finally:
+                    marks["bg"] = time.thread_time() - c0
+            return in_thread(run, *rest)
+
+        sem.start, sem.in_thread = timed_start, timed_thread  # type: ignore[assignment]
+    modes = (False, True) if semantic else (False,)
     questions, as_of = json.loads(plan)
-    times: list[float] = []
-    cpu: list[float] = []
-    with Session(Workspace(repo), catch_up=False) as s:
+    got: dict[str, list[list[float]]] = {}
+    with Session(Workspace(repo), catch_up=False, dense=dense) as s:
         for when in (None, as_of):
-            for q in questions:
-                s.search(q, Options(k=10, as_of=when))
+            for q in questions:  # warm-up (the first hybrid search loads the vectors)
+                for mode in modes:
+                    s.search(q, Options(k=10, as_of=when, semantic=mode))
             for _ in range(repeat):
                 for q in questions:
-                    t0, c0 = time.perf_counter(), time.process_time()
-                    s.search(q, Options(k=10, as_of=when))
-                    times.append((time.perf_counter() - t0) * 1000)
-                    cpu.append((time.process_time() - c0) * 1000)
-    print(json.dumps([times, cpu]))
+                    for mode in modes:
+                        marks.clear()
+                        t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
+                        s.search(q, Options(k=10, as_of=when, semantic=mode))
+                        m1 = time.thread_time()
+                        wall, cpu, path = got.setdefault("hybrid" if mode else "lexical", [[], [], []])
+                        wall.append((time.perf_counter() - t0) * 1000)
+                        cpu.append((time.process_time() - c0) * 1000)
+                        if {"start", "wait", "back", "bg"} <= marks.keys():
+                            # On two free cores and no GIL waits: the main thread up to the start,
+                            # then the longer of its share (its lexical side, and any blocks of the
+                            # dense search it takes while it waits) and the dense thread's, then the rest.
+                            path.append(1000 * (marks["start"] - m0 + max(marks["back"] - marks["start"], marks["bg"])
+                                                + m1 - marks["back"]))
+    print(json.dumps(got))
 
 
 def cli(code: Path, repo: Path, questions: list[str], runs: int, offset: int) -> tuple[list[float], list[float]]:
@@ -88,9 +142,11 @@ def main() -> int:
     ap.add_argument("--cli-runs", type=int, default=0)
     ap.add_argument("--child", nargs=2, type=Path, metavar=("CODE", "REPO"))
     ap.add_argument("--plan", default="")
+    ap.add_argument("--semantic", action="store_true",
+                    help="also hybrid recall in-process (the history must have vectors: bench/hybrid_latency.py fills them)")
     a = ap.parse_args()
     if a.child:
-        child(a.child[0], a.child[1], a.repeat, a.plan)
+        child(a.child[0], a.child[1], a.repeat, a.plan, a.semantic)
         return 0
     sys.path.insert(0, str(HERE))
     from recall_latency import QUESTIONS, Session, build, middle_date, pct
@@ -107,22 +163,40 @@ def main() -> int:
     runs["this"] = (HERE.parent, ws.root)
     for code, _ in runs.values():  # start-up as a user has it: with compiled bytecode
         compileall.compile_dir(str(code / "gitmem"), quiet=1)
-    keys = ("wall", "cpu", "cli", "cli_cpu", "help")
+    keys = ("wall", "cpu", "cli", "cli_cpu", "help", "hybrid_wall", "hybrid_cpu", "hybrid_path")
     got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in keys} for k in runs}
+    loads: list[float] = []
     for rnd in range(a.rounds):
-        for name, (code, repo) in runs.items():
+        # Each code goes first in turn: a round's load falls on all alike.
+        order = list(runs.items())
+        order = order[rnd % len(order):] + order[:rnd % len(order)]
+        for name, (code, repo) in order:
             if a.repeat:  # --repeat 0: the CLI alone
                 out = subprocess.run([sys.executable, __file__, "--child", str(code), str(repo), "--repeat",
-                                      str(a.repeat), "--plan", plan], capture_output=True, text=True, check=True).stdout
-                wall, cpu = json.loads(out)
-                got[name]["wall"] += wall
-                got[name]["cpu"] += cpu
+                                      str(a.repeat), "--plan", plan, *(["--semantic"] if a.semantic else [])],
+                                     capture_output=True, text=True, check=True).stdout
+                modes = json.loads(out)
+                got[name]["wall"] += modes["lexical"][0]
+                got[name]["cpu"] += modes["lexical"][1]
+                if "hybrid" in modes:
+                    got[name]["hybrid_wall"] += modes["hybrid"][0]
+                    got[name]["hybrid_cpu"] += modes["hybrid"][1]
+                    got[name]["hybrid_path"] += modes["hybrid"][2]
             if a.cli_runs:
                 cw, cc = cli(code, repo, list(QUESTIONS), a.cli_runs, rnd * a.cli_runs)
                 got[name]["cli"] += cw
                 got[name]["cli_cpu"] += cc
                 got[name]["help"] += [noop(code) for _ in range(2)]
-        print(f"round {rnd + 1}/{a.rounds} done, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+        loads.append(os.getloadavg()[0])
+        print(f"round {rnd + 1}/{a.rounds} done, load {loads[-1]:.1f}", file=sys.stderr)
+    if a.semantic:
+        print("| code | hybrid wall p50 / p95 (ms) | hybrid CPU p50 / p95 (ms) | critical path p50 / p95 (ms) | n |")
+        print("|---|---|---|---|---|")
+        for name, m in got.items():
+            print(f"| {name} | {pct(m['hybrid_wall'], 0.5):.1f} / {pct(m['hybrid_wall'], 0.95):.1f} | "
+                  f"{pct(m['hybrid_cpu'], 0.5):.1f} / {pct(m['hybrid_cpu'], 0.95):.1f} | "
+                  f"{pct(m['hybrid_path'], 0.5):.1f} / {pct(m['hybrid_path'], 0.95):.1f} | {len(m['hybrid_wall'])} |")
+        print()
     print("| code | in-process wall p50 / p95 (ms) | in-process CPU p50 / p95 (ms) | CLI wall median / p95 (ms) |"
           " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
     print("|---|---|---|---|---|---|---|")
@@ -133,6 +207,7 @@ def main() -> int:
                 f"{pct(m['cli_cpu'], 0.95):.0f} | {pct(m['help'], 0.5):.0f}") if m["cli"] else "- | - | -"
         print(f"| {name} | {pct(m['wall'], 0.5):.1f} / {pct(m['wall'], 0.95):.1f} | {pct(m['cpu'], 0.5):.1f} / "
               f"{pct(m['cpu'], 0.95):.1f} | {clis} | {len(m['wall'])} |")
+    print(f"load average (1 min) after each round: {', '.join(f'{x:.1f}' for x in loads)}")
     this = got["this"]
     for name, m in got.items():
         if name == "this":

@@ -14,8 +14,9 @@ differ between two dumps.
 
 --history asks bench/recall_latency.py's questions instead, of a history that is already indexed
 (e.g. its 1M-line one; both checkouts read the same index, which is not updated): now and as of the
-middle, top k, under a token budget, with history and since the middle. A speed change to the read
-path is checked on the size it is for.
+middle, top k, under a token budget, with history and since the middle; with --semantic each of
+those hybrid too (and top 40, and a kind filter), the real model in-process. A speed change to the
+read path is checked on the size it is for.
 """
 
 from __future__ import annotations
@@ -81,13 +82,18 @@ def dump(code: Path, out: Path, work: Path, limit: int) -> int:
     return n
 
 
-def dump_history(code: Path, out: Path, repo: Path) -> int:
+def dump_history(code: Path, out: Path, repo: Path, semantic: bool = False) -> int:
     _, Options, Session, Workspace = _load(code)
     sys.path.insert(0, str(HERE))
     from recall_latency import QUESTIONS, middle_date
 
+    dense = None
+    if semantic:  # the history's vectors and the real model, in-process as `gitmem mcp` has them
+        from gitmem.recall import semantic as sem
+
+        dense = sem.InProcess(sem.load_embedder())
     n = 0
-    with Session(Workspace(repo), catch_up=False) as s, out.open("w") as f:
+    with Session(Workspace(repo), catch_up=False, dense=dense) as s, out.open("w") as f:
         mid = middle_date(s)
         settings = {
             "k10": {"k": 10},
@@ -96,6 +102,10 @@ def dump_history(code: Path, out: Path, repo: Path) -> int:
             "tok500-asof": {"k": 10, "budget": 500, "as_of": mid},
             "hist-since-mid": {"k": 10, "since": mid, "include_history": True},
         }
+        if semantic:
+            settings.update({f"hybrid-{name}": {**kw, "semantic": True} for name, kw in {
+                **settings, "k40": {"k": 40}, "k40-asof": {"k": 40, "as_of": mid},
+                "k10-note": {"k": 10, "kinds": ("note",)}}.items()})
         for q in QUESTIONS:
             for name, kw in settings.items():
                 res = [r.to_json() for r in s.search(q, Options(**kw)).results]
@@ -118,12 +128,13 @@ def main() -> int:
     p.add_argument("--limit", type=int, default=0, help="conversations (0: all 10)")
     p.add_argument("--summary", nargs=2, type=Path, metavar=("A", "B"))
     p.add_argument("--history", type=Path, help="an indexed workspace: ask recall_latency's questions of it")
+    p.add_argument("--semantic", action="store_true", help="with --history: hybrid settings too (the history needs vectors)")
     a = p.parse_args()
     if a.summary:
         print(summary(*a.summary))
         return 0
     if a.history:
-        print(f"{dump_history(a.code, a.out, a.history)} answers written to {a.out}")
+        print(f"{dump_history(a.code, a.out, a.history, a.semantic)} answers written to {a.out}")
         return 0
     n = dump(a.code, a.out, a.work / a.code.resolve().name, a.limit)
     print(f"{n} answers written to {a.out}")

@@ -9,6 +9,7 @@ that only a hidden version uses); what is worked out once for "now" follows the 
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,85 @@ def test_now_follows_the_index(table: vectors.VectorIndex) -> None:
     after = table.search(q, 3)
     assert after.ids[0] == N + 1
     assert after.visible == before.visible + 1
+
+
+def test_versions_that_share_a_text_are_each_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Versions of one text share its vector and its score: the n best are counted in versions, not
+    texts, equal scores come in table order, and a version out of memory is never one of them
+    although its text (used by a visible version) is a candidate."""
+    monkeypatch.setattr(vectors, "EXACT_TEXTS", 0)
+    monkeypatch.setattr(vectors, "RESCORE_MIN", 8)
+    monkeypatch.setattr(vectors, "HAMMING_BLOCK", 64)
+    conn = sqlite3.connect(tmp_path / "v.sqlite", isolation_level=None)
+    migrations.apply(conn)
+    texts = N // 3
+    vecs = unit(np.random.default_rng(4).standard_normal((texts, vectors.DIM)).astype(np.float32))
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO chunks (id, path, start_line, end_line, heading, kind, fact, entities, content, ident,"
+                     " valid_from, valid_to) VALUES (?, 'm.md', 1, 1, '', 'note', 0, '', ?, 0, ?, ?)",
+                     [(i, f"text {(i - 1) % texts + 1}", *span(i)) for i in range(1, N + 1)])
+    conn.executemany("INSERT INTO texts (id, digest, vec) VALUES (?, ?, ?)",
+                     [(t, str(t), vectors.pack(v)) for t, v in zip(range(1, texts + 1), vecs)])
+    conn.executemany("INSERT INTO chunk_vectors VALUES (?, ?)", [(i, (i - 1) % texts + 1) for i in range(1, N + 1)])
+    conn.execute("COMMIT")
+    table = vectors.VectorIndex(conn)
+    i8, scales = vectors.unpack([v for (v,) in conn.execute("SELECT vec FROM texts ORDER BY id")])
+    cosine = (i8.astype(np.float32) * scales[:, None])
+
+    def truth(q: np.ndarray, n: int, at: int | None) -> list[int]:
+        ids = [i for i in range(1, N + 1) if visible_at(i, at)]
+        scores = cosine[[(i - 1) % texts for i in ids]] @ q
+        return [ids[j] for j in np.argsort(-scores, kind="stable")[:n]]
+
+    rng = np.random.default_rng(6)
+    monkeypatch.setattr(vectors, "RESCORE_SHARE", 1.0)
+    for _ in range(5):
+        q = unit(rng.standard_normal(vectors.DIM).astype(np.float32))
+        for at in (None, 12, 3):
+            hits = table.search(q, 25, at=at)
+            assert hits.ids == truth(q, 25, at)
+            assert len(set(hits.ids)) == len(hits.ids) == 25
+    # Text 1 is used by versions 1, 201 and 401; version 201 (201 % 3 == 0) was replaced at
+    # position 27, the others are in memory now: asked its own vector, both of them come first,
+    # in table order, and the replaced one never.
+    q = unit(cosine[0])
+    assert table.search(q, 3).ids[:2] == [1, 401]
+    assert 201 not in table.search(q, N).ids
+    assert table.search(q, 3, at=26).ids == [1, 201, 401]
+
+
+def test_a_helper_taking_blocks_changes_nothing(table: vectors.VectorIndex) -> None:
+    """The waiting thread takes blocks of the passes (Crew): the same hits, every block run once,
+    and an error in a block taken by the helper reaches the searching thread."""
+    import threading
+
+    rng = np.random.default_rng(11)
+    for at in (None, 12):
+        q = unit(rng.standard_normal(vectors.DIM).astype(np.float32))
+        alone = table.search(q, 50, at=at)
+        crew = vectors.Crew()
+        helper = threading.Thread(target=crew.help)
+        helper.start()
+        try:
+            shared = table.search(q, 50, at=at, crew=crew)
+        finally:
+            crew.end()
+        helper.join(timeout=10)
+        assert not helper.is_alive() and shared == alone and len(alone.ids) >= 8
+    runs: list[tuple[int, bool]] = []
+    crew = vectors.Crew()
+
+    def block(b: int) -> None:
+        runs.append((b, threading.current_thread() is threading.main_thread()))
+        time.sleep(0.002)  # long enough for both threads to take blocks
+        if b == 7:
+            raise ValueError("block 7")
+
+    helper = threading.Thread(target=crew.help)
+    helper.start()
+    with pytest.raises(ValueError, match="block 7"):
+        crew.share(40, block)
+    crew.end()
+    helper.join(timeout=10)
+    assert sorted(b for b, _ in runs) == list(range(40)) and not helper.is_alive()
+    assert {main for _, main in runs} == {True, False}  # both threads took blocks

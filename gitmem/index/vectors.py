@@ -36,7 +36,7 @@ EXACT_TEXTS = 16_384  # up to this many texts a float32 copy (<= 25 MB, ~4 ms a 
 # kept 0.65 of the exact top 10, 1% 0.87, 5% 0.99 (bench/RESULTS.md "Recall: hybrid latency").
 RESCORE_SHARE = 0.05
 RESCORE_MIN = 4096
-HAMMING_BLOCK = 131_072  # texts whose sign-bit distances are summed at a time
+HAMMING_BLOCK = 65_536  # texts whose sign-bit distances are summed at a time (a block a helper may take)
 HIDDEN = 512  # added to the distance of a text no visible version uses (beyond DIM: never a candidate)
 RESCORE_BLOCK = 256  # int8 rows made float32 and scored at a time: stays in cache, and BLAS stays on one thread
 BATCH = 64  # chunk versions embedded per transaction (~1-2 s of CPU): Ctrl-C loses at most this
@@ -241,6 +241,7 @@ class VectorIndex:
         self.f32: Any = None
         self.bits: Any = None
         self.now: Scope | None = None  # what is in memory now, worked out once per reload
+        self.by_text: tuple[np.ndarray, np.ndarray] | None = None  # see _versions_by_text
         self.load_seconds = 0.0
 
     def refresh(self) -> None:
@@ -285,6 +286,7 @@ class VectorIndex:
         self.row_of = lookup[arr[:, 3]]  # -1: no vector (text id 0 never exists)
         self.has_vec = self.row_of >= 0
         self.now = None
+        self.by_text = None
         self.load_seconds = time.perf_counter() - t0
 
     def visible(self, at: int | None, history: bool = False, since: int | None = None,
@@ -319,14 +321,15 @@ class VectorIndex:
         if self.bits is not None:
             hidden = np.full(len(self.i8), HIDDEN, dtype=np.uint16)
             hidden[rows] = 0
-        scope = Scope(idx, rows, hidden, int(vis.sum()))
+        scope = Scope(idx, rows, hidden, int(vis.sum()), has)
         if key == (None, False, None, None):
             self.now = scope
         return scope
 
     def search(self, qvec: np.ndarray, n: int, at: int | None = None, history: bool = False,
-               since: int | None = None, until: int | None = None) -> Hits:
-        """The `n` visible chunk versions nearest to the unit vector `qvec`, best first."""
+               since: int | None = None, until: int | None = None, crew: Crew | None = None) -> Hits:
+        """The `n` visible chunk versions nearest to the unit vector `qvec`, best first (`crew`:
+        threads that may take blocks of the sign-bit and rescoring passes, see Crew)."""
         import numpy as np
 
         self.refresh()
@@ -336,41 +339,77 @@ class VectorIndex:
         if not n_has or n <= 0:
             return Hits([], [], sc.visible - n_has, sc.visible)
         q = qvec.astype(np.float32)
-        if self.f32 is not None:
-            text_scores = self.f32 @ q
-        else:
-            text_scores = np.full(len(self.i8), -2.0, dtype=np.float32)
-            cand = self._candidates(q, sc)
-            text_scores[cand] = self._rescore(cand, q)
-        scores = text_scores[rows]
+        if self.f32 is None:
+            cand = self._candidates(q, sc, crew)
+            pos, best = self._best_versions(cand, self._rescore(cand, q, crew), n, sc)
+            return Hits(self.chunk_ids[pos].tolist(), best.tolist(), sc.visible - n_has, sc.visible)
+        scores = (self.f32 @ q)[rows]
         m = min(n, len(idx))
         top = np.argpartition(-scores, m - 1)[:m] if m < len(idx) else np.arange(len(idx))
         top = top[np.argsort(-scores[top], kind="stable")]
-        top = top[scores[top] > -2.0]
         return Hits([int(i) for i in self.chunk_ids[idx[top]]], [float(s) for s in scores[top]],
                     sc.visible - n_has, sc.visible)
 
-    def _candidates(self, q: np.ndarray, sc: Scope) -> np.ndarray:
+    def _best_versions(self, cand: np.ndarray, cscores: np.ndarray, n: int, sc: Scope) -> tuple[np.ndarray, np.ndarray]:
+        """The `n` best visible chunk versions (positions in the chunk table, best first; equal
+        scores in table order) and their scores, from the scores of the candidate texts `cand`.
+        Only the best texts are looked at: the n best versions use at most the n best texts (every
+        candidate is used by a visible version), so the positions of those texts (and of any text
+        tied with the last) hold them. Scattering the text scores over every visible version and
+        partitioning those cost ~3.5 ms a query at 1M lines; this ~0.3 ms."""
+        import numpy as np
+
+        k = min(n, len(cand))
+        if k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        least = np.partition(cscores, len(cscores) - k)[len(cscores) - k]
+        keep = cscores >= least
+        texts, tscores = cand[keep], cscores[keep]
+        order, starts = self._versions_by_text()
+        first, count = starts[texts], starts[texts + 1] - starts[texts]
+        which = np.repeat(np.arange(len(texts)), count)  # each version's text, by its index in `texts`
+        pos = order[np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+        seen = sc.mask[pos]
+        pos, scores = pos[seen], tscores[which][seen]
+        top = np.lexsort((pos, -scores))[:n]
+        return pos[top], scores[top]
+
+    def _versions_by_text(self) -> tuple[np.ndarray, np.ndarray]:
+        """The chunk versions that have a vector grouped by text row: positions `order[starts[t]:
+        starts[t + 1]]` (in table order) use text row t. Built once per reload (~0.2 s at 1M)."""
+        import numpy as np
+
+        if self.by_text is None:
+            have = np.nonzero(self.has_vec)[0]
+            order = have[np.argsort(self.row_of[have], kind="stable")]
+            starts = np.searchsorted(self.row_of[order], np.arange(len(self.i8) + 1))
+            self.by_text = (order, starts)
+        return self.by_text
+
+    def _candidates(self, q: np.ndarray, sc: Scope, crew: Crew | None = None) -> np.ndarray:
         """The visible texts nearest to `q` by sign bits (Hamming distance), RESCORE_SHARE of them,
         in row order. Distances are summed HAMMING_BLOCK texts at a time (the temporaries stay in
         cache: ~1.7x cheaper than whole columns at 1M); the count comes from a histogram of the
         distances rather than a partition of all of them (~3x cheaper at 1M), and the row order
-        keeps the rescoring's reads in step."""
+        keeps the rescoring's reads in step. With a `crew`, its helpers take some of the blocks."""
         import numpy as np
 
         assert sc.hidden is not None  # the sign-bit path always has it
+        hidden = sc.hidden
         n = len(self.i8)
         qbits = np.packbits(q > 0).view(np.uint64)
         ham = np.empty(n, dtype=np.uint16)
-        word = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
-        count = np.empty(len(word), dtype=np.uint8)
-        for s in range(0, n, HAMMING_BLOCK):
+
+        def block(b: int) -> None:
+            s = b * HAMMING_BLOCK
             e = min(n, s + HAMMING_BLOCK)
-            w, c, h = word[:e - s], count[:e - s], ham[s:e]
-            np.copyto(h, sc.hidden[s:e])  # texts no visible version uses start beyond any distance
+            w, c, h = np.empty(e - s, dtype=np.uint64), np.empty(e - s, dtype=np.uint8), ham[s:e]
+            np.copyto(h, hidden[s:e])  # texts no visible version uses start beyond any distance
             for col, qb in zip(self.bits, qbits):
                 np.bitwise_xor(col[s:e], qb, out=w)
                 h += np.bitwise_count(w, out=c)
+
+        _share(crew, -(-n // HAMMING_BLOCK), block)
         cum = np.cumsum(np.bincount(ham, minlength=HIDDEN + DIM + 1))
         visible_texts = int(cum[DIM])
         k = min(max(RESCORE_MIN, int(RESCORE_SHARE * visible_texts)), visible_texts)
@@ -380,18 +419,92 @@ class VectorIndex:
         out: np.ndarray = np.sort(np.concatenate([below, at_h]))
         return out
 
-    def _rescore(self, cand: np.ndarray, q: np.ndarray) -> np.ndarray:
+    def _rescore(self, cand: np.ndarray, q: np.ndarray, crew: Crew | None = None) -> np.ndarray:
         """Exact cosines of the candidate texts from their int8 vectors, RESCORE_BLOCK rows at a
         time: converting all of them to float32 at once wrote ~77 MB at 1M texts and handed BLAS a
         matrix big enough to wake its threads (5-6x the CPU, bench/RESULTS.md "Recall: hybrid, wave 6")."""
         import numpy as np
 
         out = np.empty(len(cand), dtype=np.float32)
-        for s in range(0, len(cand), RESCORE_BLOCK):
-            part = cand[s:s + RESCORE_BLOCK]
-            out[s:s + len(part)] = np.take(self.i8, part, axis=0).astype(np.float32) @ q
+
+        def block(b: int) -> None:
+            part = cand[b * RESCORE_BLOCK:(b + 1) * RESCORE_BLOCK]
+            out[b * RESCORE_BLOCK:b * RESCORE_BLOCK + len(part)] = np.take(self.i8, part, axis=0).astype(np.float32) @ q
+
+        _share(crew, -(-len(cand) // RESCORE_BLOCK), block)
         res: np.ndarray = out * self.scales[cand]
         return res
+
+
+def _share(crew: Crew | None, blocks: int, fn: Callable[[int], None]) -> None:
+    if crew is None:
+        for b in range(blocks):
+            fn(b)
+    else:
+        crew.share(blocks, fn)
+
+
+class Crew:
+    """Threads lending a hand to one search. The searching thread hands out the blocks of a pass
+    (`share`); a thread with nothing else to do until the search ends (a recall session whose
+    lexical side is done, waiting for the dense hits) takes blocks too (`help`) until `end`.
+    numpy releases the GIL in each block, so on two cores what is left of the search when the
+    helper arrives takes about half as long. The results are the same whoever runs a block."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.cond = threading.Condition()
+        self.work: Callable[[], None] | None = None
+        self.over = False
+
+    def share(self, blocks: int, fn: Callable[[int], None]) -> None:
+        """fn(0) ... fn(blocks - 1), each once, by this thread and any helper; returns when all
+        have run (raising the first error one of them raised)."""
+        todo = iter(range(blocks))  # next() on it is one call under the GIL: each block is taken once
+        left = [blocks]
+        errors: list[BaseException] = []
+
+        def take() -> None:
+            for b in todo:
+                try:
+                    fn(b)
+                except BaseException as exc:  # handed to the searching thread
+                    errors.append(exc)
+                with self.cond:
+                    left[0] -= 1
+                    if not left[0]:
+                        self.cond.notify_all()
+
+        with self.cond:
+            self.work = take
+            self.cond.notify_all()
+        take()
+        with self.cond:
+            while left[0]:
+                self.cond.wait()
+            self.work = None
+            self.cond.notify_all()
+        if errors:
+            raise errors[0]
+
+    def help(self) -> None:
+        """Take blocks of each pass shared from now until `end`."""
+        done: Callable[[], None] | None = None
+        while True:
+            with self.cond:
+                while not self.over and (self.work is None or self.work is done):
+                    self.cond.wait()
+                if self.over or self.work is None:
+                    return
+                work = done = self.work
+            work()
+
+    def end(self) -> None:
+        """The search is over (or failed): helpers return."""
+        with self.cond:
+            self.over = True
+            self.cond.notify_all()
 
 
 class Scope(NamedTuple):
@@ -401,3 +514,4 @@ class Scope(NamedTuple):
     rows: np.ndarray  # their text rows
     hidden: np.ndarray | None  # per text row: HIDDEN where no visible version uses it, else 0 (sign-bit path only)
     visible: int  # chunk versions in memory at that time, with a vector or not
+    mask: np.ndarray  # per chunk table position: visible and has a vector (idx is where it is true)

@@ -947,14 +947,32 @@ def _last(links: dict[int, Link], i: int) -> int:
     return i
 
 
+class Settled(NamedTuple):
+    """What `settle` returns: the candidates in their settled order, the past ones' end days, the
+    changes not yet in effect (`not_yet`), and how many leading places of `cands` are exactly as if
+    every candidate had been settled (all of them unless `reach` was given)."""
+
+    cands: list[Candidate]
+    past: dict[int, str]
+    waiting: frozenset[int]
+    exact: int
+    least: float | None = None  # with `reach`: the reach-th best dated score not replaced (None: all were dated)
+
+
 def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
-           include_history: bool) -> tuple[list[Candidate], dict[int, str], frozenset[int]]:
-    """Order the (collapsed) candidates by currency; returns them, the past ones' end days and the
-    changes not yet in effect (`not_yet`).
+           include_history: bool, reach: int | None = None) -> Settled:
+    """Order the (collapsed) candidates by currency.
 
     A replaced statement hands its score to the statement that replaced it (taken from the pool,
     else from `fetched`): "Where does Alice live?" matches "Lives in Porto" by its words, and
-    "Moved to Madrid" is the answer to that same question now."""
+    "Moved to Madrid" is the answer to that same question now.
+
+    `reach`: the caller reads only the first `reach` places that are not replaced (at least
+    2 x RECENCY_TOP): only the candidates that could still reach them are read for their time
+    window (`_settle_head`), the rest follow in their given order. Those places are exactly as if
+    every candidate had been read; `exact` says how far that holds, and `least` is the score a
+    candidate must beat to take one of them (a candidate left out whose `best_case` is below it
+    could not have)."""
     past: dict[int, str] = {}
     # A block that was only an HTML comment (a generated block's marker) has no text left to say;
     # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
@@ -972,27 +990,80 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
             cands.append(target)
         if target is not None and c.score is not None:
             target.score = max(target.score or 0.0, c.score)
-    for c in cands:
-        if c.uncommitted or c.score is None:
-            continue
-        state = bounded(c.row, day)
-        if state is not None and state[0] == "past":
-            past[c.row[ID]] = state[1]
-            c.score *= PAST_FACTOR
-        elif state is not None:
-            c.score *= ACTIVE_FACTOR
-    cands.sort(key=lambda c: -(c.score or 0.0))
+    least = None
+    if reach is None or include_history or len(cands) <= reach:
+        for c in cands:
+            _date(c, day, past)
+        cands.sort(key=lambda c: -(c.score or 0.0))
+        exact = len(cands)
+    else:
+        cands, least = _settle_head(cands, links, day, reach, past)
+        exact = len(cands) if least is None else reach  # fewer places than `reach` to fill: all were dated
     # Only the head can be moved by `newer_first` (RECENCY_TOP, with room for what collapsing copies
     # drops): reading every candidate cost ~10% of a recall's CPU at 1M lines (600 per question).
     waiting = frozenset(c.row[ID] for c in cands[:2 * RECENCY_TOP]
                         if not c.uncommitted and c.score is not None and not_yet(c.row, day))
     if not links:
-        return cands, past, waiting
+        return Settled(cands, past, waiting, exact, least)
     current = [c for c in cands if c.uncommitted or c.row[ID] not in links]
     replaced = [c for c in cands if not c.uncommitted and c.row[ID] in links]
     if not any(c.uncommitted or c.row[ID] in matched for c in current):
         # Everything that matched was replaced: it is the answer, marked, followed by its heirs.
-        return replaced + current, past, waiting
+        return Settled(replaced + current, past, waiting, len(replaced) + exact, least)
     if include_history:
-        return cands, past, waiting
-    return current, past, waiting
+        return Settled(cands, past, waiting, exact, least)
+    return Settled(current, past, waiting, exact, least)
+
+
+def _date(c: Candidate, day: str, past: dict[int, str]) -> None:
+    """A statement that holds for a while only (`bounded`): its score halved once that while is
+    over (its last day into `past`), raised while it lasts."""
+    if c.uncommitted or c.score is None:
+        return
+    state = bounded(c.row, day)
+    if state is not None and state[0] == "past":
+        past[c.row[ID]] = state[1]
+        c.score *= PAST_FACTOR
+    elif state is not None:
+        c.score *= ACTIVE_FACTOR
+
+
+def best_case(score: float) -> float:
+    """The most `settle`'s dating can make of a score (a z-score may be negative: halving raises it)."""
+    return max(score, score * PAST_FACTOR, score * ACTIVE_FACTOR)
+
+
+def worst_case(score: float) -> float:
+    """The least `settle`'s dating can make of a score."""
+    return min(score, score * PAST_FACTOR, score * ACTIVE_FACTOR)
+
+
+def _settle_head(cands: list[Candidate], links: dict[int, Link], day: str, reach: int,
+                 past: dict[int, str]) -> tuple[list[Candidate], float | None]:
+    """`cands` with those that can reach the first `reach` places not replaced dated (`_date`) and
+    sorted as `settle` sorts all, followed by the others in their given order; and the reach-th
+    dated score not replaced (None when fewer are not replaced: every candidate was dated). Read best score
+    first: dating multiplies a score by PAST_FACTOR, ACTIVE_FACTOR or 1, so once even the best of
+    those for a candidate is below the reach-th dated score, it and every candidate after it (no
+    better) stay below those places. Replaced ones are all dated: when everything that matched
+    was replaced they come first. At 1M lines a hybrid question's ~1,150 candidates were each read
+    for a time window (~5 ms); ~100-200 are now."""
+    import heapq
+
+    done = [False] * len(cands)
+    kept: list[float] = []  # min-heap: the `reach` best dated scores of candidates not replaced
+    for i in sorted(range(len(cands)), key=lambda i: -(cands[i].score or 0.0)):
+        c = cands[i]
+        if len(kept) >= reach and best_case(c.score or 0.0) < kept[0]:
+            break
+        _date(c, day, past)
+        done[i] = True
+        if c.uncommitted or c.row[ID] not in links:
+            (heapq.heappush if len(kept) < reach else heapq.heappushpop)(kept, c.score or 0.0)
+    for i, c in enumerate(cands):
+        if not done[i] and not c.uncommitted and c.row[ID] in links:
+            _date(c, day, past)
+            done[i] = True
+    head = [c for c, d in zip(cands, done) if d]
+    head.sort(key=lambda c: -(c.score or 0.0))  # stable: equal scores keep their order in `cands`, as in settle
+    return head + [c for c, d in zip(cands, done) if not d], kept[0] if len(kept) >= reach else None

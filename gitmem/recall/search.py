@@ -25,7 +25,8 @@ from gitmem.parse import answers, attributes, entity_key
 from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
-from gitmem.recall.currency import RECENCY_TOP, Asked, Currency, collapse, heirs, newer_first, one_per_fact, settle
+from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_case, collapse, heirs, newer_first,
+                                    one_per_fact, settle)
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import meaning, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
@@ -292,14 +293,27 @@ class Session:
             ranked = by_speaker(ranked, names(text))
             ranked = in_window(ranked, question_window(text, ref))
         report = None
+        lexical, unread = ranked, semantic.Unread()
         if pending is not None:
             # The places k or a budget can use (a result line costs 20+ tokens), with room for
             # those that do not fit.
             head = 2 * max(opts.k, opts.budget // 20)
-            ranked, report = semantic.hybrid(self.conn, pending, ranked, where, head=head,
-                                             speakers=speakers | self._asker(text, bound))
+            speakers |= self._asker(text, bound)
+            # A top k reads only the head: the dense hits far below it are fused by score and left
+            # unread (semantic.hybrid), when the question's filter is the dense search's own.
+            reach = _reach(opts)
+            if where != store.Filter(at=at, history=opts.include_history, since=since, until=until).compile()[0]:
+                reach = None
+            ranked, report, unread = semantic.hybrid(self.conn, pending, lexical, where, head=head, speakers=speakers,
+                                                     reach=reach)
             notes += [report.note] if report.note else []
-        ranked, cur = self._currency(ranked, where, at, opts)
+        settled = self._currency(ranked, where, at, opts, unread)
+        if settled is None:  # an unread dense hit could have reached the answer: read them all
+            assert pending is not None  # only hybrid leaves hits unread
+            ranked, report, _ = semantic.hybrid(self.conn, pending, lexical, where, head=head, speakers=speakers)
+            settled = self._currency(ranked, where, at, opts)
+            assert settled is not None  # nothing is left unread
+        ranked, cur = settled
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
                           answers.expects(text), asked_relation(text, wanted))
@@ -378,19 +392,20 @@ class Session:
             return []
         return store.ranked(self.conn, match, where, limit, low, bound)
 
-    def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None,
-                  opts: Options) -> tuple[list[Candidate], Currency]:
+    def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None, opts: Options,
+                  unread: semantic.Unread | None = None) -> tuple[list[Candidate], Currency] | None:
         """Copies collapsed, replaced statements left out, time-bounded ones dated (currency.py).
         Only the head of the ranking is looked up: what k or the budget can reach, with room for
-        the candidates this leaves out."""
+        the candidates this leaves out. None when a dense hit left `unread` could have taken a
+        place the answer reads (or stands in for one: a statement's heir, a copy's original)."""
         day = self._day(opts)
         links: dict[int, store.Link] = {}
         fetched: dict[int, Any] = {}
         copies: dict[int, list[int]] = {}
         if self._has_links is None:
             self._has_links = store.has_links(self.conn)
+        n = _head(opts)
         if self._has_links:
-            n = max(opts.k * 4, 64, opts.budget // 8)
             head = ranked[:n]
             ids = [c.row[ID] for c in head if not c.uncommitted]
             originals = store.originals_of(self.conn, ids) if opts.collapse else {}
@@ -412,18 +427,25 @@ class Session:
             # An original fetched for a copy in the head may also rank below it: it is one answer.
             placed = {c.row[ID] for c in head if not c.uncommitted}
             ranked = head + [c for c in ranked[n:] if c.uncommitted or c.row[ID] not in placed]
-        ranked, past, pending = settle(ranked, links, fetched, day, opts.include_history)
-        # Enough for k results or a budget's worth of short lines, with room for what this drops.
-        ranked, same = one_per_fact(ranked, 2 * max(opts.k, opts.budget // 10) + 8) if opts.collapse else (ranked, {})
-        for o, more in same.items():
-            copies[o] = sorted(set(copies.pop(o, [])) | set(more) | {i for m in more for i in copies.pop(m, [])})
-        # A copy found only through its original (it ranked below the head, or was linked after
-        # the head was collapsed) is listed under the original: it is not a second answer.
-        kept = {c.row[ID] for c in ranked if not c.uncommitted}
-        listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
-        if listed:
-            ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
-        return ranked, Currency(links, {o: [i for i in more if i != o] for o, more in copies.items()}, past, pending)
+        # The top k reads only the head (one_per_fact's, then newer_first's RECENCY_TOP): settle
+        # dates only what can reach it. A budget may read any depth: everything is dated.
+        scores = [c.score for c in ranked]
+        done = settle(ranked, links, fetched, day, opts.include_history, _reach(opts))
+        bound, left = (unread.bound, unread.ids) if unread is not None else (None, frozenset())
+        if bound is not None and (done.least is None or best_case(bound) >= done.least
+                                  or not left.isdisjoint(fetched) or not left.isdisjoint(copies)):
+            return None
+        out, copied = _one_each(done, copies, opts)
+        if out is None and bound is not None:  # the answer reads past settle's exact places: read every hit
+            return None
+        if out is None:  # rare (many copies near the top): the head read reached past settle's exact places
+            for c, s in zip(ranked, scores):
+                c.score = s
+            done = settle(ranked, links, fetched, day, opts.include_history)
+            out, copied = _one_each(done, copies, opts)
+            assert out is not None  # every place is exact
+        return out, Currency(links, {o: [i for i in more if i != o] for o, more in copied.items()}, done.past,
+                             done.waiting)
 
     def _day(self, opts: Options) -> str:
         """The day the question is asked on (its as-of day, else today), ISO."""
@@ -533,6 +555,44 @@ class Session:
                                   "use 2025-11, Nov 2025, 2025-11-27 or 2025-11-01..2025-11-30")
             start = end = dt.date().isoformat()
         return start, end
+
+
+def _head(opts: Options) -> int:
+    """The candidates currency looks up (copies, replacements): what k or the budget can reach,
+    with room for those it leaves out."""
+    return max(opts.k * 4, 64, opts.budget // 8)
+
+
+def _reach(opts: Options) -> int | None:
+    """The places a top-k answer reads of the settled ranking (None: a budget may read any depth):
+    currency's head, at least the 2 x RECENCY_TOP that settle's `waiting` reads."""
+    return None if opts.budget else max(_head(opts), 2 * RECENCY_TOP)
+
+
+def _one_each(done: Settled, copies: dict[int, list[int]],
+              opts: Options) -> tuple[list[Candidate] | None, dict[int, list[int]]]:
+    """The settled candidates with each fact once (one_per_fact, and copies listed under their
+    original), and every copy found (original id -> copy ids, `copies` and one_per_fact's).
+    None when the places the answer reads (one_per_fact's walk, then the first max(k,
+    RECENCY_TOP) kept) are not all among settle's exact ones: settle everything instead."""
+    copies = {o: list(more) for o, more in copies.items()}
+    need = 2 * max(opts.k, opts.budget // 10) + 8  # k results or a budget's worth of short lines, with room
+    ranked, same = one_per_fact(done.cands, need) if opts.collapse else (done.cands, {})
+    # one_per_fact drops only what it looks at, so it looked at `need` plus what it dropped.
+    walked = min(len(done.cands), need + len(done.cands) - len(ranked)) if opts.collapse else 0
+    for o, more in same.items():
+        copies[o] = sorted(set(copies.pop(o, [])) | set(more) | {i for m in more for i in copies.pop(m, [])})
+    # A copy found only through its original (it ranked below the head, or was linked after
+    # the head was collapsed) is listed under the original: it is not a second answer.
+    kept = {c.row[ID] for c in ranked if not c.uncommitted}
+    listed = {i for o, more in copies.items() if o in kept for i in more if i != o} if opts.collapse else set()
+    if listed:
+        ranked = [c for c in ranked if c.uncommitted or c.row[ID] not in listed]
+    if done.exact < len(done.cands):
+        exact = {id(c) for c in done.cands[:done.exact]}
+        if walked > done.exact or not all(id(c) in exact for c in ranked[:max(opts.k, RECENCY_TOP)]):
+            return None, copies
+    return ranked, copies
 
 
 def shorten(r: Result, stems: set[str]) -> Result:

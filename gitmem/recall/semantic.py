@@ -218,9 +218,10 @@ class Dense(Protocol):
     def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]: ...
 
 
-def in_thread(fn: Callable[[], Hits]) -> Callable[[], Hits]:
+def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) -> Callable[[], Hits]:
     """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL);
-    the returned function waits for it and returns its result or raises its exception."""
+    the returned function waits for it (running `helper` first: work the waiting thread can take
+    over, returning when `fn` no longer needs it) and returns its result or raises its exception."""
     import threading
 
     box: dict[str, Any] = {}
@@ -235,6 +236,8 @@ def in_thread(fn: Callable[[], Hits]) -> Callable[[], Hits]:
     t.start()
 
     def wait() -> Hits:
+        if helper is not None:
+            helper()
         t.join()
         if "error" in box:
             raise box["error"]
@@ -270,16 +273,23 @@ class InProcess:
         return self.table
 
     def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]:
+        from gitmem.index.vectors import Crew
+
         table = self.vector_index(conn)  # the session's connection is used here, never in the thread
+        # The session, its lexical side done, takes blocks of the search while it waits for it.
+        crew = Crew()
 
         def run() -> Hits:
-            if self.embedder is None:
-                self.embedder = load_embedder()
-            qvec = self.embedder.embed([ask.question])[0]
-            hits = table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until)
+            try:
+                if self.embedder is None:
+                    self.embedder = load_embedder()
+                qvec = self.embedder.embed([ask.question])[0]
+                hits = table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until, crew)
+            finally:
+                crew.end()
             return hits._replace(question=qvec)  # as it is: converting 384 floats costs ~0.2 ms
 
-        return in_thread(run)
+        return in_thread(run, crew.help)
 
 
 class Report(NamedTuple):
@@ -380,8 +390,7 @@ def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: in
 
     if not fused or not (SPEAKER_CREDIT or ANCHOR_CREDIT):
         return fused
-    most = ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0)
-    floor = (fused[head - 1].score or 0.0) - most if head is not None and head < len(fused) else None
+    floor = _credit_floor(fused, speakers, head)
     for c in fused:
         if floor is not None and (c.score or 0.0) < floor:
             break  # best first: the rest cannot reach the head either
@@ -393,6 +402,20 @@ def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: in
             c.score = (c.score or 0.0) + bonus
     fused.sort(key=lambda c: -(c.score or 0.0))
     return fused
+
+
+def _credit_floor(fused: list[Candidate], speakers: set[str] | frozenset[str], head: int | None) -> float | None:
+    """The least fused score `credit` still credits (None: all of them)."""
+    most = ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0)
+    return (fused[head - 1].score or 0.0) - most if head is not None and head < len(fused) else None
+
+
+class Unread(NamedTuple):
+    """The dense hits `hybrid` fused by score but left out unread, too low to be read (`keep`):
+    their chunk ids, and the most any of them could score after `credit` (None: none left out)."""
+
+    ids: frozenset[int] = frozenset()
+    bound: float | None = None
 
 
 def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None, ask: Ask) -> Callable[[], Hits]:
@@ -416,12 +439,22 @@ def start(conn: sqlite3.Connection, dense: Dense | None, unavailable: str | None
 
 def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[Candidate], where: Any,
            w: float | None = None, speakers: frozenset[str] = frozenset(),
-           head: int | None = None) -> tuple[list[Candidate], Report]:
+           head: int | None = None, reach: int | None = None) -> tuple[list[Candidate], Report, Unread]:
     """The lexical ranking fused with the dense hits `pending` waits for (then credited, see
     `credit`; `speakers`: the question's names that speak in memory; `head`: how many places
-    the caller can use), and what happened. Never
+    the caller can use), what happened, and the dense hits left out unread. Never
     raises for a missing model, an unreachable warm process or an index without vectors: the
-    answer is then the lexical ranking, and the report's note says why in one line."""
+    answer is then the lexical ranking, and the report's note says why in one line.
+
+    `reach` (given when `where` is only the timeline the dense search applied, so every hit passes
+    it, and the caller reads only the first `reach` places of currency.settle's order): the dense
+    hits are fused by their scores, and only those that could still beat the reach-th fused score
+    once dated (currency.best_case against worst_case, with `credit` where it may apply) are
+    read, through `where`; the others are left out and returned in `Unread`, for the caller to
+    check against the places it settled (else it asks again with `reach` None: every hit read,
+    as before). Reading all ~600 hits was ~4 ms a question at 1M lines, most of them far below
+    any place an answer reads.
+    """
     from gitmem.index import store
 
     w = WEIGHT if w is None else w  # read at call time: bench/hybrid.py sweeps it
@@ -430,13 +463,36 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
     except (GitmemError, OSError) as exc:
         # The model, its process or .memory/ failed: the words still answer, and the note says why.
         reason = str(exc) if isinstance(exc, Unavailable) else f"semantic recall failed ({exc}): answering by words only"
-        return lexical, Report(False, w, 0, 0, reason)
+        return lexical, Report(False, w, 0, 0, reason), Unread()
     note = missing_note(got.missing, got.visible) if got.missing else None
     if not got.ids:
-        return lexical, Report(False, w, 0, got.missing, note, got.question)
-    rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
-    cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
-    fused = fuse(lexical, cands, w, FUSION)
+        return lexical, Report(False, w, 0, got.missing, note, got.question), Unread()
+    if reach is None:
+        rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
+        cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
+        fused, unread = fuse(lexical, cands, w, FUSION), Unread()
+    else:
+        from gitmem.recall.currency import best_case, worst_case
+
+        # A hit not yet read carries its id alone; one the lexical side has is fused as its row.
+        cands = [Candidate((i,), s) for i, s in zip(got.ids, got.scores)]
+        fused = fuse(lexical, cands, w, FUSION)
+        floor = _credit_floor(fused, speakers, head) if FUSION == "z" else None
+        most = ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0) if FUSION == "z" else 0.0
+
+        def bound(c: Candidate) -> float:  # the most `credit` can make of its score
+            v = c.score or 0.0
+            return v + most if floor is None or v >= floor else v
+
+        low = worst_case(fused[min(reach, len(fused)) - 1].score or 0.0)
+        wanted = [c for c in fused if len(c.row) == 1 and best_case(bound(c)) >= low]
+        rows = store.tuples_by_id(conn, store.COLS_RANK, [c.row[0] for c in wanted], where) if wanted else {}
+        for c in wanted:
+            if c.row[0] in rows:
+                c.row = rows[c.row[0]]
+        left = [c for c in fused if len(c.row) == 1]
+        unread = Unread(frozenset(c.row[0] for c in left), max(map(bound, left), default=None))
+        fused = [c for c in fused if len(c.row) > 1] if left else fused
     if FUSION == "z":
         fused = credit(fused, speakers, head)
-    return fused, Report(True, w, len(cands), got.missing, note, got.question)
+    return fused, Report(True, w, len(cands), got.missing, note, got.question), unread
