@@ -44,6 +44,8 @@ from gitmem.recall.rank import Candidate
 
 # On: the model in place of newer_first's rules (see the module's doc for why it is off).
 LEARNED = False
+# Only statements newer_first may move (`_Said.mover`) are scored.
+MOVERS_ONLY = True
 # Bench hook (see the module's doc): None in use.
 RECORD: list[Scored] | None = None
 
@@ -150,7 +152,9 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
         if not q.entities & set((c.row[ENTITIES] or "").split()):
             continue
         b = said_of(c, q, gone)
-        if b.kind != a.kind or (a.ev and b.ev and b.ev < a.ev):
+        # The rules' hard guard stays in front: a plan, a wish, a memory told again never moves
+        # ahead (`mover`), whatever the model says.
+        if b.kind != a.kind or (a.ev and b.ev and b.ev < a.ev) or (MOVERS_ONLY and not b.mover):
             continue
         x = features(a, b, q, top, j, a_c.score, c.score)
         p = probability(x, model) if model.WEIGHTS else 0.0
