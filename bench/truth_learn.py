@@ -4,6 +4,7 @@
     .venv/bin/python bench/truth_learn.py loso            # leave-one-set-out, offline (from the dump)
     .venv/bin/python bench/truth_learn.py loso --real     # ... and each held-out set asked through recall
     .venv/bin/python bench/truth_learn.py write           # train on every set, write gitmem/recall/learned_model.py
+    .venv/bin/python bench/truth_learn.py cost            # CPU per recall, model off / on, heldout6's questions
 
 `dump` builds each set's workspace (bench/current_truth.py's `build`), asks each question as the
 bench does (lexical, k=10, as of its day) with the model off and `learned.RECORD` on, and keeps, for
@@ -265,9 +266,34 @@ def write() -> None:
     print(f"wrote {MODEL} (threshold {m.THRESHOLD:.3f})")
 
 
+def cost(half: str = "heldout6", repeat: int = 3) -> None:
+    """CPU time of a recall with the model off (the rules) and on (in their place), interleaved
+    question by question in one process over `half`'s workspace (built by `dump`)."""
+    import statistics
+    import time
+
+    qs = [(q.q, q.as_of) for s in load(HALVES[half]) for q in s.questions]
+    times: dict[bool, list[float]] = {False: [], True: []}
+    with Asker(workspace(half)) as asker:
+        for q, day in qs:  # warm-up
+            asker.ask(q, as_of=day, k=K)
+        for _ in range(repeat):
+            for q, day in qs:
+                for on in (False, True):
+                    learned.LEARNED = on
+                    t = time.process_time()
+                    asker.ask(q, as_of=day, k=K)
+                    times[on].append(time.process_time() - t)
+    learned.LEARNED = False
+    for on, xs in times.items():
+        xs.sort()
+        print(f"{'on ' if on else 'off'}: CPU p50 {1000 * statistics.median(xs):.2f} ms, "
+              f"p95 {1000 * xs[int(0.95 * len(xs))]:.2f} ms ({len(xs)} calls)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=["dump", "loso", "write"])
+    ap.add_argument("step", choices=["dump", "loso", "write", "cost"])
     ap.add_argument("--real", action="store_true", help="loso: also ask each held-out set through recall")
     ap.add_argument("--replace", action="store_true", help="loso: the model in place of newer_first's rules")
     args = ap.parse_args(argv)
@@ -275,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         dump()
     elif args.step == "loso":
         loso(args.real, ":plain" if args.replace else "")
+    elif args.step == "cost":
+        cost()
     else:
         write()
     return 0
