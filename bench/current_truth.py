@@ -2,6 +2,11 @@
 
     .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|probe|all] [--write]
     .venv/bin/python bench/current_truth.py --semantic --half all   # lexical and hybrid side by side
+    .venv/bin/python bench/current_truth.py --learned --half all    # lexical rules and the learned model side by side
+
+With `--learned` (wave 10) every question is also asked with recall/learned.py's pair model in place of
+newer_first's rules (lexical; the shipped weights, trained on every set in bench/ by
+bench/truth_learn.py): a blind set run this way measures rules and model on one set neither saw.
 
 With `--semantic` (wave 9) each set's workspace is also embedded as a user would with `gitmem index
 --vectors` (gitmem.recall.semantic.fill_vectors: the bundled MiniLM, every chunk version) and every
@@ -230,7 +235,7 @@ class Report:
     keep_total: int = 0
     keep_false: list[str] = field(default_factory=list)
     keep_kinds: dict[str, list[bool]] = field(default_factory=dict)  # kind -> falsely superseded?
-    mode: str = "lexical"  # how gitmem was asked: "lexical" or "hybrid" (--semantic)
+    mode: str = "lexical"  # how gitmem was asked: "lexical", "hybrid" (--semantic) or "learned" (--learned)
 
 
 def judge(q: Question, scenario: Scenario, results: list[Result]) -> Outcome:
@@ -330,23 +335,42 @@ def report(half: str, scenarios: list[Scenario], rep: Report) -> list[str]:
     return out + [""]
 
 
-def side_by_side(rows: list[tuple[str, Report, Report]]) -> list[str]:
-    """One line per set: top-1 current and false supersession of the floor, lexical and hybrid
-    recall (asked in one run), and the questions whose answer the two modes disagree on."""
-    out = ["| set | questions | plain FTS5 | lexical | hybrid | false supersession lexical / hybrid |",
-           "|---|---:|---:|---:|---:|---:|"]
+def side_by_side(rows: list[tuple[str, list[Report]]]) -> list[str]:
+    """One line per set: top-1 current and false supersession of the floor and of each way gitmem
+    was asked (lexical first; hybrid with --semantic, the learned pair model with --learned: asked
+    in one run), and the questions on which another way disagrees with lexical."""
+    modes = [r.mode for r in rows[0][1]]
+    out = ["| set | questions | plain FTS5 | " + " | ".join(modes) + " | false supersession "
+           + " / ".join(modes) + " |", "|---|---:|---:|" + "---:|" * len(modes) + "---:|"]
     diff: list[str] = []
-    for half, lex, hyb in rows:
+    for half, reps in rows:
         def top1(outs: list[Outcome]) -> str:
             return f"{sum(o.top1_current for o in outs)}/{len(outs)}"
 
-        out.append(f"| {half} | {len(lex.gitmem)} | {top1(lex.floor)} | {top1(lex.gitmem)} | {top1(hyb.gitmem)} "
-                   f"| {len(lex.keep_false)}/{lex.keep_total} / {len(hyb.keep_false)}/{hyb.keep_total} |")
-        for a, b in zip(lex.gitmem, hyb.gitmem):
-            if a.top1_current != b.top1_current:
-                sign = "+" if b.top1_current else "-"
-                diff.append(f"- {sign} {half} {a.scenario}: {a.question.q!r} lexical {a.top!r} / hybrid {b.top!r}")
+        lex = reps[0]
+        out.append(f"| {half} | {len(lex.gitmem)} | {top1(lex.floor)} | "
+                   + " | ".join(top1(r.gitmem) for r in reps) + " | "
+                   + " / ".join(f"{len(r.keep_false)}/{r.keep_total}" for r in reps) + " |")
+        for other in reps[1:]:
+            for a, b in zip(lex.gitmem, other.gitmem):
+                if a.top1_current != b.top1_current:
+                    sign = "+" if b.top1_current else "-"
+                    diff.append(f"- {sign} {other.mode} {half} {a.scenario}: {a.question.q!r} lexical {a.top!r} / "
+                                f"{other.mode} {b.top!r}")
     return out + ([""] + diff if diff else []) + [""]
+
+
+def learned_mode(scenarios: list[Scenario], root: Path) -> Report:
+    """Every question asked with recall/learned.py's pair model in place of newer_first's rules."""
+    from gitmem.recall import learned
+
+    learned.LEARNED = True
+    try:
+        rep = evaluate(scenarios, root)
+    finally:
+        learned.LEARNED = False
+    rep.mode = "learned"
+    return rep
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -356,9 +380,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="which set to run (default all; both = tune and heldout)")
     ap.add_argument("--semantic", action="store_true",
                     help="also embed each workspace and ask with hybrid recall; both modes side by side")
+    ap.add_argument("--learned", action="store_true",
+                    help="also ask with the learned pair model (recall/learned.py) in place of the rules, side by side")
     args = ap.parse_args(argv)
     out: list[str] = []
-    rows: list[tuple[str, Report, Report]] = []
+    rows: list[tuple[str, list[Report]]] = []
     embedder = None
     if args.semantic:
         from gitmem.recall.semantic import InProcess, load_embedder
@@ -373,12 +399,19 @@ def main(argv: list[str] | None = None) -> int:
         root = build(scenarios, OUT / ("current-truth" if half == "tune" else f"current-truth-{half}"))
         lexical = evaluate(scenarios, root)
         out += report(half, scenarios, lexical)
+        modes = [lexical]
         if embedder is not None:
             embed(root)
             # A fresh in-process source per workspace: its vectors are those of this index.
             hybrid = evaluate(scenarios, root, InProcess(embedder))
             out += report(half, scenarios, hybrid)
-            rows.append((half, lexical, hybrid))
+            modes.append(hybrid)
+        if args.learned:
+            learned = learned_mode(scenarios, root)
+            out += report(half, scenarios, learned)
+            modes.append(learned)
+        if len(modes) > 1:
+            rows.append((half, modes))
     if rows:
         out = ["Top-1 current, side by side (one run):", "", *side_by_side(rows), *out]
     publish(out, "Recall: current truth", ".venv/bin/python bench/current_truth.py --write", args.write)

@@ -414,6 +414,9 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         over=row[ID] in past)
 
 
+# The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
+said_of = _said
+
 # A place named in a statement: a preposition before a capitalised word.
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
 

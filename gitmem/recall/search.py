@@ -28,7 +28,7 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_case, collapse, heirs, newer_first,
                                     one_per_fact, settle)
 from gitmem.recall.query import Query, build, names
-from gitmem.recall import meaning, semantic
+from gitmem.recall import learned, meaning, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
                                 query_stems, rerank, speaker_of)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
@@ -319,7 +319,10 @@ class Session:
                           answers.expects(text), asked_relation(text, wanted))
             same = None if report is None else meaning.same_question(
                 self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
-            ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
+            if not learned.LEARNED:
+                ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
+            # The learned pair model in place of newer_first's rules (off by default: recall/learned.py).
+            ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)

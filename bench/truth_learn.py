@@ -1,0 +1,312 @@
+"""Train and check recall/learned.py's pair model on the current-truth sets (issue 13, wave 10).
+
+    .venv/bin/python bench/truth_learn.py dump            # every set's pairs, read through recall itself
+    .venv/bin/python bench/truth_learn.py loso            # leave-one-set-out, offline (from the dump)
+    .venv/bin/python bench/truth_learn.py loso --real     # ... and each held-out set asked through recall
+    .venv/bin/python bench/truth_learn.py write           # train on every set, write gitmem/recall/learned_model.py
+    .venv/bin/python bench/truth_learn.py cost            # CPU per recall, model off / on, heldout6's questions
+
+`dump` builds each set's workspace (bench/current_truth.py's `build`), asks each question as the
+bench does (lexical, k=10, as of its day) with the model off and `learned.RECORD` on, and keeps, for
+each question, the statement recall put first among those naming its entity (A) and every later one
+recall would score against it (B, with its features). Labels come from the set: a pair is positive
+when B holds the question's `current` substring and A does not. A question whose A is current gives
+only negatives: moving anything ahead of it loses a right answer.
+
+`loso`: for each set N, the model is trained on the other sets only (L2 logistic regression, numpy),
+its threshold chosen on those sets alone (an inner leave-one-set-out gives every training pair a
+probability from a model that did not see its set; the threshold maximises gains - COST x losses on
+them), and then applied to set N: offline (A replaced by the best B over the threshold; right if B is
+current) and, with `--real`, through recall itself (the model's weights set in process, each
+question of N asked, top-1 current and the false supersession of N's kept facts judged as
+bench/current_truth.py judges them). This is the estimate of what a set never seen will show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+from benchlib import OUT  # noqa: E402
+from current_truth import HALVES, K, build, judge, load, marked_superseded  # noqa: E402
+from gm import Asker  # noqa: E402
+
+from gitmem.recall import learned  # noqa: E402
+
+DUMP = OUT / "truth-learn" / "pairs.json"
+MODEL = HERE.parent / "gitmem" / "recall" / "learned_model.py"
+L2 = 1.0
+COST = 3.0  # a right answer moved away counts this many gained ones: precision first
+
+
+def workspace(half: str) -> Path:
+    return OUT / "truth-learn" / half
+
+
+def dump() -> None:
+    """Each set twice: as recall ranks today (the rules on: the model must not undo what they got
+    right) and with `newer_first` off (relevance alone: the stale line is often first, which gives
+    the positives the rules left none of on the sets they were written on)."""
+    from gitmem.recall import search
+
+    sets: dict[str, list[dict[str, Any]]] = {}
+    learned.LEARNED = False
+    rules = search.newer_first
+    for half, path in [(h, p) for h, p in HALVES.items()] + [(h + ":plain", p) for h, p in HALVES.items()]:
+        search.newer_first = rules if not half.endswith(":plain") else (lambda cands, *a, **kw: cands)
+        if not path.exists():
+            continue
+        scenarios = load(path)
+        root = workspace(half.split(":")[0])
+        if not (root / ".memory" / "index.sqlite").exists():
+            build(scenarios, root)
+        rows: list[dict[str, Any]] = []
+        with Asker(root) as asker:
+            for s in scenarios:
+                for q in s.questions:
+                    learned.RECORD = []
+                    res = asker.ask(q.q, as_of=q.as_of, k=K)
+                    rec = learned.RECORD[-1] if learned.RECORD else None
+                    out = judge(q, s, res)
+                    cur = q.current.lower()
+                    rows.append({"scenario": s.name, "kind": s.kind, "q": q.q, "current": q.current,
+                                 "top1": out.top1_current,
+                                 "a": rec.top if rec else None, "a_cur": bool(rec and cur in rec.top.lower()),
+                                 "pairs": [{"b": b, "x": x, "cur": cur in b.lower()} for b, x, _ in rec.others]
+                                 if rec else []})
+        learned.RECORD = None
+        search.newer_first = rules
+        sets[half] = rows
+        n = len(rows)
+        print(f"{half}: {n} questions, top-1 {sum(r['top1'] for r in rows)}/{n}, "
+              f"current reachable as a newer B {sum(any(p['cur'] for p in r['pairs']) and not r['a_cur'] for r in rows)}",
+              file=sys.stderr)
+    DUMP.parent.mkdir(parents=True, exist_ok=True)
+    DUMP.write_text(json.dumps(sets))
+
+
+def _xy(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    for r in rows:
+        for p in r["pairs"]:
+            xs.append(p["x"])
+            ys.append(float(p["cur"] and not r["a_cur"]))
+    return np.array(xs, dtype=float).reshape(-1, len(xs[0]) if xs else 0), np.array(ys)
+
+
+def fit(rows: list[dict[str, Any]], l2: float = L2) -> SimpleNamespace:
+    """L2 logistic regression by Newton's method on standardised features."""
+    x, y = _xy(rows)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = (x - mean) / scale
+    z1 = np.hstack([z, np.ones((len(z), 1))])
+    w = np.zeros(z1.shape[1])
+    reg = np.full(z1.shape[1], l2)
+    reg[-1] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(z1 @ w)))
+        g = z1.T @ (p - y) + reg * w
+        h = (z1.T * (p * (1 - p))) @ z1 + np.diag(reg + 1e-9)
+        step = np.linalg.solve(h, g)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return SimpleNamespace(MEAN=tuple(mean), SCALE=tuple(scale), WEIGHTS=tuple(w[:-1]), BIAS=float(w[-1]),
+                           THRESHOLD=1.0)
+
+
+def decide(rows: list[dict[str, Any]], model: SimpleNamespace, threshold: float) -> tuple[int, int, int]:
+    """(gains, losses, moves) of moving the best B over `threshold` ahead of A."""
+    gains = losses = moves = 0
+    for r, probs in zip(rows, _probs(rows, model)):
+        best = max(range(len(probs)), key=lambda i: probs[i], default=None)
+        if best is None or probs[best] < threshold:
+            continue
+        moves += 1
+        right = r["pairs"][best]["cur"]
+        if r["a_cur"] and not right:
+            losses += 1
+        elif right and not r["a_cur"]:
+            gains += 1
+    return gains, losses, moves
+
+
+def _probs(rows: list[dict[str, Any]], model: SimpleNamespace) -> list[list[float]]:
+    return [[learned.probability(p["x"], model) for p in r["pairs"]] for r in rows]
+
+
+def base(half: str) -> str:
+    return half.split(":")[0]
+
+
+def choose_threshold(train: dict[str, list[dict[str, Any]]], mode: str = "") -> float:
+    """The threshold maximising gains - COST x losses on out-of-set probabilities of `train`'s
+    rows as recall ranks them (the rules on: where the model acts)."""
+    scored: list[tuple[dict[str, Any], list[float]]] = []
+    for held in [h for h in train if ":" not in h]:
+        rest = [r for h, rows in train.items() if base(h) != held for r in rows]
+        m = fit(rest)
+        scored += list(zip(train[held + mode], _probs(train[held + mode], m)))
+    best_t, best_v = 1.0, 0.0
+    for t in np.arange(0.30, 0.96, 0.025):
+        v = 0.0
+        for r, probs in scored:
+            if not probs:
+                continue
+            i = int(np.argmax(probs))
+            if probs[i] < t:
+                continue
+            right = r["pairs"][i]["cur"]
+            v += (1.0 if right and not r["a_cur"] else 0.0) - (COST if r["a_cur"] and not right else 0.0)
+        if v > best_v:
+            best_t, best_v = float(t), v
+    return best_t
+
+
+def trained(train: dict[str, list[dict[str, Any]]], mode: str = "") -> SimpleNamespace:
+    m = fit([r for rows in train.values() for r in rows])
+    m.THRESHOLD = choose_threshold(train, mode)
+    return m
+
+
+def real(half: str, model: SimpleNamespace, plain: bool = False) -> tuple[int, int, int, int]:
+    """(top-1 current, questions, false supersession, kept) of `half` asked through recall with
+    `model` (with `plain`, in place of `newer_first`'s rules)."""
+    from gitmem.recall import learned_model, search
+
+    saved = {k: getattr(learned_model, k) for k in ("MEAN", "SCALE", "WEIGHTS", "BIAS", "THRESHOLD")}
+    for k in saved:
+        setattr(learned_model, k, getattr(model, k))
+    learned.LEARNED = True  # in place of newer_first (search.py)
+    rules, ahead = search.newer_first, learned.ahead
+    if not plain:
+        # The model after the rules (lexical: no meaning pair test): newer_first, then the model.
+        learned.ahead = lambda ranked, q, rep, past, pend: ahead(rules(ranked, q, rep, past, pend), q, rep, past, pend)
+    try:
+        scenarios = load(HALVES[half])
+        root = workspace(half)
+        top = n = false = kept = 0
+        with Asker(root) as asker:
+            for s in scenarios:
+                for q in s.questions:
+                    n += 1
+                    top += judge(q, s, asker.ask(q.q, as_of=q.as_of, k=K)).top1_current
+                for kp in s.keep:
+                    kept += 1
+                    res = asker.ask(kp.text, as_of=kp.as_of, k=K)
+                    hit = next((r for r in res if kp.text.lower() in r.content.lower()), None)
+                    false += hit is None or marked_superseded(hit)
+        return top, n, false, kept
+    finally:
+        learned.LEARNED = False
+        learned.ahead = ahead
+        for k, v in saved.items():
+            setattr(learned_model, k, v)
+
+
+def loso(with_real: bool, mode: str = "") -> None:
+    """mode "": the model after the rules; ":plain": the model in place of `newer_first`."""
+    sets = json.loads(DUMP.read_text())
+    first = "relevance alone (newer_first off)" if mode else "rules (model off)"
+    print(f"| held-out set | questions | {first} | + model trained without it (offline) | gains / losses "
+          "| threshold |" + (" through recall | false supersession |" if with_real else ""))
+    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if with_real else ""))
+    tot = [0, 0, 0, 0, 0, 0]
+    for half, rows in [(h, r) for h, r in sets.items() if ":" not in h]:
+        train = {h: r for h, r in sets.items() if base(h) != half}
+        m = trained(train, mode)
+        g, lost, _ = decide(sets[half + mode], m, m.THRESHOLD)
+        before = sum(r["top1"] for r in sets[half + mode])
+        line = (f"| {half} | {len(rows)} | {before}/{len(rows)} | {before + g - lost}/{len(rows)} | +{g} / -{lost} "
+                f"| {m.THRESHOLD:.3f} |")
+        tot[0] += len(rows)
+        tot[1] += before
+        tot[2] += before + g - lost
+        if with_real:
+            top, n, false, kept = real(half, m, bool(mode))
+            line += f" {top}/{n} | {false}/{kept} |"
+            tot[3] += top
+            tot[4] += false
+            tot[5] += kept
+        print(line, flush=True)
+    print(f"| all | {tot[0]} | {tot[1]}/{tot[0]} | {tot[2]}/{tot[0]} | | |"
+          + (f" {tot[3]}/{tot[0]} | {tot[4]}/{tot[5]} |" if with_real else ""))
+
+
+def _floats(xs: tuple[float, ...]) -> str:
+    rows = [", ".join(f"{v:.6g}" for v in xs[i:i + 8]) for i in range(0, len(xs), 8)]
+    return "(\n" + "".join(f"    {r},\n" for r in rows) + ")"
+
+
+def write() -> None:
+    """The shipped model: trained on every set, its threshold chosen for use in place of the rules."""
+    sets = json.loads(DUMP.read_text())
+    m = trained(sets, ":plain")
+    MODEL.write_text(
+        '"""The weights of recall/learned.py\'s pair model, written by bench/truth_learn.py (do not edit by\n'
+        "hand): feature means and scales (standardisation), the weights, the bias and the threshold at which\n"
+        f'a newer statement goes ahead. Trained on: {", ".join(h for h in sets if ":" not in h)}, each ranked with\n'
+        'and without newer_first\'s rules; threshold for use in place of the rules."""\n\n'
+        f"MEAN: tuple[float, ...] = {_floats(m.MEAN)}\n"
+        f"SCALE: tuple[float, ...] = {_floats(m.SCALE)}\n"
+        f"WEIGHTS: tuple[float, ...] = {_floats(m.WEIGHTS)}\n"
+        f"BIAS = {m.BIAS:.6g}\n"
+        f"THRESHOLD = {m.THRESHOLD:.6g}\n")
+    print(f"wrote {MODEL} (threshold {m.THRESHOLD:.3f})")
+
+
+def cost(half: str = "heldout6", repeat: int = 3) -> None:
+    """CPU time of a recall with the model off (the rules) and on (in their place), interleaved
+    question by question in one process over `half`'s workspace (built by `dump`)."""
+    import statistics
+    import time
+
+    qs = [(q.q, q.as_of) for s in load(HALVES[half]) for q in s.questions]
+    times: dict[bool, list[float]] = {False: [], True: []}
+    with Asker(workspace(half)) as asker:
+        for q, day in qs:  # warm-up
+            asker.ask(q, as_of=day, k=K)
+        for _ in range(repeat):
+            for q, day in qs:
+                for on in (False, True):
+                    learned.LEARNED = on
+                    t = time.process_time()
+                    asker.ask(q, as_of=day, k=K)
+                    times[on].append(time.process_time() - t)
+    learned.LEARNED = False
+    for on, xs in times.items():
+        xs.sort()
+        print(f"{'on ' if on else 'off'}: CPU p50 {1000 * statistics.median(xs):.2f} ms, "
+              f"p95 {1000 * xs[int(0.95 * len(xs))]:.2f} ms ({len(xs)} calls)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("step", choices=["dump", "loso", "write", "cost"])
+    ap.add_argument("--real", action="store_true", help="loso: also ask each held-out set through recall")
+    ap.add_argument("--replace", action="store_true", help="loso: the model in place of newer_first's rules")
+    args = ap.parse_args(argv)
+    if args.step == "dump":
+        dump()
+    elif args.step == "loso":
+        loso(args.real, ":plain" if args.replace else "")
+    elif args.step == "cost":
+        cost()
+    else:
+        write()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

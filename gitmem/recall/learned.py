@@ -1,0 +1,171 @@
+"""A learned pair test in currency (issue 13, wave 10): does a newer statement about the entity a
+question names answer it in place of the statement recall put first?
+
+The words-only rules of `currency.newer_first` decide pair by pair from rules written by hand; each
+wave's rules gained little on a set they had not seen. This is the other road: a logistic
+regression over features that read the *shape* of the question and of the two statements (what
+`newer_first` already reads of a candidate: the attribute families it gives, whether it reports
+something done, ends a state, holds for a while, is about its own entity; the type of value the
+question asks for and whether each statement gives one; how many of the question's words each
+holds; the days between them), trained offline on the labelled current-truth sets
+(bench/truth_learn.py) and shipped as weights (gitmem/recall/learned_model.py). No word of any set,
+no name, no model call: a dot product of 60 numbers per pair, pure Python.
+
+Where it acts, when switched on (LEARNED): in place of `newer_first`'s rules, on the head of the
+ranking, for a question that names an entity. A is the first candidate naming that entity (what an
+agent takes as the answer); each later-recorded candidate B naming it, of the same kind, is scored;
+the best B whose probability reaches THRESHOLD goes ahead of A. Ranking only: nothing is hidden or
+marked superseded (index links are supersede.py's alone and unchanged: no RULES bump), and it reads
+only the candidates the as-of filter let through (no leak).
+
+Why off: on the sets the rules were written against the rules stay ahead (409 / 469 against the
+model's 378 / 469 in leave-one-set-out), while on every set the rules first met blind the model,
+trained without that set, is ahead of the rules' blind run (bench/RESULTS.md, "Current truth, wave
+10"). After the rules, with its threshold chosen without the held-out set, it makes no move. It is
+shipped switched off so that the next blind set can be asked both ways in one run
+(`bench/current_truth.py --learned`).
+
+RECORD is a bench hook: when it is a list, every question's scored pairs are appended to it (the
+training data is read through the same code that ranks).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, NamedTuple
+
+from gitmem.index.store import CONTENT, ENTITIES, ID
+from gitmem.index.supersede import has_cue, is_additive
+from gitmem.lazyre import lazy
+from gitmem.parse import answers, attributes
+from gitmem.recall.currency import RECENCY_TOP, Asked, said_of
+from gitmem.recall.rank import Candidate
+
+# On: the model in place of newer_first's rules (see the module's doc for why it is off).
+LEARNED = False
+# Only statements newer_first may move (`_Said.mover`) are scored.
+MOVERS_ONLY = True
+# Bench hook (see the module's doc): None in use.
+RECORD: list[Scored] | None = None
+
+_NUMBER = lazy(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+               r"fifty|hundred|thousand|first|second|third|fourth|fifth|dozen|half)\b", re.I)
+_TYPES = ("time", "money", "place", "name", "polarity")
+
+
+class Scored(NamedTuple):
+    """One question's pairs as the bench hook records them."""
+
+    top: str  # A's content
+    others: list[tuple[str, list[float], float]]  # (B's content, its features, its probability)
+
+
+def _days(a: str, b: str) -> float:
+    if not (a and b):
+        return 0.0
+    from datetime import date
+
+    try:
+        return float((date.fromisoformat(b) - date.fromisoformat(a)).days)
+    except ValueError:
+        return 0.0
+
+
+def features(a: Any, b: Any, q: Asked, rank_a: int, rank_b: int, score_a: float | None,
+             score_b: float | None) -> list[float]:
+    """The pair's features (a, b: `currency.said_of` readings; A ranked first, B recorded later)."""
+    fam = q.families
+    yes_no = "polarity" in q.expects
+    b_gives = [bool(answers.values(b.text, t)) and t in q.expects for t in _TYPES[:4]]
+    a_gives = [bool(answers.values(a.text, t)) and t in q.expects for t in _TYPES[:4]]
+    b_no = yes_no and "no" in answers.values(b.text, "polarity")
+    a_no = yes_no and "no" in answers.values(a.text, "polarity")
+    b_num = _NUMBER.search(b.text) is not None
+    a_num = _NUMBER.search(a.text) is not None
+    new_names = answers.values(b.text, "name") - answers.values(a.text, "name")
+    gap = _days(a.ev, b.ev)
+    ratio = (score_b / score_a) if score_a and score_b else 0.0
+    return [
+        float(len(b.asked)), float(len(a.asked)), float(len(b.asked) - len(a.asked)),
+        float(bool(b.attrs & fam)), float(bool(a.attrs & fam)), float(bool(a.attrs & b.attrs)),
+        float(bool(fam)), float(len(b.attrs) > 0), float(len(a.attrs) > 0),
+        min(len(a.words & b.words), 4) / 4.0,
+        float(has_cue(b.text)), float(has_cue(a.text)),
+        float(b.event), float(a.event), float(b.ending), float(a.ending),
+        float(b.for_now), float(a.for_now), float(b.over), float(a.over),
+        float(b.own), float(a.own), float(b.subject == a.subject),
+        float(b.mover), float(is_additive(b.text)),
+        *map(float, b_gives), *map(float, a_gives), float(any(b_gives)), float(any(a_gives)),
+        float(yes_no), float(b_no), float(a_no), float(q.quantity), float(q.quantity and b_num),
+        float(q.quantity and a_num), float(bool(q.expects)),
+        min(len(new_names), 3) / 3.0,
+        float(b.kind == a.kind), float(b.kind == "opinion"),
+        math.log1p(max(gap, 0.0)) / 5.0, float(gap <= 0),
+        math.log1p(rank_b - rank_a) / 3.0, min(ratio, 2.0),
+        # What the older one holds of the question that the newer lacks, and interactions the
+        # linear model cannot form: an instance of an activity ("Sang a solo at the concert") is
+        # an event that ends nothing; a yes/no question answered "no" by the newer line.
+        float(len(a.asked - b.asked)), float(not b.asked), float(not b.asked and bool(a.asked)),
+        float(b.event and not b.ending), float(yes_no and b.ending), float(yes_no and b.event and not b.ending),
+        float(any(a_gives) and not any(b_gives)), float(any(b_gives) and not any(a_gives)),
+        float(attributes.thing_subject(b.text)),
+        float(bool(b.attrs & fam) and not a.attrs & fam), float(bool(a.attrs & fam) and not b.attrs & fam),
+    ]
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z)) if z > -60 else 0.0
+
+
+def probability(x: list[float], model: Any) -> float:
+    """P(B answers in place of A), from the shipped (or a bench-trained) model."""
+    z = model.BIAS + sum(w * (v - m) / s for w, v, m, s in zip(model.WEIGHTS, x, model.MEAN, model.SCALE))
+    return _sigmoid(z)
+
+
+def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: frozenset[int],
+          pending: frozenset[int], model: Any = None) -> list[Candidate]:
+    """`ranked` with the best newer statement moved ahead of the first one naming the question's
+    entity, when the model says it answers in place of it (see the module's doc)."""
+    if not (LEARNED or RECORD is not None) or not q.entities or len(ranked) < 2:
+        return ranked
+    if model is None:
+        from gitmem.recall import learned_model as model
+    if not model.WEIGHTS and RECORD is None:
+        return ranked
+    head = ranked[:RECENCY_TOP]
+    top = next((i for i, c in enumerate(head) if not c.uncommitted and c.score is not None
+                and q.entities & set((c.row[ENTITIES] or "").split())), None)
+    if top is None:
+        return ranked
+    gone = set(past) | pending
+    skip = gone | replaced
+    a_c = head[top]
+    a = said_of(a_c, q, gone)
+    best, best_p = None, 0.0
+    rec: list[tuple[str, list[float], float]] = []
+    for j in range(top + 1, len(head)):
+        c = head[j]
+        if c.uncommitted or c.score is None or c.row[ID] < a.rid or c.row[ID] in skip:
+            continue
+        if not q.entities & set((c.row[ENTITIES] or "").split()):
+            continue
+        b = said_of(c, q, gone)
+        # The rules' hard guard stays in front: a plan, a wish, a memory told again never moves
+        # ahead (`mover`), whatever the model says.
+        if b.kind != a.kind or (a.ev and b.ev and b.ev < a.ev) or (MOVERS_ONLY and not b.mover):
+            continue
+        x = features(a, b, q, top, j, a_c.score, c.score)
+        p = probability(x, model) if model.WEIGHTS else 0.0
+        if RECORD is not None:
+            rec.append((c.row[CONTENT] or "", x, p))
+        if LEARNED and p >= model.THRESHOLD and p > best_p:
+            best, best_p = j, p
+    if RECORD is not None:
+        RECORD.append(Scored(a_c.row[CONTENT] or "", rec))
+    if best is None:
+        return ranked
+    moved = head[best]
+    out = head[:top] + [moved] + [c for k, c in enumerate(head[top:], top) if k != best]
+    return out + ranked[RECENCY_TOP:]
