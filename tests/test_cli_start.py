@@ -146,3 +146,34 @@ def test_other_commands_and_in_process_callers_keep_the_collector_as_it_is(repo:
 def test_a_read_command_that_stops_early_leaves_the_collector_on(repo: GitRepo) -> None:
     # `recall --help` never opens a session: main still turns the collector back on.
     assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True}
+
+
+def _entry(*code_and_args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", *code_and_args], capture_output=True, text=True)
+
+
+def test_a_read_command_run_as_the_process_leaves_its_output_and_exit_code_whole(repo: GitRepo) -> None:
+    # main() with no argv skips the interpreter's teardown for a read command: the output must be
+    # flushed first, all of it (here ~400 results of JSON through a pipe), and the exit codes kept.
+    lines = "".join(f"- W @Peter: Lives in Lisbon, note {i} of many.\n" for i in range(400))
+    repo.commit("many", files={"memory/2025-11-03.md": lines})
+    run = "import sys\nfrom gitmem.cli import main\nsys.argv[0] = 'gitmem'\nmain()"
+    ok = _entry(run, "-C", str(repo.path), "recall", "Lisbon", "-k", "1000", "--json")
+    assert ok.returncode == 0, ok.stderr
+    import json
+
+    answer = json.loads(ok.stdout)
+    notes = {r["content"] for r in answer["results"] if "of many" in r["content"]}
+    assert len(notes) == 400 and "W @Peter: Lives in Lisbon, note 399 of many." in notes
+    usage = _entry(run, "-C", str(repo.path), "recall", "Lisbon", "-k", "0", "--json")
+    assert usage.returncode == 2 and json.loads(usage.stdout)["type"] == "UsageError"
+    missing = _entry(run, "-C", str(repo.path / "nowhere"), "recall", "Lisbon")
+    assert missing.returncode == 1 and missing.stderr.startswith("Error:")
+
+
+def test_a_process_with_exit_handlers_exits_as_usual(repo: GitRepo) -> None:
+    code = ("import atexit, sys\natexit.register(lambda: print('handler ran', file=sys.stderr))\n"
+            "from gitmem.cli import main\nsys.argv[0] = 'gitmem'\nmain()")
+    proc = _entry(code, "-C", str(repo.path), "recall", "Lisbon")
+    assert proc.returncode == 0 and "Lives in Lisbon" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == "handler ran"
