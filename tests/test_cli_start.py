@@ -11,6 +11,7 @@ import pytest
 
 from gitmem import cli as cli_pkg
 from gitmem.cli import recall_cmd, views_cmd
+from gitmem.errors import NotAWorkspace
 from gitmem.recall.search import Session
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
@@ -50,7 +51,10 @@ def repo(tmp_path: Path) -> GitRepo:
 
 @pytest.mark.parametrize("args", [["-C", "{ws}/sub", "recall", "x"], ["-C{ws}", "about", "Peter"]])
 def test_prestarted_status_is_the_one_the_session_uses(repo: GitRepo, args: list[str]) -> None:
-    cli_pkg._prestart_status([a.format(ws=repo.path) for a in args])
+    directory, reads = cli_pkg._read_command([a.format(ws=repo.path) for a in args])
+    assert reads
+    cli_pkg._prestart(directory)
+    git.discard_locate()
     early = git.Status._early
     assert early is not None
     with Session(Workspace.find(repo.path)) as s:
@@ -63,7 +67,8 @@ def test_prestarted_status_is_the_one_the_session_uses(repo: GitRepo, args: list
 def test_prestart_elsewhere_is_not_taken(repo: GitRepo, tmp_path: Path) -> None:
     other = GitRepo.init(tmp_path / "other")
     other.commit("x", files={"memory.md": "- W @Ann: Other.\n"})
-    cli_pkg._prestart_status(["-C", str(other.path), "recall", "x"])
+    cli_pkg._prestart(cli_pkg._read_command(["-C", str(other.path), "recall", "x"])[0])
+    git.discard_locate()
     early = git.Status._early
     with Session(Workspace.find(repo.path)) as s:
         assert early is not None and s._status is not early[1]
@@ -71,8 +76,45 @@ def test_prestart_elsewhere_is_not_taken(repo: GitRepo, tmp_path: Path) -> None:
 
 
 def test_write_commands_start_nothing(repo: GitRepo) -> None:
-    cli_pkg._prestart_status(["-C", str(repo.path), "index"])
-    assert git.Status._early is None
+    assert cli_pkg._read_command(["-C", str(repo.path), "index"]) == (str(repo.path), False)
+    assert cli_pkg._read_command([f"-C{repo.path}", "--json", "recall", "x"]) == (str(repo.path), True)
+    code = ("import sys\nfrom gitmem.cli import main\nfrom gitmem.timeline import git\nstarted = []\n"
+            "git.Status.prestart = classmethod(lambda cls, d: started.append('status'))\n"
+            "git.prestart_locate = lambda d: started.append('locate')\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\nprint(started, file=sys.stderr)")
+    for args, started in ((["index"], "[]"), (["recall", "Lisbon"], "['status', 'locate']")):
+        proc = subprocess.run([sys.executable, "-c", code, "-C", str(repo.path), *args], capture_output=True, text=True)
+        assert proc.stderr.strip().splitlines()[-1] == started
+
+
+def test_prestarted_locate_answers_as_locate_does(repo: GitRepo, tmp_path: Path) -> None:
+    # Taken once, and only by a locate of the directory it ran in: another directory gets its own
+    # answer (the early one is reaped), and errors are the same as without a prestart.
+    sub = repo.path / "sub"
+    fresh = git.locate(sub)
+    git.prestart_locate(sub)
+    assert git.locate(sub) == fresh == git.Located(repo.path.resolve(), repo.head())
+    assert git._early_locate is None
+    other = GitRepo.init(tmp_path / "other")
+    git.prestart_locate(other.path)
+    assert git.locate(sub) == fresh and git._early_locate is None
+    assert git.locate(other.path) == git.Located(other.path.resolve(), None)  # no commit yet
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    git.prestart_locate(plain)
+    with pytest.raises(NotAWorkspace, match="is not inside a git repository"):
+        git.locate(plain)
+
+
+def test_a_prestarted_locate_reads_head_when_it_starts(repo: GitRepo) -> None:
+    # The early call's HEAD is the one at the process's start: a commit made after it (which a CLI
+    # process cannot see coming either) is not in the answer, and the next locate sees it.
+    git.prestart_locate(repo.path)
+    assert git._early_locate is not None
+    git._early_locate[1].wait()
+    before = repo.head()
+    repo.commit("two", files={"memory.md": "# Memory\n\n- W @Peter: Lives in Porto.\n"})
+    assert git.locate(repo.path).head == before != repo.head() == git.locate(repo.path).head
 
 
 def test_recall_cli_sees_uncommitted_edit_through_prestarted_status(repo: GitRepo) -> None:

@@ -54,13 +54,14 @@ def _read_command(args: list[str]) -> tuple[str, bool]:
     return directory, i < len(args) and args[i] in SESSION_COMMANDS
 
 
-def _prestart_status(args: list[str]) -> None:
-    """Start `git status` for the workspace named by the global options, if the command reads."""
-    directory, reads = _read_command(args)
-    if reads:
-        from gitmem.timeline.git import Status
+def _prestart(directory: str) -> None:
+    """A read command's two git calls, started before click is imported: `git status` (recall
+    waits for it last) and the `git rev-parse` that finds the workspace and its HEAD (waited for
+    first: started here, its fork and exec overlap the imports instead of following them)."""
+    from gitmem.timeline import git
 
-        Status.prestart(directory)
+    git.Status.prestart(directory)
+    git.prestart_locate(directory)
 
 
 _gc_paused = False  # main() turned the collector off for a read command's start-up
@@ -82,14 +83,15 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors exit 2, user errors exit 1 with a next step."""
     global _gc_paused
     args = sys.argv[1:] if argv is None else argv
-    reads = _read_command(args)[1]
-    if reads and gc.isenabled():
-        gc.disable()  # until imports_done (see the module docstring)
-        _gc_paused = True
-    try:
-        _prestart_status(args)
-    except OSError:
-        pass  # no git, no directory: the command itself reports it properly
+    directory, reads = _read_command(args)
+    if reads:
+        if gc.isenabled():
+            gc.disable()  # until imports_done (see the module docstring)
+            _gc_paused = True
+        try:
+            _prestart(directory)
+        except OSError:
+            pass  # no git, no directory: the command itself reports it properly
     from gitmem.cli.app import cli
     from gitmem.cli.output import run_guarded
 
@@ -97,6 +99,9 @@ def main(argv: list[str] | None = None) -> None:
         code = run_guarded(cli, args)
     finally:
         if reads:
+            from gitmem.timeline.git import discard_locate
+
+            discard_locate()  # not taken: a usage error, --help
             # The interpreter's last collection at exit would walk every object once more; what the
             # command made is freed by reference counting as the modules are torn down either way.
             gc.freeze()
