@@ -148,14 +148,15 @@ from gitmem.recall import search
 seen = []
 opened = search.Session.__init__
 def probe(self, *a, **k):
-    seen.append([gc.isenabled(), gc.get_freeze_count() > 0])
+    seen.append([gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold()[0]])
     opened(self, *a, **k)
 search.Session.__init__ = probe
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print(json.dumps({"session": seen, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() > 0}), file=sys.stderr)
+print(json.dumps({"session": seen, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() > 0,
+                  "threshold": gc.get_threshold()[0]}), file=sys.stderr)
 """
 
 
@@ -168,26 +169,28 @@ def _gc_seen(*args: str) -> dict[str, object]:
 
 def test_a_read_command_freezes_its_start_up_and_collects_during_its_work(repo: GitRepo) -> None:
     # The collector is off while click and the read path are imported, then what they made is
-    # frozen and collection is back on before the session opens (a catch-up may index a lot).
+    # frozen and collection is back on before the session opens (a catch-up may index a lot), its
+    # young generation collected every 10,000 allocations instead of 700 until main returns.
     assert _gc_seen("-C", str(repo.path), "recall", "Lisbon", "--json") == {
-        "session": [[True, True]], "enabled": True, "frozen": True}
+        "session": [[True, True, 10_000]], "enabled": True, "frozen": True, "threshold": 700}
 
 
 def test_other_commands_and_in_process_callers_keep_the_collector_as_it_is(repo: GitRepo) -> None:
-    assert _gc_seen("-C", str(repo.path), "index") == {"session": [], "enabled": True, "frozen": False}
+    assert _gc_seen("-C", str(repo.path), "index") == {"session": [], "enabled": True, "frozen": False, "threshold": 700}
     from click.testing import CliRunner
 
     import gc
 
-    before = gc.get_freeze_count()
+    before, threshold = gc.get_freeze_count(), gc.get_threshold()
     result = CliRunner().invoke(cli_pkg.__getattr__("cli"), ["-C", str(repo.path), "recall", "Lisbon"])
     assert result.exit_code == 0 and "Lives in Lisbon" in result.output
-    assert gc.isenabled() and gc.get_freeze_count() == before
+    assert gc.isenabled() and gc.get_freeze_count() == before and gc.get_threshold() == threshold
 
 
 def test_a_read_command_that_stops_early_leaves_the_collector_on(repo: GitRepo) -> None:
     # `recall --help` never opens a session: main still turns the collector back on.
-    assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True}
+    assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True,
+                                                                 "threshold": 700}
 
 
 def _entry(*code_and_args: str) -> subprocess.CompletedProcess[str]:
