@@ -81,8 +81,11 @@ def lazy(pattern: str, flags: int = 0) -> Lazy:
 
 
 # -- saved programs (see the module docstring) ------------------------------------------------------
-# The engine's program for a pattern depends on the Python build's `re` and `_sre`.
-_TAG = f"{sys.implementation.cache_tag} {sys.version} {_sre.MAGIC} {_sre.CODESIZE}"
+# The engine's program for a pattern depends on the Python build's `re` and `_sre`. "code2": a
+# program's code is kept as the bytes of its 32-bit words, not a list of ints: unmarshalling every
+# saved list was ~3 M instructions of each CLI recall, though a question uses about half of them; a
+# bytes object loads as one copy, and only the programs used are turned back into lists.
+_TAG = f"{sys.implementation.cache_tag} {sys.version} {_sre.MAGIC} {_sre.CODESIZE} code2"
 _MAX_SAVED = 1000  # more than every lazy pattern in gitmem: older builds' leftovers are dropped past it
 # `_sre.compile`'s arguments after the pattern, by (pattern, flags): loaded, and made in this process.
 _saved: dict[tuple[str, int], tuple[Any, ...]] = {}
@@ -95,15 +98,17 @@ def _compile(pattern: str, flags: int) -> re.Pattern[str]:
     parts = _saved.get(key)
     if parts is not None:
         try:
-            return _sre.compile(pattern, *parts)
+            return _sre.compile(pattern, parts[0], memoryview(parts[1]).cast("I").tolist(), *parts[2:])
         except Exception:  # noqa: BLE001 - a damaged or foreign file: compile as if it were not there
             del _saved[key]
     p = re.compile(pattern, flags)
     if _recording:
         try:
             parts = _program(pattern, flags)
-            if _sre.compile(pattern, *parts) == p:
-                _made[key] = parts
+            if _sre.compile(pattern, *parts) == p and memoryview(b"").cast("I").itemsize == _sre.CODESIZE:
+                from array import array
+
+                _made[key] = (parts[0], array("I", parts[1]).tobytes(), *parts[2:])
         except Exception:  # noqa: BLE001 - another Python's `re` internals: nothing is saved
             pass
     return p

@@ -11,6 +11,7 @@ import pytest
 
 from gitmem import cli as cli_pkg
 from gitmem.cli import recall_cmd, views_cmd
+from gitmem.errors import NotAWorkspace
 from gitmem.recall.search import Session
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
@@ -50,7 +51,10 @@ def repo(tmp_path: Path) -> GitRepo:
 
 @pytest.mark.parametrize("args", [["-C", "{ws}/sub", "recall", "x"], ["-C{ws}", "about", "Peter"]])
 def test_prestarted_status_is_the_one_the_session_uses(repo: GitRepo, args: list[str]) -> None:
-    cli_pkg._prestart_status([a.format(ws=repo.path) for a in args])
+    directory, reads = cli_pkg._read_command([a.format(ws=repo.path) for a in args])
+    assert reads
+    cli_pkg._prestart(directory)
+    git.discard_locate()
     early = git.Status._early
     assert early is not None
     with Session(Workspace.find(repo.path)) as s:
@@ -63,7 +67,8 @@ def test_prestarted_status_is_the_one_the_session_uses(repo: GitRepo, args: list
 def test_prestart_elsewhere_is_not_taken(repo: GitRepo, tmp_path: Path) -> None:
     other = GitRepo.init(tmp_path / "other")
     other.commit("x", files={"memory.md": "- W @Ann: Other.\n"})
-    cli_pkg._prestart_status(["-C", str(other.path), "recall", "x"])
+    cli_pkg._prestart(cli_pkg._read_command(["-C", str(other.path), "recall", "x"])[0])
+    git.discard_locate()
     early = git.Status._early
     with Session(Workspace.find(repo.path)) as s:
         assert early is not None and s._status is not early[1]
@@ -71,8 +76,45 @@ def test_prestart_elsewhere_is_not_taken(repo: GitRepo, tmp_path: Path) -> None:
 
 
 def test_write_commands_start_nothing(repo: GitRepo) -> None:
-    cli_pkg._prestart_status(["-C", str(repo.path), "index"])
-    assert git.Status._early is None
+    assert cli_pkg._read_command(["-C", str(repo.path), "index"]) == (str(repo.path), False)
+    assert cli_pkg._read_command([f"-C{repo.path}", "--json", "recall", "x"]) == (str(repo.path), True)
+    code = ("import sys\nfrom gitmem.cli import main\nfrom gitmem.timeline import git\nstarted = []\n"
+            "git.Status.prestart = classmethod(lambda cls, d: started.append('status'))\n"
+            "git.prestart_locate = lambda d: started.append('locate')\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\nprint(started, file=sys.stderr)")
+    for args, started in ((["index"], "[]"), (["recall", "Lisbon"], "['status', 'locate']")):
+        proc = subprocess.run([sys.executable, "-c", code, "-C", str(repo.path), *args], capture_output=True, text=True)
+        assert proc.stderr.strip().splitlines()[-1] == started
+
+
+def test_prestarted_locate_answers_as_locate_does(repo: GitRepo, tmp_path: Path) -> None:
+    # Taken once, and only by a locate of the directory it ran in: another directory gets its own
+    # answer (the early one is reaped), and errors are the same as without a prestart.
+    sub = repo.path / "sub"
+    fresh = git.locate(sub)
+    git.prestart_locate(sub)
+    assert git.locate(sub) == fresh == git.Located(repo.path.resolve(), repo.head())
+    assert git._early_locate is None
+    other = GitRepo.init(tmp_path / "other")
+    git.prestart_locate(other.path)
+    assert git.locate(sub) == fresh and git._early_locate is None
+    assert git.locate(other.path) == git.Located(other.path.resolve(), None)  # no commit yet
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    git.prestart_locate(plain)
+    with pytest.raises(NotAWorkspace, match="is not inside a git repository"):
+        git.locate(plain)
+
+
+def test_a_prestarted_locate_reads_head_when_it_starts(repo: GitRepo) -> None:
+    # The early call's HEAD is the one at the process's start: a commit made after it (which a CLI
+    # process cannot see coming either) is not in the answer, and the next locate sees it.
+    git.prestart_locate(repo.path)
+    assert git._early_locate is not None
+    git._early_locate[1].wait()
+    before = repo.head()
+    repo.commit("two", files={"memory.md": "# Memory\n\n- W @Peter: Lives in Porto.\n"})
+    assert git.locate(repo.path).head == before != repo.head() == git.locate(repo.path).head
 
 
 def test_recall_cli_sees_uncommitted_edit_through_prestarted_status(repo: GitRepo) -> None:
@@ -106,14 +148,15 @@ from gitmem.recall import search
 seen = []
 opened = search.Session.__init__
 def probe(self, *a, **k):
-    seen.append([gc.isenabled(), gc.get_freeze_count() > 0])
+    seen.append([gc.isenabled(), gc.get_freeze_count() > 0, gc.get_threshold()[0]])
     opened(self, *a, **k)
 search.Session.__init__ = probe
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-print(json.dumps({"session": seen, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() > 0}), file=sys.stderr)
+print(json.dumps({"session": seen, "enabled": gc.isenabled(), "frozen": gc.get_freeze_count() > 0,
+                  "threshold": gc.get_threshold()[0]}), file=sys.stderr)
 """
 
 
@@ -126,23 +169,56 @@ def _gc_seen(*args: str) -> dict[str, object]:
 
 def test_a_read_command_freezes_its_start_up_and_collects_during_its_work(repo: GitRepo) -> None:
     # The collector is off while click and the read path are imported, then what they made is
-    # frozen and collection is back on before the session opens (a catch-up may index a lot).
+    # frozen and collection is back on before the session opens (a catch-up may index a lot), its
+    # young generation collected every 10,000 allocations instead of 700 until main returns.
     assert _gc_seen("-C", str(repo.path), "recall", "Lisbon", "--json") == {
-        "session": [[True, True]], "enabled": True, "frozen": True}
+        "session": [[True, True, 10_000]], "enabled": True, "frozen": True, "threshold": 700}
 
 
 def test_other_commands_and_in_process_callers_keep_the_collector_as_it_is(repo: GitRepo) -> None:
-    assert _gc_seen("-C", str(repo.path), "index") == {"session": [], "enabled": True, "frozen": False}
+    assert _gc_seen("-C", str(repo.path), "index") == {"session": [], "enabled": True, "frozen": False, "threshold": 700}
     from click.testing import CliRunner
 
     import gc
 
-    before = gc.get_freeze_count()
+    before, threshold = gc.get_freeze_count(), gc.get_threshold()
     result = CliRunner().invoke(cli_pkg.__getattr__("cli"), ["-C", str(repo.path), "recall", "Lisbon"])
     assert result.exit_code == 0 and "Lives in Lisbon" in result.output
-    assert gc.isenabled() and gc.get_freeze_count() == before
+    assert gc.isenabled() and gc.get_freeze_count() == before and gc.get_threshold() == threshold
 
 
 def test_a_read_command_that_stops_early_leaves_the_collector_on(repo: GitRepo) -> None:
     # `recall --help` never opens a session: main still turns the collector back on.
-    assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True}
+    assert _gc_seen("-C", str(repo.path), "recall", "--help") == {"session": [], "enabled": True, "frozen": True,
+                                                                 "threshold": 700}
+
+
+def _entry(*code_and_args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", *code_and_args], capture_output=True, text=True)
+
+
+def test_a_read_command_run_as_the_process_leaves_its_output_and_exit_code_whole(repo: GitRepo) -> None:
+    # main() with no argv skips the interpreter's teardown for a read command: the output must be
+    # flushed first, all of it (here ~400 results of JSON through a pipe), and the exit codes kept.
+    lines = "".join(f"- W @Peter: Lives in Lisbon, note {i} of many.\n" for i in range(400))
+    repo.commit("many", files={"memory/2025-11-03.md": lines})
+    run = "import sys\nfrom gitmem.cli import main\nsys.argv[0] = 'gitmem'\nmain()"
+    ok = _entry(run, "-C", str(repo.path), "recall", "Lisbon", "-k", "1000", "--json")
+    assert ok.returncode == 0, ok.stderr
+    import json
+
+    answer = json.loads(ok.stdout)
+    notes = {r["content"] for r in answer["results"] if "of many" in r["content"]}
+    assert len(notes) == 400 and "W @Peter: Lives in Lisbon, note 399 of many." in notes
+    usage = _entry(run, "-C", str(repo.path), "recall", "Lisbon", "-k", "0", "--json")
+    assert usage.returncode == 2 and json.loads(usage.stdout)["type"] == "UsageError"
+    missing = _entry(run, "-C", str(repo.path / "nowhere"), "recall", "Lisbon")
+    assert missing.returncode == 1 and missing.stderr.startswith("Error:")
+
+
+def test_a_process_with_exit_handlers_exits_as_usual(repo: GitRepo) -> None:
+    code = ("import atexit, sys\natexit.register(lambda: print('handler ran', file=sys.stderr))\n"
+            "from gitmem.cli import main\nsys.argv[0] = 'gitmem'\nmain()")
+    proc = _entry(code, "-C", str(repo.path), "recall", "Lisbon")
+    assert proc.returncode == 0 and "Lives in Lisbon" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == "handler ran"

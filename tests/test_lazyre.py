@@ -104,8 +104,16 @@ def test_a_damaged_or_foreign_cache_is_compiled_around(repo: GitRepo) -> None:
 
     tag, programs = marshal.loads(cache.read_bytes())
     # A program the engine refuses (made by another Python, or damaged): compiled as usual instead.
-    broken = {key: (flags, [999, 999, 999], groups, gi, ig) for key, (flags, _, groups, gi, ig) in programs.items()}
-    for data in (b"not a cache", marshal.dumps(("another python", programs)), marshal.dumps((lazyre._TAG, broken))):
+    # So is a file of the earlier format (code as a list of ints) or a program whose code is not
+    # whole 32-bit words.
+    broken = {key: (flags, b"\xe7\x03\x00\x00" * 3, groups, gi, ig) for key, (flags, _, groups, gi, ig) in programs.items()}
+    odd = {key: (flags, code[:-1], groups, gi, ig) for key, (flags, code, groups, gi, ig) in programs.items()}
+    as_lists = {key: (flags, list(memoryview(code).cast("I")), groups, gi, ig)
+                for key, (flags, code, groups, gi, ig) in programs.items()}
+    old_tag = lazyre._TAG.removesuffix(" code2")
+    for data in (b"not a cache", marshal.dumps(("another python", programs)), marshal.dumps((lazyre._TAG, broken)),
+                 marshal.dumps((lazyre._TAG, odd)), marshal.dumps((lazyre._TAG, as_lists)),
+                 marshal.dumps((old_tag, as_lists))):
         cache.write_bytes(data)
         again = _recall(repo.path, "where does Peter live?")
         assert again.returncode == 0 and again.stdout == first.stdout and "Lisbon" in again.stdout, again.stderr

@@ -120,3 +120,22 @@ def test_the_ends_hint_admits_every_end_word_ends_reads() -> None:
         assert dates.ends(f"Away {lead} 12 days, back after", date(2026, 3, 1)) == date(2026, 3, 13), lead
     assert dates.ENDS_HINT.search("In Split this week for a trial")
     assert dates.may_end("At a wedding in Accra; back on Monday") and dates.may_end("Visiting, back by Friday")
+
+
+def test_may_end_admits_what_the_ends_hint_does_in_any_case() -> None:
+    # may_end skips the pattern for an ASCII text holding none of its pieces (_ENDS_PIECES): every
+    # text the hint matches must still get through, whatever its case, and a non-ASCII text is
+    # always searched (re.I folds "ſ" to "s" and the Kelvin sign to "k"; lower() does not).
+    from gitmem.parse import dates
+
+    texts = [f"away {word} Friday" for word in dates._UNTIL_WORDS.split("|")]
+    texts += [f"away {lead}{n} weeks" for lead in dates._A_WHILE for n in dates._COUNTS]
+    texts += [f"Away {lead} 12 days" for lead in ("about", "around", "roughly")]
+    texts += ["In Split this week for a trial", "away for 12 days", "On leave thru June", "up to Friday"]
+    for text in texts:
+        for form in (text, text.upper(), text.title(), text.swapcase()):
+            assert dates.ENDS_HINT.search(form) and dates.may_end(form), form
+    for text in ("Away about ſix days", "Here thiſ week", "Away rouGhly ſeven weeks"):
+        assert not text.isascii() and dates.ENDS_HINT.search(text) and dates.may_end(text), text
+    for text in ("Lives in Lisbon", "Prefers tea to coffee", "Lives in Łódź", "format: forty"):
+        assert not dates.may_end(text), text

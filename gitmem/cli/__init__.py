@@ -10,13 +10,19 @@ again and again while they were being made, then once more at exit (~32 M instru
 `gitmem recall` at 1M lines: bench/RESULTS.md, "Recall latency, wave 9"). Once the command's modules
 are imported (`imports_done`) they are frozen (never walked again) and the collector runs as usual
 for the command's own work, which may be a long catch-up of the index.
+
+And a read command run as the process (`main()` with no argv) leaves without the interpreter's
+teardown (`_leave`): unloading ~100 modules and freeing what they hold was ~8 M instructions (2%) of
+a `gitmem recall` at 1M lines, and nothing of a read command is left to finish by then (its index
+is closed, its output is flushed first). A process with exit handlers or other threads exits as
+usual.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 # The module under gitmem/cli/ that defines each command: the group imports only the one a command
 # line names (app.py), not all eleven with their ~100 click options. A test keeps this in step with
@@ -48,16 +54,18 @@ def _read_command(args: list[str]) -> tuple[str, bool]:
     return directory, i < len(args) and args[i] in SESSION_COMMANDS
 
 
-def _prestart_status(args: list[str]) -> None:
-    """Start `git status` for the workspace named by the global options, if the command reads."""
-    directory, reads = _read_command(args)
-    if reads:
-        from gitmem.timeline.git import Status
+def _prestart(directory: str) -> None:
+    """A read command's two git calls, started before click is imported: `git status` (recall
+    waits for it last) and the `git rev-parse` that finds the workspace and its HEAD (waited for
+    first: started here, its fork and exec overlap the imports instead of following them)."""
+    from gitmem.timeline import git
 
-        Status.prestart(directory)
+    git.Status.prestart(directory)
+    git.prestart_locate(directory)
 
 
 _gc_paused = False  # main() turned the collector off for a read command's start-up
+_threshold: tuple[int, ...] | None = None  # the collector's thresholds before imports_done raised them
 
 
 def imports_done() -> None:
@@ -69,21 +77,28 @@ def imports_done() -> None:
     if _gc_paused:
         _gc_paused = False
         gc.freeze()
+        # A young collection every 10,000 allocations instead of 700: a recall's work makes tens of
+        # thousands of short-lived rows and tuples, freed by reference counting, that the collector
+        # kept walking (~2 M instructions); cyclic garbage is still collected, a little later.
+        global _threshold
+        _threshold = gc.get_threshold()
+        gc.set_threshold(10_000, *_threshold[1:])
         gc.enable()
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors exit 2, user errors exit 1 with a next step."""
-    global _gc_paused
+    global _gc_paused, _threshold
     args = sys.argv[1:] if argv is None else argv
-    reads = _read_command(args)[1]
-    if reads and gc.isenabled():
-        gc.disable()  # until imports_done (see the module docstring)
-        _gc_paused = True
-    try:
-        _prestart_status(args)
-    except OSError:
-        pass  # no git, no directory: the command itself reports it properly
+    directory, reads = _read_command(args)
+    if reads:
+        if gc.isenabled():
+            gc.disable()  # until imports_done (see the module docstring)
+            _gc_paused = True
+        try:
+            _prestart(directory)
+        except OSError:
+            pass  # no git, no directory: the command itself reports it properly
     from gitmem.cli.app import cli
     from gitmem.cli.output import run_guarded
 
@@ -91,12 +106,38 @@ def main(argv: list[str] | None = None) -> None:
         code = run_guarded(cli, args)
     finally:
         if reads:
+            from gitmem.timeline.git import discard_locate
+
+            discard_locate()  # not taken: a usage error, --help
             # The interpreter's last collection at exit would walk every object once more; what the
             # command made is freed by reference counting as the modules are torn down either way.
             gc.freeze()
             if _gc_paused:  # the command never got to imports_done (--help, a usage error)
                 _gc_paused = False
                 gc.enable()
+            if _threshold is not None:  # for an in-process caller of main
+                gc.set_threshold(*_threshold)
+                _threshold = None
+    if reads and argv is None:
+        _leave(code)
+    sys.exit(code)
+
+
+def _leave(code: int) -> NoReturn:
+    """Exit now, skipping the interpreter's teardown (see the module docstring): only once the
+    output is flushed, and only when no exit handler or other thread could still need it."""
+    import atexit
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe or stream: the usual exit reports it as before
+        sys.exit(code)
+    threading = sys.modules.get("threading")
+    handlers = getattr(atexit, "_ncallbacks", None)  # CPython's count of registered exit handlers
+    if handlers is not None and handlers() == 0 and (threading is None or threading.active_count() == 1):
+        os._exit(code)
     sys.exit(code)
 
 

@@ -28,7 +28,7 @@ from gitmem.recall import result as _result
 from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_case, collapse, heirs, newer_first,
                                     one_per_fact, settle)
 from gitmem.recall.query import Query, build, names
-from gitmem.recall import learned, meaning, semantic
+from gitmem.recall import learned, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
                                 query_stems, rerank, speaker_of)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
@@ -317,8 +317,11 @@ class Session:
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
                           answers.expects(text), asked_relation(text, wanted))
-            same = None if report is None else meaning.same_question(
-                self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
+            same = None
+            if report is not None:  # semantic recall only: a lexical one does not import it
+                from gitmem.recall import meaning
+
+                same = meaning.same_question(self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
             if not learned.LEARNED:
                 ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
             # The learned pair model in place of newer_first's rules (off by default: recall/learned.py).

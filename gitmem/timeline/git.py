@@ -98,11 +98,14 @@ class Located(NamedTuple):
     head: str | None
 
 
+_LOCATE = ["rev-parse", "--show-toplevel", "--verify", "--quiet", "--end-of-options", "HEAD^{commit}"]
+
+
 def locate(path: Path | str) -> Located:
     """`toplevel(path)` and `head` of it in one `git rev-parse` (a CLI read command needs both: one
-    git process fewer). Raises NotAWorkspace as `toplevel` does."""
-    proc = run(path, ["rev-parse", "--show-toplevel", "--verify", "--quiet", "--end-of-options", "HEAD^{commit}"],
-               check=False)
+    git process fewer). Raises NotAWorkspace as `toplevel` does. Answered by the call the CLI
+    started for the same directory before its imports (`prestart_locate`) when there is one."""
+    proc = _take_located(path) or run(path, _LOCATE, check=False)
     out = proc.stdout.decode("utf-8", "surrogateescape")
     # Exit 1 with the top level printed: a repository whose HEAD names no commit yet (--verify
     # --quiet fails alone); anything else that is not 0 is not a work tree at all (128).
@@ -112,6 +115,40 @@ def locate(path: Path | str) -> Located:
         return Located(Path(out.strip()), None)
     top, _, oid = out.rstrip("\n").rpartition("\n")
     return Located(Path(top.strip()), oid.strip() or None)
+
+
+# `locate`'s git process as `prestart_locate` started it: (resolved directory, process).
+_early_locate: "tuple[Path, subprocess.Popen[bytes]] | None" = None
+
+
+def prestart_locate(directory: Path | str) -> None:
+    """Start `locate`'s git call for `directory` now (the CLI does, beside `git status`, before
+    importing click): its fork, exec and run then overlap the imports instead of being waited for."""
+    global _early_locate
+    discard_locate()
+    _early_locate = (Path(directory).resolve(), subprocess.Popen(
+        [*_BASE, "-C", str(directory), *_LOCATE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()))
+
+
+def discard_locate() -> None:
+    """Wait for and drop a prestarted `locate` nobody took (a usage error, another command)."""
+    global _early_locate
+    early, _early_locate = _early_locate, None
+    if early is not None:
+        early[1].communicate()
+
+
+def _take_located(path: Path | str) -> "subprocess.CompletedProcess[bytes] | None":
+    """The prestarted call's result when it ran in `path` (taken once), else None."""
+    global _early_locate
+    early, _early_locate = _early_locate, None
+    if early is None:
+        return None
+    directory, proc = early
+    out, err = proc.communicate()
+    if directory != Path(path).resolve():
+        return None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def git_path(repo: Path | str, name: str) -> Path:
