@@ -122,7 +122,7 @@ def combined(scored: Sequence[C.Scored], fa: C.Fit, fn: C.Fit, mode: str) -> C.M
 def kinds(scored: Sequence[C.Scored], method: J.Method, fit: C.Fit) -> dict[str, list[int]]:
     rows: dict[str, list[int]] = {}
     for s in scored:
-        got = C.predict(s, method, fit.margin, fit.offset, fit.floor)
+        got = C.predict(s, method, fit.margin, fit.offset, fit.floor, fit.recheck)
         r = rows.setdefault(f"{s.case.kind or '-'} ({s.case.expected})", [0, 0, 0])
         r[0] += got == s.case.expected
         r[1] += got != s.case.expected and got != "unrelated"
