@@ -205,6 +205,13 @@ def test_score_cases_asks_one_system_prompt_at_a_time() -> None:
     systems = [c[0] for c in scorer.calls]
     assert systems == [J.SCORE_SYSTEM] * 9 + [J.LIKELY_SYSTEM] * 9
     assert all(set(s.scores) == {"labels", "likely", "yesno"} for s in scored)
+    # agree and query share agree's three questions; the query comes after every pair's first three
+    scorer = LoggingScorer()
+    scored = C.score_cases(scorer, cases, ["agree", "query"])  # type: ignore[arg-type]
+    assert [c[0] for c in scorer.calls] == [J.SCORE_SYSTEM] * 9 + [J.QUERY_SYSTEM] * 3
+    assert all(s.scores["query"] == J.merge(s.scores["agree"], J.PairScores(query_yes=s.scores["query"].query_yes,
+                                                                            query_unknown=s.scores["query"].query_unknown))
+               and s.scores["query"].query_yes is not None for s in scored)
 
 
 def test_choose_finds_a_floor_that_keeps_near_pairs_out() -> None:

@@ -97,31 +97,34 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     """Every case through the gate, and the pairs it lets through scored with each of `methods`
     (`polarity`: with the polarity step, see `judge.ask`).
 
-    The cases are scored once per system prompt (`J.system_of`), not method by method per case:
-    llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
-    evaluate each again on every pair. `progress` counts (case, system prompt) steps."""
+    The cases are scored once per system prompt (`J.QUESTION_SYSTEM`), not method by method per
+    case: llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
+    evaluate each again on every pair. Each question is asked once per pair, however many methods
+    read it (labels and contrast read the same one; agree reads labels' and yesno's), and a pair's
+    questions under one system prompt one after the other, so the pair stays in the prompt cache.
+    `progress` counts (case, system prompt) steps."""
     gated = [not J.relevant(c.fact, c.opinion).passed for c in cases]
-    scores: list[dict[str, J.PairScores]] = [{} for _ in cases]
-    groups = [[m for m in methods if J.system_of(m) == system] for system in dict.fromkeys(map(J.system_of, methods))]
-    done, total = 0, len(cases) * len(groups)
-    for group in groups:
-        for case, dropped, got in zip(cases, gated, scores):
+    wanted = list(dict.fromkeys(q for m in methods for q in J.QUESTIONS[m]))
+    systems = list(dict.fromkeys(J.QUESTION_SYSTEM[q] for q in wanted))
+    asked: list[dict[str, J.PairScores]] = [{} for _ in cases]
+    done, total = 0, len(cases) * len(systems)
+    for system in systems:
+        for case, dropped, got in zip(cases, gated, asked):
             if not dropped:
-                # Each question once per pair, however many methods read it (labels and contrast read
-                # the same one; agree reads labels' and yesno's), asked one after the other so the
-                # pair stays in the model's prompt cache.
-                asked: dict[str, J.PairScores] = {}
-                for m in group:
-                    for q in J.QUESTIONS[m]:
-                        if q not in asked:
-                            asked[q] = J.ask(model, case.fact, case.opinion, q, polarity)
-                    parts = [asked[q] for q in J.QUESTIONS[m]]
-                    got[m] = parts[0]
-                    for part in parts[1:]:
-                        got[m] = J.merge(got[m], part)
+                for q in wanted:
+                    if J.QUESTION_SYSTEM[q] == system:
+                        got[q] = J.ask(model, case.fact, case.opinion, q, polarity)
             done += 1
             if progress:
                 progress(done, total)
+    scores: list[dict[str, J.PairScores]] = [{} for _ in cases]
+    for got, out in zip(asked, scores):
+        if got:
+            for m in methods:
+                parts = [got[q] for q in J.QUESTIONS[m]]
+                out[m] = parts[0]
+                for part in parts[1:]:
+                    out[m] = J.merge(out[m], part)
     return [Scored(c, g, sc) for c, g, sc in zip(cases, gated, scores)]
 
 

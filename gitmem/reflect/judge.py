@@ -25,6 +25,10 @@
      written deterministically (`opposite`: "Prefers X" -> "Does not prefer X"): the direction is
      the contrast on the opinion minus the contrast on its opposite, so a lean of the model to one
      label cancels, and a model that does not read the negation gets a difference near 0.
+   - `query`: `agree`'s questions, and on the pairs `agree` abstains on, one more under its own
+     system prompt (`QUERY_SYSTEM`): the opinion asked as a question about the FACT alone
+     (`query`: "Based on the FACT, is it true now that Peter prefers short meetings?"), answered
+     yes / no / unknown.
 3. **Decision** (`decide`) with a margin: `labels` takes the best label only if it beats the
    runner-up by the margin; `contrast` decides "supports" above offset + margin, "contradicts"
    below offset - margin; `yesno` decides only when one question's log-odds of "yes" is above the
@@ -32,7 +36,10 @@
    direction like `contrast` (offset, margin), only for a pair whose bears-on-it log-odds clear the
    calibrated `floor`; `agree` decides as `contrast` does, and only when the yes/no framing points
    the same way: yes(supports) - yes(contradicts) above its own lean (`floor`, calibrated) for
-   "supports", below it for "contradicts"; `negate` as `agree`, with its own direction. Anything
+   "supports", below it for "contradicts"; `negate` as `agree`, with its own direction; `query` as
+   `agree`, and where that abstains, "supports" when the query's yes-vs-no log-odds clear its
+   threshold and its "unknown" log-odds stay under a bound (`Recheck`; a "no" is never read as a
+   contradiction). Anything
    else abstains as "unrelated": a missed piece of evidence costs nothing, evidence counted the
    wrong way moves a belief the wrong way.
 4. **Calibration**: which method and which margin is a property of the model, measured on the
@@ -74,7 +81,10 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # than `agree` (better on the report half, worse on the calibration half and both held-out sets),
 # and on SmolLM2 it would be chosen yet its few verdicts are right about as often as wrong on the
 # held-out sets (bench/RESULTS.md "Reflect judge, wave 8"); it costs four questions per pair.
-DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
+# `query` asks one question more than `agree` (in a reflection only where `agree` abstains), and on
+# Qwen2.5-Coder-1.5B it helped or held on every labelled set with no new wrong answer
+# (bench/RESULTS.md "Reflect judge, wave 10").
+DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree", "query")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
 # How far past the margin (in log-probability, nats: e^2 ~ 7 to 1) a verdict must be to count as strong.
@@ -308,11 +318,6 @@ _DETERMINERS = frozenset("the a an his her their its our my this that these thos
 _MODALS = frozenset("would might may must shall do does did".split())
 
 
-def system_of(method: Method) -> str:
-    """The system prompt `method` asks under."""
-    return LIKELY_SYSTEM if method == "likely" else SCORE_SYSTEM
-
-
 # --------------------------------------------------------------------------- the opposite opinion
 
 # "Is", "Was", "Can", ... take "not" after them; any other first verb ("Prefers") becomes "Does not
@@ -510,6 +515,9 @@ QUESTIONS: dict[Method, tuple[Question, ...]] = {
     "labels": ("labels",), "contrast": ("labels",), "yesno": ("yesno",), "likely": ("likely",),
     "agree": ("labels", "yesno"), "negate": ("labels", "yesno", "negated"), "query": ("labels", "yesno", "query"),
 }
+# The system prompt each question is asked under.
+QUESTION_SYSTEM: dict[Question, str] = {"labels": SCORE_SYSTEM, "yesno": SCORE_SYSTEM, "negated": SCORE_SYSTEM,
+                                        "likely": LIKELY_SYSTEM, "query": QUERY_SYSTEM}
 # The questions `query` asks only where `agree` abstains (`judge` asks them then, not before).
 SECOND: dict[Method, tuple[Question, ...]] = {"query": ("query",)}
 
