@@ -32,7 +32,7 @@ from gitmem.reflect import judge as J
 from gitmem.reflect.model import CachedModel, LlamaModel, resolve_model_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_wave8 import _fmt, arguments, kinds  # noqa: E402  (bench scripts import each other by path)
+from judge_wave8 import _fmt, answered, arguments, kinds  # noqa: E402  (bench scripts import each other by path)
 
 
 def with_query(model: J.Scorer, scored: list[C.Scored], first: C.Fit) -> list[C.Scored]:
@@ -85,36 +85,17 @@ def two_sided(scored: Sequence[C.Scored], first: C.Fit) -> tuple[float, float, f
 
 def two_sided_metrics(scored: Sequence[C.Scored], first: C.Fit, band: tuple[float, float, float] | None) -> C.Metrics:
     """`scored` decided by `first` and, where it abstains, by the two-sided `band`."""
-    rows = []
-    for s in scored:
-        if s.gated or band is None:
-            rows.append(s)
-            continue
+    def answer(s: C.Scored) -> J.Relation:
+        if s.gated:
+            return "unrelated"
         sc = s.scores["query"]
-        lo, hi, bound = band
-        # A two-sided step as a contrast: labels whose contrast is the side's distance past the band.
-        decided = J._decide(sc, "agree", first.margin, first.offset, first.floor).relation != "unrelated"
-        if decided or sc.query_yes is None or sc.query_unknown is None or not sc.query_unknown < bound or lo <= sc.query_yes <= hi:
-            rows.append(s)
-            continue
-        d = 5.0 if sc.query_yes > hi else -5.0
-        forced = J.PairScores(labels=(0.0, -d, -50.0) if d > 0 else (d, 0.0, -50.0), flipped=sc.flipped)
-        rows.append(C.Scored(s.case, False, {"agree": s.scores["agree"], "query": forced, "contrast": forced}))
-    return C.Metrics(*_merge_metrics(rows, first))
-
-
-def _merge_metrics(rows: list[C.Scored], first: C.Fit) -> C.Metrics:
-    confusion = {e: {p: 0 for p in J.LABELS} for e in J.LABELS}
-    for s in rows:
-        got = (C.predict(s, "contrast", 1.0, 0.0) if "contrast" in s.scores
-               else C.predict(s, "agree", first.margin, first.offset, first.floor))
-        confusion[s.case.expected][got] += 1
-    n = len(rows)
-    correct = sum(confusion[e][e] for e in J.LABELS)
-    wrong = sum(confusion[e][p] for e in J.LABELS for p in ("supports", "contradicts") if p != e)
-    related = sum(sum(confusion[e].values()) for e in ("supports", "contradicts"))
-    abstained = confusion["supports"]["unrelated"] + confusion["contradicts"]["unrelated"]
-    return C.Metrics(n, correct, correct / n, wrong / n, abstained / related if related else 0.0, confusion)
+        got = J._decide(sc, "agree", first.margin, first.offset, first.floor).relation
+        if got == "unrelated" and band is not None and sc.query_yes is not None and sc.query_unknown is not None:
+            lo, hi, bound = band
+            if sc.query_unknown < bound and not lo <= sc.query_yes <= hi:
+                got = "supports" if sc.query_yes > hi else "contradicts"
+        return J.turn(got) if sc.flipped else got
+    return answered(scored, answer)
 
 
 def no_new_wrong(scored: Sequence[C.Scored], first: C.Fit) -> J.Recheck:
