@@ -108,6 +108,11 @@ def combined(scored: Sequence[C.Scored], fa: C.Fit, fn: C.Fit, mode: str) -> C.M
         if mode == "both" or "unrelated" not in (a, n):
             return a if a == n else "unrelated"
         return n if a == "unrelated" else a
+    return answered(scored, answer)
+
+
+def answered(scored: Sequence[C.Scored], answer: Callable[[C.Scored], J.Relation]) -> C.Metrics:
+    """`check.metrics` of the relations `answer` gives each case (a way of deciding written in a bench script)."""
     confusion: dict[J.Relation, dict[J.Relation, int]] = {e: {p: 0 for p in J.LABELS} for e in J.LABELS}
     for s in scored:
         confusion[s.case.expected][answer(s)] += 1
@@ -122,7 +127,7 @@ def combined(scored: Sequence[C.Scored], fa: C.Fit, fn: C.Fit, mode: str) -> C.M
 def kinds(scored: Sequence[C.Scored], method: J.Method, fit: C.Fit) -> dict[str, list[int]]:
     rows: dict[str, list[int]] = {}
     for s in scored:
-        got = C.predict(s, method, fit.margin, fit.offset, fit.floor)
+        got = C.predict(s, method, fit.margin, fit.offset, fit.floor, fit.recheck)
         r = rows.setdefault(f"{s.case.kind or '-'} ({s.case.expected})", [0, 0, 0])
         r[0] += got == s.case.expected
         r[1] += got != s.case.expected and got != "unrelated"

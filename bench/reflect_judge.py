@@ -99,9 +99,9 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
     report_half = [s for s in report.scored if s.case.split == "report"]
     if not cal.polarity:
         report_half = C.score_cases(model, [s.case for s in report_half], [cal.method], polarity=False)
-    shipped = C.metrics(report_half, cal.method, cal.margin, cal.offset, cal.floor)
+    shipped = C.metrics(report_half, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck)
     base = baseline(model, scored) if with_baseline else None
-    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor), base, scored)
+    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck), base, scored)
 
 
 class KindRow(NamedTuple):
@@ -118,7 +118,7 @@ def per_kind(scored: list[C.Scored], cal: J.Calibration) -> list[KindRow]:
     """Where the calibrated judge goes wrong, by the cases' kind and expected label."""
     rows: dict[tuple[str, str], list[int]] = {}
     for s in scored:
-        got = C.predict(s, cal.method, cal.margin, cal.offset, cal.floor)
+        got = C.predict(s, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck)
         e = s.case.expected
         r = rows.setdefault((s.case.kind or "-", e), [0, 0, 0, 0, 0])
         r[0] += 1
@@ -194,7 +194,8 @@ def render(results: list[dict[str, Any]], cases: list[C.Case]) -> str:
         rp: C.CheckReport = r["report"]
         cal = rp.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.never_decides else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
+        margin = "never decides" if cal.never_decides else (
+            f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor, recheck=cal.recheck))
         m = rp.report_metrics
         lines.append(f"| {name} | **gate + {cal.method}, {margin}** (calibrated) | {_pct(m.accuracy)} | "
                      f"{_pct(m.wrong_direction)} | {_pct(m.abstain)} | {cal.tokens_per_second:.0f} | {r['cpu']:.0f} | "
@@ -244,7 +245,8 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
         h: Heldout = r["heldout"]
         cal = h.calibration
         name = cal.model.split(":")[0]
-        margin = "never decides" if cal.never_decides else f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor)
+        margin = "never decides" if cal.never_decides else (
+            f"margin {cal.margin:.2f}" + J.describe_rule(cal.method, cal.offset, cal.floor, recheck=cal.recheck))
         judge = f"gate + {cal.method}, {margin}"
         for label, m in ((f"shipped report half ({h.shipped_report.cases})", h.shipped_report),
                          (f"**fresh held-out ({h.metrics.cases})**", h.metrics)):

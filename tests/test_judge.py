@@ -205,6 +205,13 @@ def test_score_cases_asks_one_system_prompt_at_a_time() -> None:
     systems = [c[0] for c in scorer.calls]
     assert systems == [J.SCORE_SYSTEM] * 9 + [J.LIKELY_SYSTEM] * 9
     assert all(set(s.scores) == {"labels", "likely", "yesno"} for s in scored)
+    # agree and query share agree's three questions; the query comes after every pair's first three
+    scorer = LoggingScorer()
+    scored = C.score_cases(scorer, cases, ["agree", "query"])  # type: ignore[arg-type]
+    assert [c[0] for c in scorer.calls] == [J.SCORE_SYSTEM] * 9 + [J.QUERY_SYSTEM] * 3
+    assert all(s.scores["query"] == J.merge(s.scores["agree"], J.PairScores(query_yes=s.scores["query"].query_yes,
+                                                                            query_unknown=s.scores["query"].query_unknown))
+               and s.scores["query"].query_yes is not None for s in scored)
 
 
 def test_choose_finds_a_floor_that_keeps_near_pairs_out() -> None:
@@ -367,7 +374,7 @@ def test_choose_picks_the_margin_that_keeps_wrong_directions_under_the_bar() -> 
     scored = ([_scored("supports", (-0.1, -3.0, -4.0))] * 20 + [_scored("contradicts", (-3.0, -0.1, -4.0))] * 20
               + [_scored("unrelated", (-4.0, -3.0, -0.1))] * 20
               + [_scored("contradicts", (-0.5, -0.8, -4.0)), _scored("supports", (-0.9, -0.5, -4.0))])
-    method, margin, _, _, m = C.choose(scored, ["labels"])
+    method, margin, _, _, m, _ = C.choose(scored, ["labels"])
     assert method == "labels" and 0.4 < margin < 2.9
     assert m.wrong_direction == 0.0 and m.correct == 60 and m.abstain == pytest.approx(2 / 42)
     # At margin 0 both close calls count, the wrong way.
@@ -382,7 +389,7 @@ def test_choose_finds_the_lean_that_labels_cannot_correct(monkeypatch: pytest.Mo
 
     scored = ([lean("supports", x) for x in (-0.6, -0.3, 0.2, 0.5)] * 5 + [lean("contradicts", x) for x in (-3.0, -3.5, -4.2)] * 5
               + [lean("unrelated", x) for x in (-1.6, -1.8)] * 5)
-    method, margin, offset, _, m = C.choose(scored, ["labels", "contrast"])
+    method, margin, offset, _, m, _ = C.choose(scored, ["labels", "contrast"])
     assert method == "contrast" and m.correct == len(scored) and m.wrong_direction == 0.0
     assert -3.0 < offset - margin < -1.8 and -1.6 < offset + margin < -0.6  # the band holds the unrelated pairs
     with_labels = C.choose(scored, ["labels"]).metrics
@@ -394,7 +401,7 @@ def test_choose_finds_the_lean_that_labels_cannot_correct(monkeypatch: pytest.Mo
 
 def test_choose_never_decides_when_every_verdict_is_a_coin_flip() -> None:
     flips = [_scored("supports", (-0.5, -0.6, -3.0)), _scored("contradicts", (-0.5, -0.6, -3.0))] * 10
-    method, margin, _, _, m = C.choose(flips, ["labels"])
+    method, margin, _, _, m, _ = C.choose(flips, ["labels"])
     assert margin == math.inf and m.wrong_direction == 0.0 and m.abstain == 1.0
 
 
@@ -691,3 +698,111 @@ def test_a_calibration_says_whether_it_was_measured_with_the_polarity_step_and_i
     assert report.calibration.polarity and all(s.scores["contrast"].flipped for s in report.scored)
     qwen = [c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b")]
     assert qwen and qwen[0].polarity
+
+
+# --------------------------------------------------------------------------- query: a second question where agree abstains
+
+
+def test_query_asks_the_opinion_as_a_question_about_its_subject() -> None:
+    q = "Based on the FACT, is it true now that {}? Answer yes, no or unknown."
+    assert J.query("@Peter: Prefers short meetings.") == q.format("Peter prefers short meetings")
+    assert J.query("@Sam: Is vegetarian.") == q.format("Sam is vegetarian")
+    assert J.query("@Sam: Would rather walk than drive.") == q.format("Sam would rather walk than drive")
+    assert J.query("@The-Castle: The renovation is on budget.") == q.format("the renovation is on budget")
+    assert J.query("@NAS: Upgrading to DSM 7 was worth it.") == q.format("upgrading to DSM 7 was worth it")
+    assert J.query("@Andy: Android phones are best.") == q.format("Android phones are best")  # a name stays as written
+    assert J.query("Prefers tea.") == q.format("the user prefers tea")  # no entity: the user's own opinion
+    fact = "@Peter: Asked me to cap every invite at 25 minutes."
+    prompt = J.query_prompt(fact, "@Peter: Prefers short meetings.")
+    assert "OPINION" not in prompt and fact in prompt and prompt.endswith(q.format("Peter prefers short meetings"))
+
+
+class BandScorer:
+    """A model whose labels and yes/no answers put every pair inside agree's band (contrast -1.6 =
+    the offset below; yes/no lean 0), and whose query answer is `query` (log-probs of yes, no,
+    unknown); logs every call."""
+
+    name = "band"
+
+    def __init__(self, query: tuple[float, float, float]) -> None:
+        self.query = query
+        self.calls: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        self.calls.append((system, user, tuple(continuations)))
+        if system == J.QUERY_SYSTEM:
+            y, n, u = self.query
+            return [y, y - 5.0, n, n - 5.0, u, u - 5.0]
+        if continuations == list(J.LABELS) or tuple(continuations) == J.LABELS:
+            return [-2.0, -0.4, -3.0]
+        return [-0.7] * len(continuations)
+
+
+def _query_cal(recheck: J.Recheck) -> J.Calibration:
+    return J.Calibration("1:q", "q.gguf:1:q", "query", 1.0, 0.8, 0.03, 0.3, 129, 8.0, "2026-12-01", offset=-1.6,
+                         floor=-0.4, polarity=True, query_yes=recheck.yes, query_unknown=recheck.unknown)
+
+
+def test_query_is_asked_only_where_agree_abstains_and_supports_past_its_threshold() -> None:
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    cal = _query_cal(J.Recheck(1.4, 2.5))
+    # yes likelier than no by 2.0 (past 1.4), unknown 1.0 below the likelier (below 2.5): supports
+    scorer = BandScorer((-0.5, -2.5, -1.5))
+    v = J.judge(scorer, cal, fact, opinion)  # type: ignore[arg-type]
+    assert (v.relation, v.strength) == ("supports", "weak")
+    assert [c[0] for c in scorer.calls] == [J.SCORE_SYSTEM] * 3 + [J.QUERY_SYSTEM]
+    assert scorer.calls[-1][1] == J.query_prompt(fact, opinion) and scorer.calls[-1][2] == (*J.YES, *J.NO, *J.UNKNOWN)
+    # one-sided: a "no" is never a contradiction; "unknown" 2.8 over the likelier, or yes short of 1.4: open
+    assert J.judge(BandScorer((-2.5, -0.5, -1.5)), cal, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    assert J.judge(BandScorer((-3.0, -6.0, -0.2)), cal, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    assert J.judge(BandScorer((-3.0, -6.0, -0.6)), cal, fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert J.judge(BandScorer((-0.5, -1.5, -1.5)), cal, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # where agree decides, the query is not asked: the labels past the band, the yes/no framing agreeing
+    decided = cal._replace(offset=0.5, floor=0.4)
+    scorer = BandScorer((-0.5, -2.5, -1.5))
+    assert J.judge(scorer, decided, fact, opinion).relation == "contradicts"  # type: ignore[arg-type]
+    assert J.QUERY_SYSTEM not in [c[0] for c in scorer.calls]
+    # an aversion is asked in its affirmative form, like every other question, and the verdict turned
+    scorer = BandScorer((-0.5, -2.5, -1.5))
+    assert J.judge(scorer, cal, "@Bo: Took the train.", "@Bo: Dislikes flying.").relation == "contradicts"  # type: ignore[arg-type]
+    assert scorer.calls[-1][1] == J.query_prompt("@Bo: Took the train.", "@Bo: Likes flying.")
+    # no second step fitted: agree alone, the query never asked
+    scorer = BandScorer((-0.5, -2.5, -1.5))
+    assert J.judge(scorer, _query_cal(J.NO_RECHECK), fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    assert len(scorer.calls) == 3
+
+
+def test_choose_fits_the_query_on_the_pairs_agree_leaves_open_within_the_wrong_bound() -> None:
+    # Every pair sits in agree's band (its labels and yes/no say nothing); the query answers yes to
+    # supports, no to contradictions and to some supports, and "unknown" to unrelated pairs. Six
+    # unrelated pairs answer yes with no "unknown" to tell them: more wrong answers than the bound
+    # allows (2% of 66), so the fit's threshold stays above them.
+    def pair(expected: str, qy: float, qu: float) -> C.Scored:
+        case = C.Case("@A: fact about tea.", "@A: Likes tea.", expected, "direct", "calibration")  # type: ignore[arg-type]
+        sc = J.PairScores(labels=(-1.0, -1.0, -4.0), yes_supports=-0.5, yes_contradicts=-0.5, query_yes=qy, query_unknown=qu)
+        return C.Scored(case, False, {"agree": sc, "query": sc})
+
+    scored = ([pair("supports", y, 1.0) for y in (1.5, 2.0)] * 5 + [pair("supports", -1.0, 1.5)] * 10
+              + [pair("contradicts", y, 1.5) for y in (-1.5, -2.0)] * 10
+              + [pair("unrelated", y, u) for y, u in ((-1.8, 3.0), (1.8, 3.5))] * 10 + [pair("unrelated", 0.6, 1.5)] * 6)
+    agree = C.choose(scored, ["agree"])
+    assert agree.margin == math.inf and agree.metrics.correct == 26  # agree never decides here
+    fit = C.choose(scored, ["agree", "query"])
+    assert fit.method == "query" and fit.metrics.correct == 36 and fit.metrics.wrong_direction == 0.0
+    assert 0.6 < fit.recheck.yes < 1.5 and 1.0 < fit.recheck.unknown < 3.0
+    assert C.metrics(scored, "query", fit.margin, fit.offset, fit.floor, fit.recheck).correct == 36
+    assert C.metrics(scored, "query", fit.margin, fit.offset, fit.floor).correct == 26  # without its second step
+    # the contradictions' "no" is never read as a verdict, however clear
+    assert C.metrics(scored, "query", fit.margin, fit.offset, fit.floor, fit.recheck).confusion["contradicts"]["contradicts"] == 0
+
+
+def test_a_calibration_without_the_query_fields_has_no_second_step() -> None:
+    old = {"fingerprint": "1:abc", "model": "m.gguf:1:abc", "method": "agree", "margin": 0.9, "accuracy": 0.7,
+           "wrong_direction": 0.03, "abstain": 0.4, "cases": 129, "tokens_per_second": 8.0, "measured": "2026-12-01"}
+    cal = J._read_table(json.dumps({"1:abc": old}))["1:abc"]
+    assert cal.recheck == J.NO_RECHECK and cal.recheck.yes == J.NEVER
+    # a first step that never decides with a second that does: the judge still asks
+    never = _query_cal(J.Recheck(1.0, 2.0))._replace(margin=J.NEVER)
+    assert not never.never_decides and _query_cal(J.NO_RECHECK)._replace(margin=J.NEVER).never_decides
+    assert "then the query question: supports above yes +1.00 with unknown below +2.00" in J.describe_rule(
+        "query", -1.6, -0.4, True, never.recheck)

@@ -26,7 +26,8 @@ def _check_text(r: dict[str, Any]) -> str:
 
     lines = [f"Model {r['model']}", f"  judge method {r['method']}, margin "
              + ("never decides" if r["margin"] >= 1e9 else f"{r['margin']:.2f}")
-             + J.describe_rule(r["method"], r["offset"], r["floor"], r["polarity"]) + " (chosen on the calibration half)",
+             + J.describe_rule(r["method"], r["offset"], r["floor"], r["polarity"], J.Recheck(**r["recheck"]))
+             + " (chosen on the calibration half)",
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
     for method, m in r["methods"].items():
         lines.append(_metrics_line(f"({method})", m))
@@ -63,9 +64,9 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Labelled cases (JSONL) instead of the shipped set.")
 # judge.METHODS, spelled out: the judge module is imported only when the command runs (CLI start-up stays light).
-@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "agree", "negate", "all"]),
+@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "agree", "negate", "query", "all"]),
               default="all", show_default=True,
-              help="Which ways of deciding to measure (all: labels, contrast, yesno and agree, the calibration picks "
+              help="Which ways of deciding to measure (all: labels, contrast, yesno, agree and query, the calibration picks "
                    "the best; likely and negate only when named).")
 @json_option
 @click.pass_context

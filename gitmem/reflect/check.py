@@ -97,31 +97,34 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     """Every case through the gate, and the pairs it lets through scored with each of `methods`
     (`polarity`: with the polarity step, see `judge.ask`).
 
-    The cases are scored once per system prompt (`J.system_of`), not method by method per case:
-    llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
-    evaluate each again on every pair. `progress` counts (case, system prompt) steps."""
+    The cases are scored once per system prompt (`J.QUESTION_SYSTEM`), not method by method per
+    case: llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
+    evaluate each again on every pair. Each question is asked once per pair, however many methods
+    read it (labels and contrast read the same one; agree reads labels' and yesno's), and a pair's
+    questions under one system prompt one after the other, so the pair stays in the prompt cache.
+    `progress` counts (case, system prompt) steps."""
     gated = [not J.relevant(c.fact, c.opinion).passed for c in cases]
-    scores: list[dict[str, J.PairScores]] = [{} for _ in cases]
-    groups = [[m for m in methods if J.system_of(m) == system] for system in dict.fromkeys(map(J.system_of, methods))]
-    done, total = 0, len(cases) * len(groups)
-    for group in groups:
-        for case, dropped, got in zip(cases, gated, scores):
+    wanted = list(dict.fromkeys(q for m in methods for q in J.QUESTIONS[m]))
+    systems = list(dict.fromkeys(J.QUESTION_SYSTEM[q] for q in wanted))
+    asked: list[dict[str, J.PairScores]] = [{} for _ in cases]
+    done, total = 0, len(cases) * len(systems)
+    for system in systems:
+        for case, dropped, got in zip(cases, gated, asked):
             if not dropped:
-                # Each question once per pair, however many methods read it (labels and contrast read
-                # the same one; agree reads labels' and yesno's), asked one after the other so the
-                # pair stays in the model's prompt cache.
-                asked: dict[str, J.PairScores] = {}
-                for m in group:
-                    for q in J.QUESTIONS[m]:
-                        if q not in asked:
-                            asked[q] = J.ask(model, case.fact, case.opinion, q, polarity)
-                    parts = [asked[q] for q in J.QUESTIONS[m]]
-                    got[m] = parts[0]
-                    for part in parts[1:]:
-                        got[m] = J.merge(got[m], part)
+                for q in wanted:
+                    if J.QUESTION_SYSTEM[q] == system:
+                        got[q] = J.ask(model, case.fact, case.opinion, q, polarity)
             done += 1
             if progress:
                 progress(done, total)
+    scores: list[dict[str, J.PairScores]] = [{} for _ in cases]
+    for got, out in zip(asked, scores):
+        if got:
+            for m in methods:
+                parts = [got[q] for q in J.QUESTIONS[m]]
+                out[m] = parts[0]
+                for part in parts[1:]:
+                    out[m] = J.merge(out[m], part)
     return [Scored(c, g, sc) for c, g, sc in zip(cases, gated, scores)]
 
 
@@ -134,17 +137,18 @@ class Metrics(NamedTuple):
     confusion: dict[Relation, dict[Relation, int]]  # expected -> predicted -> count
 
 
-def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, floor: float = J.NO_FLOOR) -> Relation:
+def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, floor: float = J.NO_FLOOR,
+            recheck: J.Recheck = J.NO_RECHECK) -> Relation:
     if s.gated:
         return "unrelated"
-    return J.decide(s.scores[method], method, margin, offset, floor).relation
+    return J.decide(s.scores[method], method, margin, offset, floor, recheck).relation
 
 
 def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0,
-            floor: float = J.NO_FLOOR) -> Metrics:
+            floor: float = J.NO_FLOOR, recheck: J.Recheck = J.NO_RECHECK) -> Metrics:
     confusion = {e: {p: 0 for p in RELATIONS} for e in RELATIONS}
     for s in scored:
-        confusion[s.case.expected][predict(s, method, margin, offset, floor)] += 1
+        confusion[s.case.expected][predict(s, method, margin, offset, floor, recheck)] += 1
     n = len(scored)
     correct = sum(confusion[e][e] for e in RELATIONS)
     wrong = sum(confusion[e][p] for e in RELATIONS for p in ("supports", "contradicts") if p != e)
@@ -180,6 +184,7 @@ class Fit(NamedTuple):
     offset: float
     floor: float
     metrics: Metrics
+    recheck: J.Recheck = J.NO_RECHECK  # method `query`: its second step
 
 
 def _midpoints(values: list[float]) -> list[float]:
@@ -270,6 +275,63 @@ def _fit_two_sided(scored: Sequence[Scored], method: J.Method) -> Fit:
 FLOOR_STEPS = 40
 
 
+def _fit_recheck(scored: Sequence[Scored], first: Fit) -> Fit:
+    """`query`'s second step on top of its first (`first`, fitted as `agree`): the threshold on the
+    query's yes-vs-no log-odds and the bound its "unknown" log-odds must stay below (`J.Recheck`),
+    read only on the pairs the first step abstains on, with the best accuracy on `scored` while all
+    of `scored` stays at most CALIBRATION_WRONG wrong (the first step's wrong answers count); ties go
+    to the higher threshold, then the lower bound. No step that gains nothing: then `first` as it is.
+    Counted like `_fit_two_sided` (suffix sums over the pairs sorted by their yes-vs-no log-odds),
+    for at most FLOOR_STEPS bounds."""
+    n = len(scored)
+    open_ = []  # (yes-vs-no, unknown, index of the expected label as asked) of the pairs left open
+    for s in scored:
+        if s.gated:
+            continue
+        sc = s.scores[first.method]
+        if sc.query_yes is None or sc.query_unknown is None:
+            continue
+        if J._decide(sc, first.method, first.margin, first.offset, first.floor).relation != "unrelated":
+            continue
+        open_.append((sc.query_yes, sc.query_unknown, LABEL_INDEX[J.turn(s.case.expected) if sc.flipped else s.case.expected]))
+    base = first.metrics
+    wrong0 = round(base.wrong_direction * n)
+    if not open_:
+        return first
+    bounds = _midpoints(sorted({u for _, u, _ in open_}))[1:]
+    step = max(1, math.ceil(len(bounds) / FLOOR_STEPS))
+    bounds = bounds[::step] + ([bounds[-1]] if (len(bounds) - 1) % step else [])
+    best: tuple[int, float, float] = (0, -math.inf, 0.0)
+    chosen: J.Recheck | None = None
+    # a first step that never decides leaves every verdict to the second: it needs as many right as any way of deciding
+    least = _least_right(scored) if not math.isfinite(first.margin) or first.margin >= J.NEVER else 1
+    for bound in bounds:
+        live = sorted((y, label) for y, u, label in open_ if u < bound)
+        if not live:
+            continue
+        values = sorted({y for y, _ in live})
+        ends = _midpoints(values)
+        k = len(values)
+        at = [[0, 0, 0] for _ in values]
+        rank = {v: i for i, v in enumerate(values)}
+        for y, label in live:
+            at[rank[y]][label] += 1
+        cum = [(0, 0, 0)]
+        for c in at:
+            cum.append((cum[-1][0] + c[0], cum[-1][1] + c[1], cum[-1][2] + c[2]))
+        total = cum[k]
+        for j in range(k + 1):  # values[j:] answered supports
+            sup_sup, sup_con, sup_unr = (total[0] - cum[j][0], total[1] - cum[j][1], total[2] - cum[j][2])
+            if wrong0 + sup_con + sup_unr > CALIBRATION_WRONG * n or sup_sup < least:
+                continue
+            key = (sup_sup, ends[j], -bound)
+            if key > best:
+                best, chosen = key, J.Recheck(ends[j], bound)
+    if chosen is None:
+        return first
+    return first._replace(recheck=chosen, metrics=metrics(scored, first.method, first.margin, first.offset, first.floor, chosen))
+
+
 def _least_right(scored: Sequence[Scored]) -> float:
     """The right verdicts a way of deciding needs on `scored` (MIN_RIGHT_VERDICTS of the related pairs)."""
     return MIN_RIGHT_VERDICTS * sum(s.case.expected != "unrelated" for s in scored)
@@ -298,6 +360,8 @@ def choose(scored: Sequence[Scored], methods: Sequence[J.Method]) -> Fit:
     for method in methods:
         if method in J.TWO_SIDED:
             fit = _fit_two_sided(scored, method)
+            if method in J.SECOND:
+                fit = _fit_recheck(scored, fit)
             key = (fit.metrics.accuracy - CONTRAST_PENALTY, min(fit.margin, J.NEVER))
             if best is None or key > best:
                 best, chosen = key, fit
@@ -348,16 +412,18 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
     per_method: dict[str, Metrics] = {}
     for m in methods:
         own = choose(cal_half, [m])
-        per_method[m] = metrics(rep_half, m, own.margin, own.offset, own.floor)
+        per_method[m] = metrics(rep_half, m, own.margin, own.offset, own.floor, own.recheck)
     fit = choose(cal_half, methods)
     margin = round(fit.margin, 4) if math.isfinite(fit.margin) else J.NEVER
     offset, floor = round(fit.offset, 4), round(fit.floor, 4)
-    rep = metrics(rep_half, fit.method, margin, offset, floor)
+    recheck = J.Recheck(*(round(x, 4) for x in fit.recheck))
+    rep = metrics(rep_half, fit.method, margin, offset, floor, recheck)
     cal = J.Calibration(
         fingerprint=J.fingerprint(model_name), model=model_name, method=fit.method, margin=margin,
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
         cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
-        measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind(), polarity=True)
+        measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind(), polarity=True,
+        query_yes=recheck.yes, query_unknown=recheck.unknown)
     related = [s for s in scored if s.case.expected != "unrelated"]
     return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
@@ -375,7 +441,8 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck
     cal = r.calibration
     return {"model": cal.model, "path": path, "fingerprint": cal.fingerprint, "method": cal.method,
             "margin": cal.margin, "offset": cal.offset, "floor": cal.floor,
-            "gate_kind": cal.gate, "polarity": cal.polarity, "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
+            "gate_kind": cal.gate, "polarity": cal.polarity, "recheck": cal.recheck._asdict(),
+            "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
             "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
             "methods": {k: m(v) for k, v in r.per_method.items()},
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},
