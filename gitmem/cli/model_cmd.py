@@ -66,8 +66,8 @@ def _check_text(r: dict[str, Any]) -> str:
 # judge.METHODS, spelled out: the judge module is imported only when the command runs (CLI start-up stays light).
 @click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "agree", "negate", "query", "all"]),
               default="all", show_default=True,
-              help="Which ways of deciding to measure (all: labels, contrast, yesno, agree and query, the calibration picks "
-                   "the best; likely and negate only when named).")
+              help="Which ways of deciding to measure (all: labels, contrast, yesno and agree, the calibration picks "
+                   "the best; likely, negate and query only when named).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:
