@@ -29,7 +29,7 @@ RECORD is a bench hook: when it is a list, every question's scored pairs are app
 training data is read through the same code that ranks).
 """
 
-from __future__ import annotations
+# Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import math
 import re
@@ -46,8 +46,6 @@ from gitmem.recall.rank import Candidate
 LEARNED = False
 # Only statements newer_first may move (`_Said.mover`) are scored.
 MOVERS_ONLY = True
-# Bench hook (see the module's doc): None in use.
-RECORD: list[Scored] | None = None
 
 _NUMBER = lazy(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                r"fifty|hundred|thousand|first|second|third|fourth|fifth|dozen|half)\b", re.I)
@@ -59,6 +57,10 @@ class Scored(NamedTuple):
 
     top: str  # A's content
     others: list[tuple[str, list[float], float]]  # (B's content, its features, its probability)
+
+
+# Bench hook (see the module's doc): None in use.
+RECORD: list[Scored] | None = None
 
 
 def _days(a: str, b: str) -> float:
