@@ -76,6 +76,12 @@ class Filter(NamedTuple):
     during: tuple[str, str] | None = None  # event-time window, ISO dates
     hide_dirty: bool = False  # leave out committed rows of files edited in the working tree
 
+    @property
+    def timeline_only(self) -> bool:
+        """Only the timeline filters apply (at, history, since, until): what `compile` adds for the
+        text (kinds, entity, event time) and for a dirty working tree is empty."""
+        return not (self.kinds or self.entity or self.during or self.hide_dirty)
+
     def compile(self) -> tuple[Where, Where]:
         """(committed `chunks`, overlay `wt_chunks`): the overlay has no timeline, so only the
         filters on the text itself (kind, entity, event time) apply to it."""

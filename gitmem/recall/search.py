@@ -268,8 +268,9 @@ class Session:
             raise GitmemError(f"{opts.entity!r} is not a valid entity name", "use a name like Peter or The-Castle")
         during = self.during_window(opts.during) if opts.during else None
         dirty = bool(self.overlay()) if use_overlay else False
-        where, owhere = store.Filter(at=at, history=opts.include_history, since=since, until=until, kinds=kinds,
-                                     entity=ekey, during=during, hide_dirty=dirty).compile()
+        flt = store.Filter(at=at, history=opts.include_history, since=since, until=until, kinds=kinds, entity=ekey,
+                           during=during, hide_dirty=dirty)
+        where, owhere = flt.compile()
         limit = pool_size(opts.k, opts.budget)
         # Row ids follow the timeline (migrations.py): no chunk recorded after `last_pos` has an id
         # at or below this bound, so FTS5 skips those rows instead of scoring them.
@@ -301,9 +302,7 @@ class Session:
             speakers |= self._asker(text, bound)
             # A top k reads only the head: the dense hits far below it are fused by score and left
             # unread (semantic.hybrid), when the question's filter is the dense search's own.
-            reach = _reach(opts)
-            if where != store.Filter(at=at, history=opts.include_history, since=since, until=until).compile()[0]:
-                reach = None
+            reach = _reach(opts) if flt.timeline_only else None
             ranked, report, unread = semantic.hybrid(self.conn, pending, lexical, where, head=head, speakers=speakers,
                                                      reach=reach)
             notes += [report.note] if report.note else []

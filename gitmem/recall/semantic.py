@@ -404,10 +404,14 @@ def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: in
     return fused
 
 
+def _most_credit(speakers: set[str] | frozenset[str]) -> float:
+    """The most `credit` can add to one candidate's score."""
+    return ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0)
+
+
 def _credit_floor(fused: list[Candidate], speakers: set[str] | frozenset[str], head: int | None) -> float | None:
     """The least fused score `credit` still credits (None: all of them)."""
-    most = ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0)
-    return (fused[head - 1].score or 0.0) - most if head is not None and head < len(fused) else None
+    return (fused[head - 1].score or 0.0) - _most_credit(speakers) if head is not None and head < len(fused) else None
 
 
 class Unread(NamedTuple):
@@ -478,7 +482,7 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
         cands = [Candidate((i,), s) for i, s in zip(got.ids, got.scores)]
         fused = fuse(lexical, cands, w, FUSION)
         floor = _credit_floor(fused, speakers, head) if FUSION == "z" else None
-        most = ANCHOR_CREDIT + (SPEAKER_CREDIT if speakers else 0.0) if FUSION == "z" else 0.0
+        most = _most_credit(speakers) if FUSION == "z" else 0.0
 
         def bound(c: Candidate) -> float:  # the most `credit` can make of its score
             v = c.score or 0.0
