@@ -163,15 +163,7 @@ def choose_threshold(train: dict[str, list[dict[str, Any]]], mode: str = "") -> 
         scored += list(zip(train[held + mode], _probs(train[held + mode], m)))
     best_t, best_v = 1.0, 0.0
     for t in np.arange(0.30, 0.96, 0.025):
-        v = 0.0
-        for r, probs in scored:
-            if not probs:
-                continue
-            i = int(np.argmax(probs))
-            if probs[i] < t:
-                continue
-            right = r["pairs"][i]["cur"]
-            v += (1.0 if right and not r["a_cur"] else 0.0) - (COST if r["a_cur"] and not right else 0.0)
+        v = _value(scored, float(t), COST)[0]
         if v > best_v:
             best_t, best_v = float(t), v
     return best_t
