@@ -791,7 +791,9 @@ UNREAD_ATTRIBUTE = "the asked attribute, unread in it"
 NOT_ASKED = "an attribute not asked"
 A_THING_IT_LACKS = "the older holds a thing asked that it lacks"
 AN_INSTANCE = "something done once"
-GUARDS = (SOMEONE_ELSE, AN_ADDITION, ANOTHER_ATTRIBUTE, UNREAD_ATTRIBUTE, NOT_ASKED, A_THING_IT_LACKS, AN_INSTANCE)
+NO_QUESTION_WORD = "no word of the question, the older some"
+GUARDS = (SOMEONE_ELSE, AN_ADDITION, ANOTHER_ATTRIBUTE, UNREAD_ATTRIBUTE, NOT_ASKED, A_THING_IT_LACKS, AN_INSTANCE,
+          NO_QUESTION_WORD)
 
 
 def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
@@ -819,6 +821,11 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
     missing = d.asked - c.asked - _LIGHT
     if any(not attributes.vocabulary(st) for st in missing):
         out.append(A_THING_IT_LACKS)
+    # Wave 11, read off the guarded model's losses: `c` holds no word of the question and `d` some,
+    # attribute words too ("When is the Orchard retro?": "Standup moved to 10:15" over "Retro is
+    # every other Friday at 16:00"; "When is Esme's wedding?": "Hen party on 15 August").
+    if d.asked and not c.asked:
+        out.append(NO_QUESTION_WORD)
     thing = any(not attributes.vocabulary(st) for st in c.asked & d.asked - _LIGHT)
     if _done(c) and not c.ending and not thing and not _named_anew(c, d) \
             and not ("polarity" in q.expects and answers.values(c.text, "polarity") == _NO):
