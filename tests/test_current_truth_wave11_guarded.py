@@ -33,7 +33,7 @@ TRAPS = [
 
 def test_the_guarded_model_is_shipped_off_with_every_guard() -> None:
     assert learned.MODE == "off"
-    assert learned.GUARDS == frozenset(currency.GUARDS) and len(currency.GUARDS) == 7
+    assert learned.GUARDS == frozenset(currency.GUARDS) and len(currency.GUARDS) == 8
     assert 0.0 < learned_model.AFTER_THRESHOLD < 1.0
 
 
