@@ -2,7 +2,7 @@
 (gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped off: recall is the
 rules'. Real git repositories, real index, the shipped weights. The sentences are no bench set's:
 traps of the probe's shapes (a thing of the same topic sold, an instance of an activity, a relative's
-move, another amount of money) on which the model alone puts the trap first, and an opinion reversed
+move, another amount of money, the date of another event) on which the model alone puts the trap first, and an opinion reversed
 by what is done, which no rule ties to the older line and the guarded model puts first."""
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ TRAPS = [
     ((("2026-01-12", ("W @Tomas: Pays 700 euros a month for his studio in Brno.", "W @Tomas: Works as a sound engineer.")),
       ("2026-04-03", ("W @Tomas: Spends about 150 euros a month on groceries.",))),
      "How much rent does Tomas pay?", "tomas", "700 euros", "groceries", currency.A_THING_IT_LACKS),
+    ((("2026-01-12", ("W @Dmitri: Recital set for 12 June 2026 at the conservatory.", "W @Dmitri: Teaches cello to children.")),
+      ("2026-04-03", ("W @Dmitri: Dress rehearsal on 2 June 2026 in the small hall.",))),
+     "When is Dmitri's recital?", "dmitri", "Recital set for", "Dress rehearsal", currency.NO_QUESTION_WORD),
 ]
 
 
@@ -37,7 +40,8 @@ def test_the_guarded_model_is_shipped_off_with_every_guard() -> None:
     assert 0.0 < learned_model.AFTER_THRESHOLD < 1.0
 
 
-@pytest.mark.parametrize("days,q,entity,old,trap,guard", TRAPS, ids=["thing-sold", "instance", "relative", "other-amount"])
+@pytest.mark.parametrize("days,q,entity,old,trap,guard", TRAPS, ids=["thing-sold", "instance", "relative", "other-amount",
+                                                                  "another-date"])
 def test_after_the_rules_a_trap_the_model_falls_for_stays_behind(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days: tuple[tuple[str, tuple[str, ...]], ...], q: str,
         entity: str, old: str, trap: str, guard: str) -> None:
