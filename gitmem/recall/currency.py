@@ -804,7 +804,9 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
     Lyon" / "Allergic to cats"); `d` holds a word of the question naming a thing `c` lacks ("Does Ugo
     still have the Vespa?": "Sold the old garage fridge"); `c` reports something done once that ends
     nothing and names no thing asked with `d` ("Sang a solo at the choir's Easter concert" over
-    "Sings soprano in the Cathedral choir"). The same readings `_same_thing` and `_typed` refuse on."""
+    "Sings soprano in the Cathedral choir"); `c` gives only attributes the question does not ask;
+    `c` holds no word of the question and `d` some. Mostly the readings `_same_thing`, `_typed` and
+    `_protected` refuse on; one name per guard, every one that applies."""
     out: list[str] = []
     if not (c.own and c.subject and c.subject == d.subject):
         out.append(SOMEONE_ELSE)

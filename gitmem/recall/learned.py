@@ -16,8 +16,9 @@ ranking, for a question that names an entity. A is the first candidate naming th
 agent takes as the answer); each later-recorded candidate B naming it, of the same kind, is scored;
 the best B whose probability reaches THRESHOLD goes ahead of A. "after" (wave 11): the rules first,
 then the same test on their ranking, but only for a B none of the rules' trap guards refuses
-(`currency.refusals`: about someone else, an addition, another attribute, a thing asked it lacks,
-something done once; a plan, a wish or a retold change is never scored at all), at AFTER_THRESHOLD.
+(`currency.refusals`: about someone else, an addition, another attribute or none read, an
+attribute not asked, a thing asked it lacks, something done once, no word of the question; a plan,
+a wish or a retold change is never scored at all), at AFTER_THRESHOLD.
 Ranking only: nothing is hidden or marked superseded (index links are supersede.py's alone and
 unchanged: no RULES bump), and it reads only the candidates the as-of filter let through (no leak).
 
@@ -25,9 +26,10 @@ Why off: in place of the rules it loses to them on the sets they were written ag
 against 473 in leave-one-set-out) and on the probe's traps (42 / 62 against 60 / 62), though ahead of
 the rules' first blind run on every set (bench/RESULTS.md, "Current truth, wave 10"). After the
 rules, past their guards, it can reach little: of the 63 questions the rules miss with the current
-line in the head, the guards refuse that line in 55, and leave-one-set-out it gains 6 (heldout6,
-heldout7) and loses 5 (heldout4 2, heldout6 1, probe 2): no threshold is loss-free ("Current truth,
-wave 11"). Both ways are asked on the next blind set (`bench/current_truth.py --learned`).
+line in the head, the guards refuse that line in 57, and leave-one-set-out it gains 5 (heldout6 3,
+heldout7 2) and loses 2 (heldout4 1, probe 1), both among its surest moves: no threshold is
+loss-free ("Current truth, wave 11"). Both ways are asked on the next blind set
+(`bench/current_truth.py --learned`).
 
 RECORD is a bench hook: when it is a list, every question's scored pairs are appended to it (the
 training data is read through the same code that ranks).
