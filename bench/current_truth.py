@@ -7,6 +7,8 @@
 With `--learned` (wave 10) every question is also asked with recall/learned.py's pair model in place of
 newer_first's rules (lexical; the shipped weights, trained on every set in bench/ by
 bench/truth_learn.py): a blind set run this way measures rules and model on one set neither saw.
+Since wave 11 also "guarded": the rules first, then the model where none of their trap guards
+refuses the newer line (recall/learned.py, MODE "after").
 
 With `--semantic` (wave 9) each set's workspace is also embedded as a user would with `gitmem index
 --vectors` (gitmem.recall.semantic.fill_vectors: the bundled MiniLM, every chunk version) and every
@@ -239,7 +241,7 @@ class Report:
     keep_total: int = 0
     keep_false: list[str] = field(default_factory=list)
     keep_kinds: dict[str, list[bool]] = field(default_factory=dict)  # kind -> falsely superseded?
-    mode: str = "lexical"  # how gitmem was asked: "lexical", "hybrid" (--semantic) or "learned" (--learned)
+    mode: str = "lexical"  # how gitmem was asked: "lexical", "hybrid" (--semantic), "learned" or "guarded" (--learned)
 
 
 def judge(q: Question, scenario: Scenario, results: list[Result]) -> Outcome:
@@ -364,16 +366,18 @@ def side_by_side(rows: list[tuple[str, list[Report]]]) -> list[str]:
     return out + ([""] + diff if diff else []) + [""]
 
 
-def learned_mode(scenarios: list[Scenario], root: Path) -> Report:
-    """Every question asked with recall/learned.py's pair model in place of newer_first's rules."""
+def learned_mode(scenarios: list[Scenario], root: Path, mode: str = "replace") -> Report:
+    """Every question asked with recall/learned.py's pair model in place of newer_first's rules
+    (`mode` "replace", reported as "learned") or after them, past their trap guards ("after",
+    reported as "guarded")."""
     from gitmem.recall import learned
 
-    learned.LEARNED = True
+    learned.MODE = mode
     try:
         rep = evaluate(scenarios, root)
     finally:
-        learned.LEARNED = False
-    rep.mode = "learned"
+        learned.MODE = "off"
+    rep.mode = "learned" if mode == "replace" else "guarded"
     return rep
 
 
@@ -385,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--semantic", action="store_true",
                     help="also embed each workspace and ask with hybrid recall; both modes side by side")
     ap.add_argument("--learned", action="store_true",
-                    help="also ask with the learned pair model (recall/learned.py) in place of the rules, side by side")
+                    help="also ask with the learned pair model (recall/learned.py) in place of the rules and "
+                         "after them past their trap guards, side by side")
     args = ap.parse_args(argv)
     out: list[str] = []
     rows: list[tuple[str, list[Report]]] = []
@@ -411,9 +416,10 @@ def main(argv: list[str] | None = None) -> int:
             out += report(half, scenarios, hybrid)
             modes.append(hybrid)
         if args.learned:
-            learned = learned_mode(scenarios, root)
-            out += report(half, scenarios, learned)
-            modes.append(learned)
+            for mode in ("replace", "after"):
+                learned = learned_mode(scenarios, root, mode)
+                out += report(half, scenarios, learned)
+                modes.append(learned)
         if len(modes) > 1:
             rows.append((half, modes))
     if rows:

@@ -3,6 +3,8 @@
     .venv/bin/python bench/truth_learn.py dump            # every set's pairs, read through recall itself
     .venv/bin/python bench/truth_learn.py loso            # leave-one-set-out, offline (from the dump)
     .venv/bin/python bench/truth_learn.py loso --real     # ... and each held-out set asked through recall
+    .venv/bin/python bench/truth_learn.py guarded [--real] [--cost 6]  # wave 11: the rules, then the model past their guards
+    .venv/bin/python bench/truth_learn.py guards          # which trap guard refuses the current line where recall misses it
     .venv/bin/python bench/truth_learn.py write           # train on every set, write gitmem/recall/learned_model.py
     .venv/bin/python bench/truth_learn.py cost            # CPU per recall, model off / on, heldout6's questions
 
@@ -59,7 +61,7 @@ def dump() -> None:
     from gitmem.recall import search
 
     sets: dict[str, list[dict[str, Any]]] = {}
-    learned.LEARNED = False
+    learned.MODE = "off"
     rules = search.newer_first
     for half, path in [(h, p) for h, p in HALVES.items()] + [(h + ":plain", p) for h, p in HALVES.items()]:
         search.newer_first = rules if not half.endswith(":plain") else (lambda cands, *a, **kw: cands)
@@ -81,7 +83,8 @@ def dump() -> None:
                     rows.append({"scenario": s.name, "kind": s.kind, "q": q.q, "current": q.current,
                                  "top1": out.top1_current,
                                  "a": rec.top if rec else None, "a_cur": bool(rec and cur in rec.top.lower()),
-                                 "pairs": [{"b": b, "x": x, "cur": cur in b.lower()} for b, x, _ in rec.others]
+                                 "pairs": [{"b": b, "x": x, "cur": cur in b.lower(), "g": list(g)}
+                                           for b, x, _, g in rec.others]
                                  if rec else []})
         learned.RECORD = None
         search.newer_first = rules
@@ -160,15 +163,7 @@ def choose_threshold(train: dict[str, list[dict[str, Any]]], mode: str = "") -> 
         scored += list(zip(train[held + mode], _probs(train[held + mode], m)))
     best_t, best_v = 1.0, 0.0
     for t in np.arange(0.30, 0.96, 0.025):
-        v = 0.0
-        for r, probs in scored:
-            if not probs:
-                continue
-            i = int(np.argmax(probs))
-            if probs[i] < t:
-                continue
-            right = r["pairs"][i]["cur"]
-            v += (1.0 if right and not r["a_cur"] else 0.0) - (COST if r["a_cur"] and not right else 0.0)
+        v = _value(scored, float(t), COST)[0]
         if v > best_v:
             best_t, best_v = float(t), v
     return best_t
@@ -180,18 +175,19 @@ def trained(train: dict[str, list[dict[str, Any]]], mode: str = "") -> SimpleNam
     return m
 
 
-def real(half: str, model: SimpleNamespace, plain: bool = False) -> tuple[int, int, int, int]:
+def real(half: str, model: SimpleNamespace, plain: bool = False, guarded: bool = False) -> tuple[int, int, int, int]:
     """(top-1 current, questions, false supersession, kept) of `half` asked through recall with
-    `model` (with `plain`, in place of `newer_first`'s rules)."""
+    `model` (with `plain`, in place of `newer_first`'s rules; with `guarded`, recall's own "after"
+    mode: the rules, then the model past their trap guards, at the model's AFTER_THRESHOLD)."""
     from gitmem.recall import learned_model, search
 
-    saved = {k: getattr(learned_model, k) for k in ("MEAN", "SCALE", "WEIGHTS", "BIAS", "THRESHOLD")}
+    saved = {k: getattr(learned_model, k, 1.01) for k in ("MEAN", "SCALE", "WEIGHTS", "BIAS", "THRESHOLD", "AFTER_THRESHOLD")}
     for k in saved:
-        setattr(learned_model, k, getattr(model, k))
-    learned.LEARNED = True  # in place of newer_first (search.py)
+        setattr(learned_model, k, getattr(model, k, 1.01))  # AFTER_THRESHOLD: wave 11's weights on
+    learned.MODE = "after" if guarded else "replace"  # "replace": in place of newer_first (search.py)
     rules, ahead = search.newer_first, learned.ahead
-    if not plain:
-        # The model after the rules (lexical: no meaning pair test): newer_first, then the model.
+    if not plain and not guarded:
+        # The model after the rules, unguarded (lexical: no meaning pair test): newer_first, then the model.
         learned.ahead = lambda ranked, q, rep, past, pend: ahead(rules(ranked, q, rep, past, pend), q, rep, past, pend)
     try:
         scenarios = load(HALVES[half])
@@ -209,7 +205,7 @@ def real(half: str, model: SimpleNamespace, plain: bool = False) -> tuple[int, i
                     false += hit is None or marked_superseded(hit)
         return top, n, false, kept
     finally:
-        learned.LEARNED = False
+        learned.MODE = "off"
         learned.ahead = ahead
         for k, v in saved.items():
             setattr(learned_model, k, v)
@@ -244,6 +240,149 @@ def loso(with_real: bool, mode: str = "") -> None:
           + (f" {tot[3]}/{tot[0]} | {tot[4]}/{tot[5]} |" if with_real else ""))
 
 
+# The rules' first blind run on each set (bench/RESULTS.md: waves 5-10), to compare against.
+FIRST_BLIND = {"heldout2": 23, "heldout3": 42, "heldout4": 59, "heldout5": 62, "heldout6": 58, "heldout7": 64}
+COST_AFTER = 6.0  # guarded: a right answer moved away counts six gained ones (see `guarded`)
+
+
+def passing(rows: list[dict[str, Any]], guards: frozenset[str] = frozenset(learned.GUARDS)) -> list[dict[str, Any]]:
+    """`rows` with only the pairs none of `guards` refuses (currency.refusals): where the model may act."""
+    return [dict(r, pairs=[p for p in r["pairs"] if not guards.intersection(p["g"])]) for r in rows]
+
+
+def _value(scored: list[tuple[dict[str, Any], list[float]]], t: float, cost: float) -> tuple[float, int, int]:
+    """(gains - cost x losses, gains, losses) of moving each row's best pair over `t` ahead of A."""
+    g = lost = 0
+    for r, probs in scored:
+        i = int(np.argmax(probs)) if probs else -1
+        if i < 0 or probs[i] < t:
+            continue
+        right = r["pairs"][i]["cur"]
+        g += right and not r["a_cur"]
+        lost += r["a_cur"] and not right
+    return g - cost * lost, g, lost
+
+
+def _subsets(guards: tuple[str, ...]) -> list[frozenset[str]]:
+    from itertools import combinations
+
+    return [frozenset(c) for n in range(len(guards), -1, -1) for c in combinations(guards, n)]
+
+
+def choose_after(train: dict[str, list[dict[str, Any]]], cost: float = COST_AFTER,
+                 fixed: frozenset[str] | None = None) -> tuple[frozenset[str], float]:
+    """The guarded decision's trap guards and threshold, chosen on `train` alone: every training set
+    scored by a model trained without it (an inner leave-one-set-out); for each set of guards the
+    threshold maximising gains - cost x losses on the relevance-only ranking's pairs past them (after
+    the rules only a handful of positives are left on the sets they were written on: too few to
+    place a threshold), then the guards whose decision, at that threshold, does best after the
+    rules (ties: more guards). `fixed`: those guards, only the threshold chosen."""
+    from gitmem.recall.currency import GUARDS
+
+    # Every pair's out-of-set probability, once; a set of guards only filters them.
+    scored: dict[str, list[tuple[dict[str, Any], list[float]]]] = {"": [], ":plain": []}
+    for held in [h for h in train if ":" not in h]:
+        m = fit([r for h, rows in train.items() if base(h) != held for r in rows])
+        for mode in scored:
+            scored[mode] += list(zip(train[held + mode], _probs(train[held + mode], m)))
+
+    def past(mode: str, gs: frozenset[str]) -> list[tuple[dict[str, Any], list[float]]]:
+        out = []
+        for r, ps in scored[mode]:
+            keep = [i for i, p in enumerate(r["pairs"]) if not gs.intersection(p["g"])]
+            out.append((dict(r, pairs=[r["pairs"][i] for i in keep]), [ps[i] for i in keep]))
+        return out
+
+    best: tuple[float, int, frozenset[str], float] | None = None
+    for gs in [fixed] if fixed is not None else _subsets(GUARDS):
+        plain = past(":plain", gs)
+        t = float(max(np.arange(0.30, 0.991, 0.025), key=lambda t: (_value(plain, float(t), cost)[0], -t)))
+        if _value(plain, t, cost)[0] <= 0:
+            t = 1.01
+        v = _value(past("", gs), t, cost)[0]
+        if best is None or (v, len(gs)) > best[:2]:
+            best = (v, len(gs), gs, t)
+    assert best is not None
+    return best[2], best[3]
+
+
+def threshold_after(train: dict[str, list[dict[str, Any]]], cost: float = COST_AFTER) -> float:
+    """The threshold with every trap guard on (`choose_after`)."""
+    return choose_after(train, cost, frozenset(learned.GUARDS))[1]
+
+
+def _short(gs: frozenset[str]) -> str:
+    from gitmem.recall.currency import GUARDS
+
+    return ",".join(str(i + 1) for i, g in enumerate(GUARDS) if g in gs) or "none"
+
+
+def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False) -> None:
+    """Leave-one-set-out of the wave 11 decision: the rules, then the model where none of their trap
+    guards refuses the newer line, at a threshold (and, with `select`, a set of guards) chosen
+    without the held-out set; beside today's rules and the rules' first blind run on each set."""
+    from gitmem.recall.currency import GUARDS
+
+    sets = json.loads(DUMP.read_text())
+    print("guards: " + "; ".join(f"{i + 1} {g}" for i, g in enumerate(GUARDS)) + "\n")
+    print("| held-out set | questions | rules' first blind run | today's rules | rules + guarded model (offline) "
+          "| gains / losses | guards | threshold |" + (" through recall | false supersession |" if with_real else ""))
+    print("|---|---:|---:|---:|---:|---:|---|---:|" + ("---:|---:|" if with_real else ""))
+    tot = [0, 0, 0, 0, 0, 0]
+    for half in [h for h in sets if ":" not in h]:
+        train = {h: r for h, r in sets.items() if base(h) != half}
+        m = fit([r for rows in train.values() for r in rows])
+        gs, m.AFTER_THRESHOLD = choose_after(train, cost, None if select else frozenset(learned.GUARDS))
+        g, lost, _ = decide(passing(sets[half], gs), m, m.AFTER_THRESHOLD)
+        n, rules = len(sets[half]), sum(r["top1"] for r in sets[half])
+        line = (f"| {half} | {n} | {FIRST_BLIND.get(half, '-')} | {rules}/{n} | {rules + g - lost}/{n} | +{g} / -{lost} "
+                f"| {_short(gs)} | {m.AFTER_THRESHOLD:.3f} |")
+        tot[:3] = [tot[0] + n, tot[1] + rules, tot[2] + rules + g - lost]
+        if with_real:
+            saved = learned.GUARDS
+            learned.GUARDS = gs
+            try:
+                top, _, false, kept = real(half, m, guarded=True)
+            finally:
+                learned.GUARDS = saved
+            line += f" {top}/{n} | {false}/{kept} |"
+            tot[3:] = [tot[3] + top, tot[4] + false, tot[5] + kept]
+        print(line, flush=True)
+    print(f"| all | {tot[0]} | | {tot[1]}/{tot[0]} | {tot[2]}/{tot[0]} | | | |"
+          + (f" {tot[3]}/{tot[0]} | {tot[4]}/{tot[5]} |" if with_real else ""))
+
+
+def guards() -> None:
+    """Where the current line is when recall misses it, and which trap guard refuses it (a question
+    counts under a guard when that guard refuses every later line holding the current value); and
+    how many right answers some later line could displace, by the guards that refuse such a line."""
+    from gitmem.recall.currency import GUARDS
+
+    sets = json.loads(DUMP.read_text())
+    for mode in ("", ":plain"):
+        print(f"\nranking: {'relevance alone' if mode else 'the rules (today)'}\n")
+        print("| set | misses, current among the later lines | refused by: " + " / ".join(GUARDS)
+              + " | by none | right answers with a later line | a later line refused by each guard |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for half in [h for h in sets if ":" not in h]:
+            miss, trap = dict.fromkeys(GUARDS, 0), dict.fromkeys(GUARDS, 0)
+            missed = free = exposed = 0
+            for r in sets[half + mode]:
+                cur = [set(p["g"]) for p in r["pairs"] if p["cur"]]
+                if not r["a_cur"] and cur:
+                    missed += 1
+                    every = set.intersection(*cur)
+                    free += not every
+                    for gname in every:
+                        miss[gname] += 1
+                if r["a_cur"] and r["pairs"]:
+                    exposed += 1
+                    for gname in GUARDS:
+                        trap[gname] += any(gname in p["g"] for p in r["pairs"])
+            print(f"| {half} | {missed} | " + " / ".join(map(str, miss.values())) + f" | {free} | {exposed} | "
+                  + " / ".join(map(str, trap.values())) + " |")
+
+
 def _floats(xs: tuple[float, ...]) -> str:
     rows = [", ".join(f"{v:.6g}" for v in xs[i:i + 8]) for i in range(0, len(xs), 8)]
     return "(\n" + "".join(f"    {r},\n" for r in rows) + ")"
@@ -253,47 +392,52 @@ def write() -> None:
     """The shipped model: trained on every set, its threshold chosen for use in place of the rules."""
     sets = json.loads(DUMP.read_text())
     m = trained(sets, ":plain")
+    after = threshold_after(sets)
     MODEL.write_text(
         '"""The weights of recall/learned.py\'s pair model, written by bench/truth_learn.py (do not edit by\n'
         "hand): feature means and scales (standardisation), the weights, the bias and the threshold at which\n"
         f'a newer statement goes ahead. Trained on: {", ".join(h for h in sets if ":" not in h)}, each ranked with\n'
-        'and without newer_first\'s rules; threshold for use in place of the rules."""\n\n'
+        "and without newer_first's rules; THRESHOLD for use in place of the rules, AFTER_THRESHOLD after them past\n"
+        'their trap guards (wave 11)."""\n\n'
         f"MEAN: tuple[float, ...] = {_floats(m.MEAN)}\n"
         f"SCALE: tuple[float, ...] = {_floats(m.SCALE)}\n"
         f"WEIGHTS: tuple[float, ...] = {_floats(m.WEIGHTS)}\n"
         f"BIAS = {m.BIAS:.6g}\n"
-        f"THRESHOLD = {m.THRESHOLD:.6g}\n")
-    print(f"wrote {MODEL} (threshold {m.THRESHOLD:.3f})")
+        f"THRESHOLD = {m.THRESHOLD:.6g}\n"
+        f"AFTER_THRESHOLD = {after:.6g}\n")
+    print(f"wrote {MODEL} (threshold {m.THRESHOLD:.3f}, after the rules {after:.3f})")
 
 
 def cost(half: str = "heldout6", repeat: int = 3) -> None:
-    """CPU time of a recall with the model off (the rules) and on (in their place), interleaved
+    """CPU time of a recall with the model off (the rules), in their place and after them (guarded), interleaved
     question by question in one process over `half`'s workspace (built by `dump`)."""
     import statistics
     import time
 
     qs = [(q.q, q.as_of) for s in load(HALVES[half]) for q in s.questions]
-    times: dict[bool, list[float]] = {False: [], True: []}
+    times: dict[str, list[float]] = {"off": [], "replace": [], "after": []}
     with Asker(workspace(half)) as asker:
         for q, day in qs:  # warm-up
             asker.ask(q, as_of=day, k=K)
         for _ in range(repeat):
             for q, day in qs:
-                for on in (False, True):
-                    learned.LEARNED = on
+                for mode in times:
+                    learned.MODE = mode
                     t = time.process_time()
                     asker.ask(q, as_of=day, k=K)
-                    times[on].append(time.process_time() - t)
-    learned.LEARNED = False
-    for on, xs in times.items():
+                    times[mode].append(time.process_time() - t)
+    learned.MODE = "off"
+    for mode, xs in times.items():
         xs.sort()
-        print(f"{'on ' if on else 'off'}: CPU p50 {1000 * statistics.median(xs):.2f} ms, "
+        print(f"{mode:8}: CPU p50 {1000 * statistics.median(xs):.2f} ms, "
               f"p95 {1000 * xs[int(0.95 * len(xs))]:.2f} ms ({len(xs)} calls)")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=["dump", "loso", "write", "cost"])
+    ap.add_argument("step", choices=["dump", "loso", "guarded", "guards", "write", "cost"])
+    ap.add_argument("--cost", type=float, default=COST_AFTER, help="guarded: what a lost right answer costs")
+    ap.add_argument("--select", action="store_true", help="guarded: choose the trap guards too, without the held-out set")
     ap.add_argument("--real", action="store_true", help="loso: also ask each held-out set through recall")
     ap.add_argument("--replace", action="store_true", help="loso: the model in place of newer_first's rules")
     args = ap.parse_args(argv)
@@ -301,6 +445,10 @@ def main(argv: list[str] | None = None) -> int:
         dump()
     elif args.step == "loso":
         loso(args.real, ":plain" if args.replace else "")
+    elif args.step == "guarded":
+        guarded(args.real, args.cost, args.select)
+    elif args.step == "guards":
+        guards()
     elif args.step == "cost":
         cost()
     else:

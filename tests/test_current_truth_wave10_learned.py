@@ -43,7 +43,7 @@ def top(results: list[Result], entity: str) -> str:
 
 
 def test_the_learned_model_is_shipped_off_and_fits_its_features() -> None:
-    assert learned.LEARNED is False
+    assert learned.MODE == "off"
     # The weights were written for the features this code computes: one weight, mean and scale each.
     n = len(learned_model.WEIGHTS)
     assert n > 0 and len(learned_model.MEAN) == n == len(learned_model.SCALE)
@@ -57,7 +57,7 @@ def test_switched_on_a_change_in_new_words_goes_first(tmp_path: Path, monkeypatc
     repo = history(tmp_path, *days)
     # Off (as shipped): the rules keep the older line first; nothing ties the new words to it.
     assert old in top(ask(repo, q, "2026-05-01"), entity)
-    monkeypatch.setattr(learned, "LEARNED", True)
+    monkeypatch.setattr(learned, "MODE", "replace")
     results = ask(repo, q, "2026-05-01")
     assert new in top(results, entity)
     # Ranking only: the older line is still returned, unmarked.
@@ -72,7 +72,7 @@ def test_switched_on_a_stay_elsewhere_does_not_pass_a_home(tmp_path: Path, monke
         ("2026-01-12", ("W @Rania: Lives in a flat in Amman with her sister.", "W @Rania: Works as a translator.")),
         ("2026-04-03", ("W @Rania: Spent the weekend at a spa hotel by the Dead Sea.",)),
     )
-    monkeypatch.setattr(learned, "LEARNED", True)
+    monkeypatch.setattr(learned, "MODE", "replace")
     assert "flat in Amman" in top(ask(repo, "Where does Rania live?", "2026-05-01"), "rania")
 
 
@@ -85,11 +85,11 @@ def test_the_bench_hook_records_what_the_model_scores(tmp_path: Path, monkeypatc
     assert learned.RECORD is not None and len(learned.RECORD) == 1
     rec = learned.RECORD[0]
     assert old in rec.top
-    scored = [(b, x, p) for b, x, p in rec.others if new in b]
+    scored = [(b, x, p) for b, x, p, _ in rec.others if new in b]
     assert len(scored) == 1
     _, x, p = scored[0]
     assert len(x) == len(learned_model.WEIGHTS)
     assert p == learned.probability(x, learned_model) and p >= learned_model.THRESHOLD
     # A line on another thing, recorded after the first the same day, is scored too and stays below.
-    hockey = [p for b, _, p in rec.others if "hockey" in b]
+    hockey = [p for b, _, p, _ in rec.others if "hockey" in b]
     assert len(hockey) == 1 and hockey[0] < learned_model.THRESHOLD

@@ -782,6 +782,59 @@ def _protected(c: _Said, d: _Said, q: Asked) -> bool:
     return bool(q.families & d.attrs) and not q.families & c.attrs
 
 
+# The rules' trap guards, named (wave 11): where a newer statement must not answer in place of an
+# older one whatever else says so. recall/learned.py's pair model acts only past them.
+SOMEONE_ELSE = "about someone else"
+AN_ADDITION = "an addition"
+ANOTHER_ATTRIBUTE = "another attribute"
+UNREAD_ATTRIBUTE = "the asked attribute, unread in it"
+NOT_ASKED = "an attribute not asked"
+A_THING_IT_LACKS = "the older holds a thing asked that it lacks"
+AN_INSTANCE = "something done once"
+NO_QUESTION_WORD = "no word of the question, the older some"
+GUARDS = (SOMEONE_ELSE, AN_ADDITION, ANOTHER_ATTRIBUTE, UNREAD_ATTRIBUTE, NOT_ASKED, A_THING_IT_LACKS, AN_INSTANCE,
+          NO_QUESTION_WORD)
+
+
+def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
+    """Which of the rules' trap guards refuse `c`, newer, the place of `d` (a plan, a wish, a pending
+    or retold change is no `mover` and never gets here): `c` about someone else than `d` or than the
+    entity it is filed under ("@Linnea: @Anders opened his own studio"); an addition ("also",
+    "still"); `d` gives an attribute the question asks about and `c` none (`_protected`: "Lives in
+    Lyon" / "Allergic to cats"); `d` holds a word of the question naming a thing `c` lacks ("Does Ugo
+    still have the Vespa?": "Sold the old garage fridge"); `c` reports something done once that ends
+    nothing and names no thing asked with `d` ("Sang a solo at the choir's Easter concert" over
+    "Sings soprano in the Cathedral choir"); `c` gives only attributes the question does not ask;
+    `c` holds no word of the question and `d` some. Mostly the readings `_same_thing`, `_typed` and
+    `_protected` refuse on; one name per guard, every one that applies."""
+    out: list[str] = []
+    if not (c.own and c.subject and c.subject == d.subject):
+        out.append(SOMEONE_ELSE)
+    if is_additive(c.text):
+        out.append(AN_ADDITION)
+    # `_protected`, told apart by what is read of `c`: another attribute ("Allergic to cats" for
+    # "Where is Bob?") or none at all (its words for the asked one unknown to parse.attributes).
+    if _protected(c, d, q):
+        out.append(ANOTHER_ATTRIBUTE if c.attrs else UNREAD_ATTRIBUTE)
+    # `c` gives attributes, none of them asked ("Works as a quantity surveyor" for "How many
+    # children does Kagiso have?"), whatever `d` gives.
+    if q.families and c.attrs and not q.families & c.attrs:
+        out.append(NOT_ASKED)
+    missing = d.asked - c.asked - _LIGHT
+    if any(not attributes.vocabulary(st) for st in missing):
+        out.append(A_THING_IT_LACKS)
+    # Wave 11, read off the guarded model's losses: `c` holds no word of the question and `d` some,
+    # attribute words too ("When is the Orchard retro?": "Standup moved to 10:15" over "Retro is
+    # every other Friday at 16:00"; "When is Esme's wedding?": "Hen party on 15 August").
+    if d.asked and not c.asked:
+        out.append(NO_QUESTION_WORD)
+    thing = any(not attributes.vocabulary(st) for st in c.asked & d.asked - _LIGHT)
+    if _done(c) and not c.ending and not thing and not _named_anew(c, d) \
+            and not ("polarity" in q.expects and answers.values(c.text, "polarity") == _NO):
+        out.append(AN_INSTANCE)
+    return tuple(out)
+
+
 def _resumes(c: _Said, d: _Said) -> bool:
     """Whether `c` is the value of an attribute that a temporary statement `d` interrupted and
     that holds again now `d` is over ("Drives a blue Skoda estate" after "Borrowing his sister's

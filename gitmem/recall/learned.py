@@ -11,18 +11,24 @@ holds; the days between them), trained offline on the labelled current-truth set
 (bench/truth_learn.py) and shipped as weights (gitmem/recall/learned_model.py). No word of any set,
 no name, no model call: a dot product of 60 numbers per pair, pure Python.
 
-Where it acts, when switched on (LEARNED): in place of `newer_first`'s rules, on the head of the
+Where it acts (MODE): "replace" (wave 10), in place of `newer_first`'s rules, on the head of the
 ranking, for a question that names an entity. A is the first candidate naming that entity (what an
 agent takes as the answer); each later-recorded candidate B naming it, of the same kind, is scored;
-the best B whose probability reaches THRESHOLD goes ahead of A. Ranking only: nothing is hidden or
-marked superseded (index links are supersede.py's alone and unchanged: no RULES bump), and it reads
-only the candidates the as-of filter let through (no leak).
+the best B whose probability reaches THRESHOLD goes ahead of A. "after" (wave 11): the rules first,
+then the same test on their ranking, but only for a B none of the rules' trap guards refuses
+(`currency.refusals`: about someone else, an addition, another attribute or none read, an
+attribute not asked, a thing asked it lacks, something done once, no word of the question; a plan,
+a wish or a retold change is never scored at all), at AFTER_THRESHOLD.
+Ranking only: nothing is hidden or marked superseded (index links are supersede.py's alone and
+unchanged: no RULES bump), and it reads only the candidates the as-of filter let through (no leak).
 
-Why off: on the sets the rules were written against the rules stay ahead (409 / 469 against the
-model's 378 / 469 in leave-one-set-out), while on every set the rules first met blind the model,
-trained without that set, is ahead of the rules' blind run (bench/RESULTS.md, "Current truth, wave
-10"). After the rules, with its threshold chosen without the held-out set, it makes no move. It is
-shipped switched off so that the next blind set can be asked both ways in one run
+Why off: in place of the rules it loses to them on the sets they were written against (445 / 558
+against 473 in leave-one-set-out) and on the probe's traps (42 / 62 against 60 / 62), though ahead of
+the rules' first blind run on every set (bench/RESULTS.md, "Current truth, wave 10"). After the
+rules, past their guards, it can reach little: of the 63 questions the rules miss with the current
+line in the head, the guards refuse that line in 57, and leave-one-set-out it gains 5 (heldout6 3,
+heldout7 2) and loses 2 (heldout4 1, probe 1), both among its surest moves: no threshold is
+loss-free ("Current truth, wave 11"). Both ways are asked on the next blind set
 (`bench/current_truth.py --learned`).
 
 RECORD is a bench hook: when it is a list, every question's scored pairs are appended to it (the
@@ -39,11 +45,15 @@ from gitmem.index.store import CONTENT, ENTITIES, ID
 from gitmem.index.supersede import has_cue, is_additive
 from gitmem.lazyre import lazy
 from gitmem.parse import answers, attributes
-from gitmem.recall.currency import RECENCY_TOP, Asked, said_of
+from gitmem.recall.currency import GUARDS as GUARD_NAMES, RECENCY_TOP, Asked, refusals, said_of
 from gitmem.recall.rank import Candidate
 
-# On: the model in place of newer_first's rules (see the module's doc for why it is off).
-LEARNED = False
+# How the model decides (see the module's doc for why it is off): "off" (newer_first's rules
+# alone), "replace" (wave 10: the model in place of the rules) or "after" (wave 11: the rules, then
+# the model where none of the rules' trap guards refuses the newer line).
+MODE = "off"
+# The trap guards (currency.refusals) the model's decision must pass; bench/truth_learn.py varies it.
+GUARDS: frozenset[str] = frozenset(GUARD_NAMES)
 # Only statements newer_first may move (`_Said.mover`) are scored.
 MOVERS_ONLY = True
 
@@ -56,7 +66,8 @@ class Scored(NamedTuple):
     """One question's pairs as the bench hook records them."""
 
     top: str  # A's content
-    others: list[tuple[str, list[float], float]]  # (B's content, its features, its probability)
+    others: list[tuple[str, list[float], float, tuple[str, ...]]]  # (B's content, its features, its
+    # probability, the trap guards that refuse it: currency.refusals)
 
 
 # Bench hook (see the module's doc): None in use.
@@ -130,7 +141,7 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
           pending: frozenset[int], model: Any = None) -> list[Candidate]:
     """`ranked` with the best newer statement moved ahead of the first one naming the question's
     entity, when the model says it answers in place of it (see the module's doc)."""
-    if not (LEARNED or RECORD is not None) or not q.entities or len(ranked) < 2:
+    if not (MODE != "off" or RECORD is not None) or not q.entities or len(ranked) < 2:
         return ranked
     if model is None:
         from gitmem.recall import learned_model as model
@@ -146,7 +157,7 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
     a_c = head[top]
     a = said_of(a_c, q, gone)
     best, best_p = None, 0.0
-    rec: list[tuple[str, list[float], float]] = []
+    rec: list[tuple[str, list[float], float, tuple[str, ...]]] = []
     for j in range(top + 1, len(head)):
         c = head[j]
         if c.uncommitted or c.score is None or c.row[ID] < a.rid or c.row[ID] in skip:
@@ -160,9 +171,13 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
             continue
         x = features(a, b, q, top, j, a_c.score, c.score)
         p = probability(x, model) if model.WEIGHTS else 0.0
+        # After the rules, the model decides only where none of their trap guards refuses B.
+        refused = refusals(b, a, q) if MODE == "after" or RECORD is not None else ()
         if RECORD is not None:
-            rec.append((c.row[CONTENT] or "", x, p))
-        if LEARNED and p >= model.THRESHOLD and p > best_p:
+            rec.append((c.row[CONTENT] or "", x, p, refused))
+        acts = p >= model.THRESHOLD if MODE == "replace" else \
+            MODE == "after" and p >= model.AFTER_THRESHOLD and not GUARDS.intersection(refused)
+        if acts and p > best_p:
             best, best_p = j, p
     if RECORD is not None:
         RECORD.append(Scored(a_c.row[CONTENT] or "", rec))

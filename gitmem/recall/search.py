@@ -321,9 +321,9 @@ class Session:
                 from gitmem.recall import meaning
 
                 same = meaning.same_question(self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
-            if not learned.LEARNED:
+            if learned.MODE != "replace":
                 ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
-            # The learned pair model in place of newer_first's rules (off by default: recall/learned.py).
+            # The learned pair model after newer_first's rules or in their place (recall/learned.py).
             ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
