@@ -37,6 +37,7 @@ from gitmem.recall.rank import Candidate, speaker_of
 
 if TYPE_CHECKING:
     import sqlite3
+    import threading
 
     import numpy as np
 
@@ -218,13 +219,16 @@ class Dense(Protocol):
     def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]: ...
 
 
-def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) -> Callable[[], Hits]:
-    """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL);
-    the returned function waits for it (running `helper` first: work the waiting thread can take
-    over, returning when `fn` no longer needs it) and returns its result or raises its exception."""
+def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None,
+              worker: Worker | None = None) -> Callable[[], Hits]:
+    """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL):
+    `worker`'s kept thread when it is idle, else a new one. The returned function waits for it
+    (running `helper` first: work the waiting thread can take over, returning when `fn` no longer
+    needs it) and returns its result or raises its exception."""
     import threading
 
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def run() -> None:
         try:
@@ -232,19 +236,62 @@ def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) 
         except BaseException as exc:  # handed to the waiting caller
             box["error"] = exc
 
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
+    if worker is None or not worker.take(run, done):
+        def alone() -> None:
+            run()
+            done.set()
+
+        threading.Thread(target=alone, daemon=True).start()
 
     def wait() -> Hits:
         if helper is not None:
             helper()
-        t.join()
+        done.wait()
         if "error" in box:
             raise box["error"]
         hits: Hits = box["hits"]
         return hits
 
     return wait
+
+
+class Worker:
+    """A thread kept for the dense side of a process's questions (InProcess). Handing a question to
+    it is a queue put (~10 us); starting a thread per question made the session wait until the new
+    thread first ran (0.2 ms p50, 0.7 ms p95 and up to 18 ms on the loaded 2-core machine of
+    bench/RESULTS.md "Recall latency, wave 11"). Busy (questions asked at once from several
+    threads), it declines and the question gets a thread of its own, as before."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self.jobs: queue.SimpleQueue[tuple[Callable[[], None], threading.Event]] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.idle = False
+
+    def take(self, job: Callable[[], None], done: threading.Event) -> bool:
+        """Run `job` (which never raises), then set `done`; False when the thread is busy."""
+        import threading
+
+        with self.lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._serve, daemon=True, name="gitmem-dense")
+                self.thread.start()
+            elif not self.idle:
+                return False
+            self.idle = False
+        self.jobs.put((job, done))
+        return True
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self.jobs.get()
+            job()
+            with self.lock:
+                self.idle = True  # before the caller hears: its next question finds the thread free
+            done.set()
 
 
 # The cyclic collector's young-generation threshold in a process that holds the model (`InProcess`,
@@ -286,6 +333,7 @@ class InProcess:
         self.embedder = embedder
         self.table: VectorIndex | None = None
         self.key: tuple[str, int] | None = None  # the index file (path, inode) the table was loaded from
+        self.worker = Worker()
 
     def vector_index(self, conn: sqlite3.Connection) -> VectorIndex:
         """The vectors of the index `conn` reads, kept loaded across sessions on their own connection
@@ -321,7 +369,7 @@ class InProcess:
             steady_collector()  # the model and the vectors are loaded now
             return hits._replace(question=qvec)  # as it is: converting 384 floats costs ~0.2 ms
 
-        return in_thread(run, crew.help)
+        return in_thread(run, crew.help, self.worker)
 
 
 class Report(NamedTuple):
