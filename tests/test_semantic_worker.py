@@ -135,3 +135,13 @@ def test_the_collector_is_set_once_for_many_questions() -> None:
     off = ("import gc; gc.disable(); gc.set_threshold(0); from gitmem.recall import semantic as s;"
            "s.steady_collector(); print(gc.get_threshold()[0])")
     assert subprocess.run([sys.executable, "-c", off], capture_output=True, text=True, check=True).stdout.strip() == "0"
+
+
+def test_the_kept_thread_ends_with_its_worker() -> None:
+    worker = semantic.Worker()
+    assert semantic.in_thread(lambda: hits(5), None, worker)().ids == [5]
+    thread = worker.thread
+    assert thread is not None and thread.is_alive()
+    del worker
+    thread.join(30)
+    assert not thread.is_alive()

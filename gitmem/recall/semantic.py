@@ -266,7 +266,7 @@ class Worker:
         import queue
         import threading
 
-        self.jobs: queue.SimpleQueue[tuple[Callable[[], None], threading.Event]] = queue.SimpleQueue()
+        self.jobs: queue.SimpleQueue[tuple[Callable[[], None], threading.Event] | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
         self.idle = False
@@ -274,24 +274,34 @@ class Worker:
     def take(self, job: Callable[[], None], done: threading.Event) -> bool:
         """Run `job` (which never raises), then set `done`; False when the thread is busy."""
         import threading
+        import weakref
 
         with self.lock:
             if self.thread is None:
-                self.thread = threading.Thread(target=self._serve, daemon=True, name="gitmem-dense")
+                # The thread holds the queue and a weak reference: it ends when its Worker is gone.
+                self.thread = threading.Thread(target=_serve, args=(self.jobs, weakref.ref(self)), daemon=True,
+                                               name="gitmem-dense")
                 self.thread.start()
+                weakref.finalize(self, self.jobs.put, None)
             elif not self.idle:
                 return False
             self.idle = False
         self.jobs.put((job, done))
         return True
 
-    def _serve(self) -> None:
-        while True:
-            job, done = self.jobs.get()
-            job()
-            with self.lock:
-                self.idle = True  # before the caller hears: its next question finds the thread free
-            done.set()
+
+def _serve(jobs: Any, worker: Callable[[], Worker | None]) -> None:
+    """A Worker's kept thread: each job, then the worker marked idle before the caller hears (its
+    next question finds the thread free); returns at the None its Worker's finalizer sends."""
+    while (got := jobs.get()) is not None:
+        job, done = got
+        job()
+        w = worker()
+        if w is not None:
+            with w.lock:
+                w.idle = True
+        del w
+        done.set()
 
 
 # The cyclic collector's young-generation threshold in a process that holds the model (`InProcess`,
