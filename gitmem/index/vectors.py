@@ -410,8 +410,8 @@ class VectorIndex:
             for col, qb in zip(self.bits, qbits):
                 np.bitwise_xor(col[s:e], qb, out=w)
                 h += np.bitwise_count(w, out=c)
-            # The block's histogram while it is in cache (and on the thread that ran it): ~2x
-            # cheaper than one over all distances afterwards.
+            # The block's histogram while it is in cache, on the thread that ran it (a helper takes
+            # its share): 1.3 ms in all at 1M texts against 1.75 for one over all distances after.
             counts[b] = np.bincount(h, minlength=HIDDEN + DIM + 1)
 
         _share(crew, blocks, block)
