@@ -37,6 +37,7 @@ from gitmem.recall.rank import Candidate, speaker_of
 
 if TYPE_CHECKING:
     import sqlite3
+    import threading
 
     import numpy as np
 
@@ -218,13 +219,16 @@ class Dense(Protocol):
     def start(self, conn: sqlite3.Connection, ask: Ask) -> Callable[[], Hits]: ...
 
 
-def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) -> Callable[[], Hits]:
-    """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL);
-    the returned function waits for it (running `helper` first: work the waiting thread can take
-    over, returning when `fn` no longer needs it) and returns its result or raises its exception."""
+def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None,
+              worker: Worker | None = None) -> Callable[[], Hits]:
+    """Run `fn` in a thread (numpy, onnxruntime, socket waits and SQLite all release the GIL):
+    `worker`'s kept thread when it is idle, else a new one. The returned function waits for it
+    (running `helper` first: work the waiting thread can take over, returning when `fn` no longer
+    needs it) and returns its result or raises its exception."""
     import threading
 
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def run() -> None:
         try:
@@ -232,13 +236,17 @@ def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) 
         except BaseException as exc:  # handed to the waiting caller
             box["error"] = exc
 
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
+    if worker is None or not worker.take(run, done):
+        def alone() -> None:
+            run()
+            done.set()
+
+        threading.Thread(target=alone, daemon=True).start()
 
     def wait() -> Hits:
         if helper is not None:
             helper()
-        t.join()
+        done.wait()
         if "error" in box:
             raise box["error"]
         hits: Hits = box["hits"]
@@ -247,14 +255,95 @@ def in_thread(fn: Callable[[], Hits], helper: Callable[[], None] | None = None) 
     return wait
 
 
+class Worker:
+    """A thread kept for the dense side of a process's questions (InProcess). Handing a question to
+    it is a queue put (~10 us); starting a thread per question made the session wait until the new
+    thread first ran (0.2 ms p50, 0.7 ms p95 and up to 18 ms on the loaded 2-core machine of
+    bench/RESULTS.md "Recall latency, wave 11"). Busy (questions asked at once from several
+    threads), it declines and the question gets a thread of its own, as before."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self.jobs: queue.SimpleQueue[tuple[Callable[[], None], threading.Event] | None] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.idle = False
+
+    def take(self, job: Callable[[], None], done: threading.Event) -> bool:
+        """Run `job` (which never raises), then set `done`; False when the thread is busy."""
+        import threading
+        import weakref
+
+        with self.lock:
+            if self.thread is None:
+                # The thread holds the queue and a weak reference: it ends when its Worker is gone.
+                self.thread = threading.Thread(target=_serve, args=(self.jobs, weakref.ref(self)), daemon=True,
+                                               name="gitmem-dense")
+                self.thread.start()
+                weakref.finalize(self, self.jobs.put, None)
+            elif not self.idle:
+                return False
+            self.idle = False
+        self.jobs.put((job, done))
+        return True
+
+
+def _serve(jobs: Any, worker: Callable[[], Worker | None]) -> None:
+    """A Worker's kept thread: each job, then the worker marked idle before the caller hears (its
+    next question finds the thread free); returns at the None its Worker's finalizer sends."""
+    while (got := jobs.get()) is not None:
+        job, done = got
+        job()
+        w = worker()
+        if w is not None:
+            with w.lock:
+                w.idle = True
+        del w
+        done.set()
+
+
+# The cyclic collector's young-generation threshold in a process that holds the model (`InProcess`,
+# see `steady_collector`): the interpreter's 700 ran ~4 young collections in every hybrid question
+# (~1.8 ms of CPU: the question's ~3k rows and candidates walked again and again, though reference
+# counting frees them), the CLI's 10,000 (gitmem/cli/__init__.py) none.
+YOUNG_THRESHOLD = 10_000
+
+
+def steady_collector() -> None:
+    """Collector settings for a long-lived process that answers many questions: what is loaded by
+    now (the model runtime's ~29k objects, gitmem's modules) is frozen out of the collector's walks
+    (a full collection walked it in 20-45 ms every ~30 questions, bench/RESULTS.md "Recall latency,
+    wave 11"), and the young generation is collected every YOUNG_THRESHOLD allocations. Cyclic
+    garbage is still collected, a little later. Once per process."""
+    import gc
+
+    global _steady
+    if _steady:
+        return
+    _steady = True
+    gc.collect()
+    gc.freeze()
+    young, *older = gc.get_threshold()
+    if 0 < young < YOUNG_THRESHOLD:  # 0: the collector is off, and stays so
+        gc.set_threshold(YOUNG_THRESHOLD, *older)
+
+
+_steady = False
+
+
 class InProcess:
-    """The model and the vectors held in this process (`gitmem mcp`, benchmarks, the warm process)."""
+    """The model and the vectors held in this process (`gitmem mcp`, benchmarks, the warm process).
+    Once the first search has loaded both, the process's collector is set for many questions
+    (`steady_collector`)."""
 
     def __init__(self, embedder: Any = None) -> None:
         # Anything with .embed(list[str]) -> unit vectors; None: the bundled model, loaded on first use.
         self.embedder = embedder
         self.table: VectorIndex | None = None
         self.key: tuple[str, int] | None = None  # the index file (path, inode) the table was loaded from
+        self.worker = Worker()
 
     def vector_index(self, conn: sqlite3.Connection) -> VectorIndex:
         """The vectors of the index `conn` reads, kept loaded across sessions on their own connection
@@ -287,9 +376,10 @@ class InProcess:
                 hits = table.search(qvec, ask.n, ask.at, ask.history, ask.since, ask.until, crew)
             finally:
                 crew.end()
+            steady_collector()  # the model and the vectors are loaded now
             return hits._replace(question=qvec)  # as it is: converting 384 floats costs ~0.2 ms
 
-        return in_thread(run, crew.help)
+        return in_thread(run, crew.help, self.worker)
 
 
 class Report(NamedTuple):
@@ -344,24 +434,44 @@ def _by_score(score: dict[tuple[bool, Any], float], item: dict[tuple[bool, Any],
 def _z_fuse(lexical: list[Candidate], dense: list[Candidate], w: float) -> list[Candidate]:
     """Scores, not ranks: each side's scores as z-scores over its own list (a chunk missing from a
     side gets that side's lowest), summed with the dense side weighted by w."""
-    Key = tuple[bool, Any]
+    return _z_sum(lexical, [(c.uncommitted, c.row[0]) for c in dense], [c.row for c in dense],
+                  [c.score or 0.0 for c in dense], w)
 
-    def z(keyed: list[tuple[Key, Candidate]]) -> dict[Key, float]:
-        vals = [c.score or 0.0 for _, c in keyed]
-        if not vals:
-            return {}
-        # Floats, not statistics.pstdev: its exact fractions cost ~3 ms a question over a
-        # thousand lexical candidates, for digits that cannot change an order.
-        mu = math.fsum(vals) / len(vals)
-        sd = math.sqrt(math.fsum((v - mu) ** 2 for v in vals) / len(vals)) or 1.0
-        return {k: (v - mu) / sd for (k, _), v in zip(keyed, vals)}
 
-    # Each candidate's key once (a function call per candidate is most of this step's cost).
-    lex, den = [(_key(c), c) for c in lexical], [(_key(c), c) for c in dense]
-    zl, zd = z(lex), z(den)
+def _z_sum(lexical: list[Candidate], dkeys: list[tuple[bool, Any]], drows: Sequence[tuple[Any, ...] | Any],
+           dscores: Sequence[float], w: float) -> list[Candidate]:
+    """`_z_fuse` of the dense side given as keys, rows and scores (`hybrid` fuses its hits without
+    making a Candidate of each first).
+
+    Written for the ~1,200 candidates a hybrid question fuses (wave 11: ~25% fewer instructions):
+    each candidate's key inline (a function call per candidate was most of the cost), the sums in
+    one comprehension per side, one sort by value; the same floats, in the same order, as the sum
+    over `[*zl, *zd]` sorted by `_by_score` gave them."""
+    lk = [(c.uncommitted, c.row[0]) for c in lexical]  # _key, inline
+    zl = dict(zip(lk, _z([c.score or 0.0 for c in lexical])))
+    zd = dict(zip(dkeys, _z(dscores)))
     low_l, low_d = min(zl.values(), default=0.0), min(zd.values(), default=0.0)
-    item = dict([*den, *lex])
-    return _by_score({k: zl.get(k, low_l) + w * zd.get(k, low_d) for k in [*zl, *zd]}, item)
+    row = dict(zip(dkeys, drows))
+    row.update(zip(lk, [c.row for c in lexical]))  # a chunk both sides found is the lexical side's row
+    # Lexical keys first, then the dense side's own (the insertion order `_by_score` keeps for ties).
+    keys = [*zl, *(k for k in zd if k not in zl)]
+    score = [v + w * zd.get(k, low_d) for k, v in zl.items()]
+    score += [low_l + w * v for k, v in zd.items() if k not in zl]
+    # Stable, like _by_score's sort by -score: equal scores keep insertion order. (A key that is a
+    # C method: no Python call per candidate.)
+    order = sorted(range(len(keys)), key=score.__getitem__, reverse=True)
+    return [Candidate(row[keys[i]], score[i], keys[i][0]) for i in order]
+
+
+def _z(vals: Sequence[float]) -> list[float]:
+    """Scores as z-scores over the list."""
+    if not vals:
+        return []
+    # Floats, not statistics.pstdev: its exact fractions cost ~3 ms a question over a
+    # thousand lexical candidates, for digits that cannot change an order.
+    mu = math.fsum(vals) / len(vals)
+    sd = math.sqrt(math.fsum((v - mu) ** 2 for v in vals) / len(vals)) or 1.0
+    return [(v - mu) / sd for v in vals]
 
 
 def neutral(question: str, speakers: set[str] | frozenset[str]) -> str:
@@ -391,8 +501,10 @@ def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: in
     if not fused or not (SPEAKER_CREDIT or ANCHOR_CREDIT):
         return fused
     floor = _credit_floor(fused, speakers, head)
-    for c in fused:
+    end = len(fused)
+    for i, c in enumerate(fused):
         if floor is not None and (c.score or 0.0) < floor:
+            end = i
             break  # best first: the rest cannot reach the head either
         text = c.row[CONTENT]
         bonus = ANCHOR_CREDIT if ANCHOR_CREDIT and anchored(text[:ANCHOR_CHARS]) else 0.0
@@ -400,7 +512,9 @@ def credit(fused: list[Candidate], speakers: set[str] | frozenset[str], head: in
             bonus += SPEAKER_CREDIT
         if bonus:
             c.score = (c.score or 0.0) + bonus
-    fused.sort(key=lambda c: -(c.score or 0.0))
+    # Only the first `end` can have moved: each is still at or above `floor`, every one after it
+    # below it and in order (best first), so sorting the first `end` is the whole list's stable sort.
+    fused[:end] = sorted(fused[:end], key=lambda c: -(c.score or 0.0))
     return fused
 
 
@@ -474,13 +588,17 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
     if reach is None:
         rows = store.tuples_by_id(conn, store.COLS_RANK, got.ids, where)  # the question's filters, exactly
         cands = [Candidate(rows[i], s) for i, s in zip(got.ids, got.scores) if i in rows]
+        found = len(cands)
         fused, unread = fuse(lexical, cands, w, FUSION), Unread()
     else:
         from gitmem.recall.currency import best_case, worst_case
 
+        found = len(got.ids)
         # A hit not yet read carries its id alone; one the lexical side has is fused as its row.
-        cands = [Candidate((i,), s) for i, s in zip(got.ids, got.scores)]
-        fused = fuse(lexical, cands, w, FUSION)
+        if FUSION == "z":
+            fused = _z_sum(lexical, [(False, i) for i in got.ids], [(i,) for i in got.ids], got.scores, w)
+        else:
+            fused = fuse(lexical, [Candidate((i,), s) for i, s in zip(got.ids, got.scores)], w, FUSION)
         floor = _credit_floor(fused, speakers, head) if FUSION == "z" else None
         most = _most_credit(speakers) if FUSION == "z" else 0.0
 
@@ -489,14 +607,19 @@ def hybrid(conn: sqlite3.Connection, pending: Callable[[], Hits], lexical: list[
             return v + most if floor is None or v >= floor else v
 
         low = worst_case(fused[min(reach, len(fused)) - 1].score or 0.0)
-        wanted = [c for c in fused if len(c.row) == 1 and best_case(bound(c)) >= low]
+        # `fused` is best first and bound and best_case never fall as a score rises, so the hits
+        # that can reach `low` are all above the first candidate that cannot: only those ~100-300
+        # are tested, not all ~1,200.
+        end = next((i for i, c in enumerate(fused) if best_case(bound(c)) < low), len(fused))
+        wanted = [c for c in fused[:end] if len(c.row) == 1]
         rows = store.tuples_by_id(conn, store.COLS_RANK, [c.row[0] for c in wanted], where) if wanted else {}
         for c in wanted:
             if c.row[0] in rows:
                 c.row = rows[c.row[0]]
         left = [c for c in fused if len(c.row) == 1]
-        unread = Unread(frozenset(c.row[0] for c in left), max(map(bound, left), default=None))
+        # The first left is the best of them (best first), so its bound is the most any can make.
+        unread = Unread(frozenset(c.row[0] for c in left), bound(left[0]) if left else None)
         fused = [c for c in fused if len(c.row) > 1] if left else fused
     if FUSION == "z":
         fused = credit(fused, speakers, head)
-    return fused, Report(True, w, len(cands), got.missing, note, got.question), unread
+    return fused, Report(True, w, found, got.missing, note, got.question), unread
