@@ -22,7 +22,12 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Any, NoReturn
+
+# typing is not imported before `main` has paused the collector: importing it made three young
+# collections of the interpreter's start-up objects (~1 M instructions); click imports it later.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 # The module under gitmem/cli/ that defines each command: the group imports only the one a command
 # line names (app.py), not all eleven with their ~100 click options. A test keeps this in step with
