@@ -11,6 +11,7 @@ import importlib
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from gitmem import __version__
 from gitmem.cli import COMMAND_MODULES, global_options
@@ -36,7 +37,12 @@ class _Commands(click.Group):
             return super().parse_args(ctx, args)
         rest = super().parse_args(ctx, args[:i] + args[i + 2:])
         option = next(p for p in self.params if p.name == "directory")
-        ctx.params["directory"] = option.process_value(ctx, args[i + 1])
+        try:
+            ctx.params["directory"] = option.process_value(ctx, args[i + 1])
+        except Exception:
+            if not ctx.resilient_parsing:  # shell completion: a bad value is None, as click has it
+                raise
+        ctx.set_parameter_source("directory", ParameterSource.COMMANDLINE)
         return rest
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
