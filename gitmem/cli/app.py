@@ -27,8 +27,8 @@ class _Commands(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         """As click parses them, but a sole `-C DIR` is taken out of the line and given to its
         option here: click's parser tries every one-letter option as a long one first, and the
-        error it builds for that try imports difflib to suggest close matches (~3 M instructions,
-        ~1% of a `gitmem -C DIR recall` at 1M lines) before it reads -C as the short option. The
+        error it builds for that try imports difflib to suggest close matches (~2.5 M instructions,
+        ~0.7% of a `gitmem -C DIR recall` at 1M lines) before it reads -C as the short option. The
         value goes through the option's own conversion and checks (Parameter.process_value),
         after the eager options (--help, --version) as before. `-CDIR` or -C twice: click's way."""
         at, _ = global_options(args)

@@ -34,7 +34,7 @@ def render(answer: Rendered, fmt: str) -> str:
     results = answer.results
     if fmt in ("json", "jsonl"):
         # Imported only for JSON: importing json compiles six regular expressions (its decoder's
-        # and encoder's), ~2 M instructions of a text or Markdown recall that never uses them.
+        # and encoder's) that a text or Markdown recall never uses.
         import json
     if fmt == "json":
         return json.dumps(answer.to_dict(), ensure_ascii=False, indent=2)

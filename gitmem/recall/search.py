@@ -308,7 +308,7 @@ class Session:
             notes += [report.note] if report.note else []
         # A hybrid top k dates only the head (settle's `reach`); a lexical question dates every
         # candidate: its pool has flat scores, so the head is nearly all of it, and finding it
-        # cost more than the dating it saved (~7 M instructions of a CLI recall at 1M lines).
+        # cost more than the dating it saved (~4 M instructions of a CLI recall at 1M lines).
         hybrid = pending is not None
         settled = self._currency(ranked, where, at, opts, unread, hybrid)
         if settled is None:  # an unread dense hit could have reached the answer: read them all
