@@ -11,7 +11,6 @@ and unknown keys intact.
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import json
 import os
 
 if TYPE_CHECKING:
@@ -144,6 +143,8 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _saved_parse(root: Path, text: str) -> dict[str, Any] | None:
+    import json  # only with a .gitmem.toml: a workspace without one never reads JSON
+
     try:
         saved = json.loads(read_capped(root, f"{DERIVED_DIR}/{CONFIG_CACHE}", _CACHE_MAX_BYTES))
     except (OSError, ValueError):  # none, a symlink (not read), damaged: parse the file
@@ -158,6 +159,8 @@ def _save_parse(root: Path, text: str, doc: dict[str, Any]) -> None:
     derived = root / DERIVED_DIR
     if os.path.islink(derived) or not derived.is_dir():
         return
+    import json
+
     try:
         data = json.dumps({"text": text, "doc": doc}, ensure_ascii=False)
         if json.loads(data)["doc"] != doc:

@@ -222,3 +222,35 @@ def test_a_process_with_exit_handlers_exits_as_usual(repo: GitRepo) -> None:
     proc = _entry(code, "-C", str(repo.path), "recall", "Lisbon")
     assert proc.returncode == 0 and "Lives in Lisbon" in proc.stdout
     assert proc.stderr.strip().splitlines()[-1] == "handler ran"
+
+
+def _main_in_process(*args: str) -> tuple[int, str, str, bool]:
+    """main(args) in a fresh process: exit code, stdout, stderr, and whether difflib was imported."""
+    code = ("import sys\nfrom gitmem.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    code = e.code\nsys.stdout.flush()\nprint('\\n@@', code, 'difflib' in sys.modules, file=sys.stderr)")
+    proc = _entry(code, *args)
+    err, _, tail = proc.stderr.rpartition("\n@@ ")
+    code, difflib = tail.split()
+    return int(code), proc.stdout, err, difflib == "True"
+
+
+def test_a_sole_dash_c_is_read_as_click_reads_it_without_difflib(repo: GitRepo, tmp_path: Path) -> None:
+    # `-C DIR` is taken out of the line before click's parser (which would try it as a long option
+    # and import difflib for the error it then drops); `-CDIR` (attached) still goes through
+    # click's parser: both must answer alike, errors included.
+    ws = str(repo.path)
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    for rest in (["recall", "Lisbon", "--json"], ["--json", "recall", "Lisbon"], ["recall", "Lisbon"], ["about", "Peter"]):
+        ours = _main_in_process("-C", ws, *rest) if rest[0] != "--json" else _main_in_process("--json", "-C", ws, *rest[1:])
+        clicks = _main_in_process(f"-C{ws}", *rest) if rest[0] != "--json" else _main_in_process("--json", f"-C{ws}", *rest[1:])
+        assert ours[:3] == clicks[:3] and ours[0] == 0 and "Lisbon" in ours[1]
+        assert not ours[3] and clicks[3]  # click's own way imports difflib, ours does not
+    for where in (str(tmp_path / "nowhere"), str(plain)):
+        ours, clicks = _main_in_process("-C", where, "recall", "x"), _main_in_process(f"-C{where}", "recall", "x")
+        assert ours[:3] == clicks[:3] and ours[0] == 1 and "is not a directory" in ours[2]
+    # Twice: click's way (the last wins), the same answer as the last alone.
+    twice = _main_in_process("-C", str(tmp_path / "nowhere"), "-C", ws, "recall", "Lisbon")
+    assert twice[:3] == _main_in_process("-C", ws, "recall", "Lisbon")[:3] and twice[3]
+    # --help is still read first: no -C check.
+    assert _main_in_process("-C", str(plain), "--help")[0] == 0

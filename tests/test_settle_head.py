@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gitrepo import GitRepo
 
 from gitmem.index import store
@@ -86,27 +87,68 @@ def test_the_top_k_reads_past_the_exact_places_only_through_a_full_settle(tmp_pa
     assert kept is not None and [c.row[store.ID] for c in kept] == [c.row[store.ID] for c in cands] and copies == {}
 
 
-def test_recall_answers_as_before_when_only_the_head_is_dated(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """End to end: the same answers whether settle dates the head or everything (reach off)."""
-    repo = GitRepo.init(tmp_path / "ws")
-    lines = [f"W @Bob: Harbour walk note {i} with the dog near the old harbour wall." for i in range(120)]
-    lines += ["W @Bob: Currently walking the harbour route daily (Nov 20–Dec 9, 2025) while the dog heals.",
-              "W @Bob: Currently at the harbour hotel (Nov 10–Nov 20, 2025) for a walk festival."]
-    repo.commit("notes", "2025-11-26", bullets("2025-11-26", lines))
-    ws = Workspace(repo.path)
-    update(ws)
+def test_a_lexical_recall_dates_every_candidate(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A lexical pool has flat scores: finding its head cost more than the dating it saved, so a
+    lexical top k settles everything (no `reach`)."""
+    ws = _harbour(tmp_path)
+    reaches = _spy_settle(monkeypatch)
+    with Session(ws) as s:
+        assert len(s.search("harbour walk with the dog", Options(k=10)).results) == 10
+    assert reaches == [None]
 
-    def answers() -> list[tuple[str | None, bool]]:
-        with Session(ws) as s:
-            return [(r.source, r.past) for r in s.search("harbour walk with the dog", Options(k=10, as_of="2025-11-29")).results]
+
+def test_hybrid_recall_answers_as_before_when_only_the_head_is_dated(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """End to end, through a hybrid recall (the real embedding model): the same answers whether
+    settle dates the head or everything (reach off), and the head dated fewer candidates."""
+    pytest.importorskip("onnxruntime", reason="semantic recall needs the embed extra (bash .ci/setup installs it)")
+    from gitmem.recall import semantic
+
+    ws = _harbour(tmp_path)
+    assert semantic.fill_vectors(ws).left == 0
+    embedder = semantic.load_embedder()
+
+    def answers() -> list[tuple[str | None, bool, float | None, str]]:
+        with Session(ws, dense=semantic.InProcess(embedder)) as s:
+            return [(r.source, r.past, r.score, r.content) for r in
+                    s.search("harbour hotel walk festival", Options(k=10, semantic=True)).results]
 
     dated: list[int] = []
     real = currency._date
     monkeypatch.setattr(currency, "_date", lambda c, day, past: (dated.append(1), real(c, day, past))[1])
+    reaches = _spy_settle(monkeypatch)
     head = answers()
     n_head = len(dated)
+    assert reaches and all(r is not None for r in reaches)  # the head path ran
     full_settle = currency.settle
     monkeypatch.setattr("gitmem.recall.search.settle", lambda *a, **kw: full_settle(*a[:5]))
     dated.clear()
-    assert answers() == head and len(head) == 10
-    assert n_head <= len(dated)
+    full = answers()
+    assert full == head and len(head) == 10
+    # The hotel stay was over long ago: dated, its score halved, and marked past.
+    assert [c for _, past, _, c in head if past] == ["@Bob: Currently at the harbour hotel (Nov 10–Nov 20, 2025) for a walk festival."]
+    assert n_head < len(dated)
+
+
+def _harbour(tmp_path: Path) -> Workspace:
+    repo = GitRepo.init(tmp_path / "ws")
+    lines = [f"W @Bob: Harbour walk note {i} with the dog near the old harbour wall." for i in range(120)]
+    repo.commit("notes", "2025-11-26", bullets("2025-11-26", lines))
+    repo.commit("stays", "2025-11-27", bullets("2025-11-27", [
+        "W @Bob: Currently walking the harbour route daily (Nov 20–Dec 9, 2025) while the dog heals.",
+        "W @Bob: Currently at the harbour hotel (Nov 10–Nov 20, 2025) for a walk festival."]))
+    ws = Workspace(repo.path)
+    update(ws)
+    return ws
+
+
+def _spy_settle(monkeypatch) -> list[int | None]:  # type: ignore[no-untyped-def]
+    """The `reach` of every settle a recall calls."""
+    reaches: list[int | None] = []
+    real = currency.settle
+
+    def spy(*a, **kw):  # type: ignore[no-untyped-def]
+        reaches.append(a[5] if len(a) > 5 else kw.get("reach"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr("gitmem.recall.search.settle", spy)
+    return reaches

@@ -22,7 +22,12 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Any, NoReturn
+
+# typing is not imported before `main` has paused the collector: importing it made three young
+# collections of the interpreter's start-up objects (~1 M instructions); click imports it later.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 # The module under gitmem/cli/ that defines each command: the group imports only the one a command
 # line names (app.py), not all eleven with their ~100 click options. A test keeps this in step with
@@ -38,19 +43,29 @@ COMMAND_MODULES = {
 SESSION_COMMANDS = frozenset(name for name, module in COMMAND_MODULES.items() if module in ("recall_cmd", "views_cmd"))
 
 
+def global_options(args: list[str]) -> tuple[list[int], int]:
+    """Where a command line's global options (those before the command's name) give -C: the
+    index of each `-C` token (`-C DIR` or `-CDIR`), and the index of the command's name."""
+    at: list[int] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i].startswith("-C"):
+            at.append(i)
+            if args[i] == "-C" and i + 1 < len(args):
+                i += 1
+        i += 1
+    return at, i
+
+
 def _read_command(args: list[str]) -> tuple[str, bool]:
     """The directory the global options name ("." without -C), and whether the command line runs
     a read command (one that opens a recall session). Click parses the line properly later: this
     only decides what to start early, and a line it misreads just starts nothing."""
+    at, i = global_options(args)
     directory = "."
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] == "-C" and i + 1 < len(args):
-            directory = args[i + 1]
-            i += 1
-        elif args[i].startswith("-C"):
-            directory = args[i][2:]
-        i += 1
+    if at:
+        last = at[-1]
+        directory = args[last + 1] if args[last] == "-C" and last + 1 < len(args) else args[last][2:]
     return directory, i < len(args) and args[i] in SESSION_COMMANDS
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +47,8 @@ def cwd(ctx: click.Context) -> Path:
 
 
 def to_json(data: Any) -> str:
+    import json  # here, not at the top: see recall/render.py
+
     return json.dumps(data, ensure_ascii=False, indent=2, default=str)
 
 
@@ -86,6 +87,8 @@ def clean(text: str) -> str:
 
 def _print_error(message: str, hint: str | None, kind: str) -> None:
     if _JSON_MODE:
+        import json
+
         click.echo(json.dumps({"error": message, "hint": hint, "type": kind}, ensure_ascii=False))
     else:
         click.echo(f"Error: {clean(message)}", err=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
 from gitmem.recall.result import OVER_BUDGET, Result
@@ -33,6 +32,10 @@ class Rendered(Protocol):
 
 def render(answer: Rendered, fmt: str) -> str:
     results = answer.results
+    if fmt in ("json", "jsonl"):
+        # Imported only for JSON: importing json compiles six regular expressions (its decoder's
+        # and encoder's) that a text or Markdown recall never uses.
+        import json
     if fmt == "json":
         return json.dumps(answer.to_dict(), ensure_ascii=False, indent=2)
     if fmt == "jsonl":
