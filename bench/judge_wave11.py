@@ -41,7 +41,7 @@ from gitmem.reflect import judge as J
 from gitmem.reflect.model import CachedModel, LlamaModel, resolve_model_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_wave8 import _fmt, answered, arguments  # noqa: E402  (bench scripts import each other by path)
+from judge_wave8 import _fmt, answered, arguments, kinds  # noqa: E402  (bench scripts import each other by path)
 
 # The worked examples: invented for this (no name or event is from a labelled set), three of each
 # label, showing the readings the 1.5B gets wrong zero-shot: indirect evidence ("yes"/supports), a
@@ -172,6 +172,20 @@ def with_rule(run: Run, first: C.Fit, variant: str, rule: Rule | None) -> C.Metr
     return answered(run.scored, answer)
 
 
+def with_shots(model: J.Scorer, scored: Sequence[C.Scored], first: C.Fit) -> list[C.Scored]:
+    """`scored` (asked `agree`'s questions) as method `shots`: its question asked where `first` abstains."""
+    out = []
+    for s in scored:
+        if s.gated:
+            out.append(s)
+            continue
+        sc = s.scores["agree"]
+        if is_open(s, first):
+            sc = J.merge(sc, J.ask(model, s.case.fact, s.case.opinion, "shots"))
+        out.append(C.Scored(s.case, False, {"agree": s.scores["agree"], "shots": sc}))
+    return out
+
+
 def auc(pairs: Sequence[tuple[Read, str]]) -> str:
     sup = [r.x for r, e in pairs if e == "supports"]
     con = [r.x for r, e in pairs if e == "contradicts"]
@@ -239,6 +253,19 @@ def main(argv: list[str] | None = None) -> int:
             rule = fits[(variant, two)] = fit(open_reads(runs["calibration"], first, variant), n_cal, wrong0, two)
             cells = [_fmt(with_rule(runs[k], first, variant, rule)) if variant in runs[k].reads else "not scored" for k in columns]
             print(f"| {variant}, {'two' if two else 'one'}-sided | " + " | ".join(cells) + f" | {_rule(rule)} |")
+    if "shots-labels" in runs["calibration"].reads:
+        # the product's own path: `check.choose` over agree and shots on the calibration half (what
+        # `gitmem model check --method shots` and `bench/reflect_judge.py --store` fit), the scores from the cache
+        product = {k: with_shots(model, r.scored, first) for k, r in runs.items() if "shots-labels" in r.reads}
+        chosen = C.choose(product["calibration"], ["agree", "shots"])
+        cells = [_fmt(C.metrics(product[k], chosen.method, chosen.margin, chosen.offset, chosen.floor, chosen.recheck))
+                 if k in product else "not scored" for k in columns]
+        print(f"| check.choose(agree, shots): {chosen.method} | " + " | ".join(cells)
+              + f" |{J.describe_rule(chosen.method, chosen.offset, chosen.floor, True, chosen.recheck)} |")
+        if args.kinds:
+            for k, v in product.items():
+                rows = kinds(v, chosen.method, chosen)
+                print(f"| by kind, {k} | " + "; ".join(f"{kind} {r[0]}/{r[1]}/{r[2]}" for kind, r in sorted(rows.items())) + " |")
     # leave-sets-out: each variant's two-sided rule fitted on each fully scored set alone (no wrong answer added there)
     for variant in variants:
         for k in columns:

@@ -886,3 +886,25 @@ def test_choose_fits_shots_both_ways_but_the_query_one_way_on_the_same_numbers()
     # the query reads the same numbers one way only: its "no" is never a contradiction
     q = C.choose(scored, ["agree", "query"])
     assert q.method == "query" and q.metrics.correct == 36 and q.recheck.no == J.NO_FLOOR
+
+
+def test_model_check_asks_the_second_step_only_of_the_pairs_the_first_leaves_open() -> None:
+    # Facts saying "gladly" are clear support (agree decides them); every other pair sits in
+    # agree's band. A check asks the worked examples of the band pairs only, in both halves.
+    class Scorer(ShotsScorer):
+        def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+            if system == J.SCORE_SYSTEM and "gladly" in user:
+                self.calls.append((system, user, tuple(continuations)))
+                return [-0.1, -5.0, -5.0] if tuple(continuations) == J.LABELS else (
+                    [-0.1, -0.2, -4.0, -4.0] if "OPINION is true?" in user else [-4.0, -4.0, -0.1, -0.2])
+            return super().score(system, user, continuations)
+
+    cases = [C.Case(f"@A: Drank tea gladly, cup {i}.", "@A: Likes tea.", "supports", "direct", split)  # type: ignore[arg-type]
+             for split in C.SPLITS for i in range(10)]
+    band = [C.Case(f"@A: Had tea, cup {i}.", "@A: Likes tea.", e, "direct", split)  # type: ignore[arg-type]
+            for split in C.SPLITS for i, e in enumerate(["supports"] * 4 + ["contradicts"] * 3 + ["unrelated"] * 3)]
+    scorer = Scorer((-0.5, -1.5, -4.0))
+    report = C.check(scorer, "m.gguf:1:abc", cases + band, ["agree", "shots"])  # type: ignore[arg-type]
+    asked = [user for system, user, _ in scorer.calls if system == J.SHOTS_SYSTEM]
+    assert len(asked) == len(band) and all("gladly" not in u for u in asked)
+    assert report.calibration.method in ("agree", "shots")

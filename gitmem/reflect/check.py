@@ -93,9 +93,11 @@ class Scored(NamedTuple):
 
 
 def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method],
-                progress: Callable[[int, int], None] | None = None, polarity: bool = True) -> list[Scored]:
+                progress: Callable[[int, int], None] | None = None, polarity: bool = True,
+                second: bool = True) -> list[Scored]:
     """Every case through the gate, and the pairs it lets through scored with each of `methods`
-    (`polarity`: with the polarity step, see `judge.ask`).
+    (`polarity`: with the polarity step, see `judge.ask`; without `second`, not the questions
+    `J.SECOND` asks only where the first step abstains: `ask_second` asks them then).
 
     The cases are scored once per system prompt (`J.QUESTION_SYSTEM`), not method by method per
     case: llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
@@ -104,7 +106,7 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     questions under one system prompt one after the other, so the pair stays in the prompt cache.
     `progress` counts (case, system prompt) steps."""
     gated = [not J.relevant(c.fact, c.opinion).passed for c in cases]
-    wanted = list(dict.fromkeys(q for m in methods for q in J.QUESTIONS[m]))
+    wanted = list(dict.fromkeys(q for m in methods for q in J.QUESTIONS[m] if second or q not in J.SECOND.get(m, ())))
     systems = list(dict.fromkeys(J.QUESTION_SYSTEM[q] for q in wanted))
     asked: list[dict[str, J.PairScores]] = [{} for _ in cases]
     done, total = 0, len(cases) * len(systems)
@@ -121,11 +123,28 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     for got, out in zip(asked, scores):
         if got:
             for m in methods:
-                parts = [got[q] for q in J.QUESTIONS[m]]
+                parts = [got[q] for q in J.QUESTIONS[m] if q in got]
                 out[m] = parts[0]
                 for part in parts[1:]:
                     out[m] = J.merge(out[m], part)
     return [Scored(c, g, sc) for c, g, sc in zip(cases, gated, scores)]
+
+
+def ask_second(model: Scorer, scored: Sequence[Scored], method: J.Method, margin: float, offset: float,
+               floor: float, polarity: bool = True) -> list[Scored]:
+    """`scored` (asked `method`'s first-step questions, `score_cases(..., second=False)`) with its
+    `J.SECOND` questions asked, as in a reflection, only of the pairs the first step (these numbers)
+    abstains on: the fit of the second step reads no other pair, and on the 1.5B a third to a half
+    of the pairs the gate passes are open, so this is most of the prompts a check would ask for it."""
+    out = []
+    for s in scored:
+        sc = s.scores.get(method)
+        if sc is not None and J._decide(sc, method, margin, offset, floor).relation == "unrelated":
+            for q in J.SECOND.get(method, ()):
+                sc = J.merge(sc, J.ask(model, s.case.fact, s.case.opinion, q, polarity))
+            s = s._replace(scores={**s.scores, method: sc})
+        out.append(s)
+    return out
 
 
 class Metrics(NamedTuple):
@@ -409,7 +428,11 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
     stats = getattr(model, "stats", None)
     calls0, tokens0, secs0 = (stats.calls, stats.prompt_tokens, stats.seconds) if stats else (0, 0, 0.0)
     start = time.perf_counter()
-    scored = score_cases(model, cases, methods, progress)
+    scored = score_cases(model, cases, methods, progress, second=False)
+    for m in methods:
+        if m in J.SECOND:  # the first step's fit on the calibration half says which pairs are open
+            first = _fit_two_sided([s for s in scored if s.case.split == "calibration"], m)
+            scored = ask_second(model, scored, m, first.margin, first.offset, first.floor)
     wall = time.perf_counter() - start
     calls = stats.calls - calls0 if stats else 0
     tokens = stats.prompt_tokens - tokens0 if stats else 0
