@@ -186,6 +186,26 @@ def with_shots(model: J.Scorer, scored: Sequence[C.Scored], first: C.Fit) -> lis
     return out
 
 
+def agreeing(run: Run, first: C.Fit, rules: dict[str, Rule | None]) -> C.Metrics:
+    """Where `agree` abstains, a verdict only where every variant's rule gives it."""
+    def verdict(r: Read, rule: Rule | None) -> str:
+        if rule is None or not r.u < rule.bound:
+            return "unrelated"
+        return "supports" if r.x > rule.hi else "contradicts" if r.x < rule.lo else "unrelated"
+
+    def answer(s: C.Scored) -> J.Relation:
+        if s.gated:
+            return "unrelated"
+        sc = s.scores["agree"]
+        got: J.Relation = J._decide(sc, "agree", first.margin, first.offset, first.floor).relation
+        if got == "unrelated":
+            said = {verdict(run.reads[v][(s.case.fact, s.case.opinion)], rule) for v, rule in rules.items()}
+            if len(said) == 1 and (only := said.pop()) != "unrelated":
+                got = "supports" if only == "supports" else "contradicts"
+        return J.turn(got) if sc.flipped else got
+    return answered(run.scored, answer)
+
+
 def auc(pairs: Sequence[tuple[Read, str]]) -> str:
     sup = [r.x for r, e in pairs if e == "supports"]
     con = [r.x for r, e in pairs if e == "contradicts"]
@@ -197,8 +217,10 @@ def auc(pairs: Sequence[tuple[Read, str]]) -> str:
 def _rule(r: Rule | None) -> str:
     if r is None:
         return "none (no right answer to gain)"
-    lo = "" if r.lo <= -1e8 else f"contradicts below {r.lo:+.2f}, "
-    return f"{lo}supports above {r.hi:+.2f}, abstention score below {r.bound:+.2f}"
+    # a threshold beyond every value (the fit's ends are 1e3 past them) answers nothing that side
+    lo = "" if r.lo < -100 else f"contradicts below {r.lo:+.2f}, "
+    hi = "no supports" if r.hi > 100 else f"supports above {r.hi:+.2f}"
+    return f"{lo}{hi}, abstention score below {r.bound:+.2f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,6 +275,12 @@ def main(argv: list[str] | None = None) -> int:
             rule = fits[(variant, two)] = fit(open_reads(runs["calibration"], first, variant), n_cal, wrong0, two)
             cells = [_fmt(with_rule(runs[k], first, variant, rule)) if variant in runs[k].reads else "not scored" for k in columns]
             print(f"| {variant}, {'two' if two else 'one'}-sided | " + " | ".join(cells) + f" | {_rule(rule)} |")
+    for variant in variants[1:]:
+        # both questions must give the same verdict (each at its own two-sided calibration rule): no new numbers
+        if variant in runs["calibration"].reads:
+            rules = {v: fits[(v, True)] for v in ("query", variant)}
+            cells = [_fmt(agreeing(runs[k], first, rules)) if variant in runs[k].reads else "not scored" for k in columns]
+            print(f"| query and {variant} agreeing (two-sided rules above) | " + " | ".join(cells) + " | - |")
     if "shots-labels" in runs["calibration"].reads:
         # the product's own path: `check.choose` over agree and shots on the calibration half (what
         # `gitmem model check --method shots` and `bench/reflect_judge.py --store` fit), the scores from the cache

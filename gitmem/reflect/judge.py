@@ -86,6 +86,10 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # than `agree` (better on the report half, worse on the calibration half and both held-out sets),
 # and on SmolLM2 it would be chosen yet its few verdicts are right about as often as wrong on the
 # held-out sets (bench/RESULTS.md "Reflect judge, wave 8"); it costs four questions per pair.
+# `shots` (wave 11) asks `agree`'s questions and, where `agree` abstains, the labels question under a
+# fixed block of worked examples, read both ways: on Qwen2.5-Coder-1.5B it gained on every labelled
+# set but went over the wrong-direction bar on four of seven (heldout3 8.9%; bench/RESULTS.md
+# "Reflect judge, wave 11"), so it is measured and kept, not a default.
 # `query` asks one question more than `agree` (in a reflection only where `agree` abstains) and is
 # measured and kept but not by default: on Qwen2.5-Coder-1.5B it helped or held on every labelled
 # tuning set, but on the blind set written after it (bench/judge_heldout6.jsonl) it turned one
@@ -324,8 +328,9 @@ UNKNOWN = ("unknown", "Unknown")
 
 # The `shots` question: the labels question under SCORE_SYSTEM's definitions, sharpened, and a
 # fixed block of worked examples in the question's own format, the same for every pair, so
-# llama.cpp's prompt cache evaluates the block once per process and a pair costs one labels prompt
-# (measured: ~550 tokens for the first prompt of a process, 35-80 after it). The examples are
+# llama.cpp's prompt cache evaluates the block once per run of consecutive `shots` prompts (measured
+# on the 1.5B: 552 tokens for the first, 35-80 for each after it; `gitmem model check` asks them
+# grouped; a reflection, pair by pair, would evaluate it again per open pair). The examples are
 # invented (no name or event of a labelled set), three per label, and show the readings the 1.5B
 # gets wrong zero-shot: support by what the person did or chose, a changed preference or a
 # paraphrased contradiction without a negation word, a fact that sounds negative but supports
