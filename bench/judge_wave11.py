@@ -173,17 +173,10 @@ def with_rule(run: Run, first: C.Fit, variant: str, rule: Rule | None) -> C.Metr
 
 
 def with_shots(model: J.Scorer, scored: Sequence[C.Scored], first: C.Fit) -> list[C.Scored]:
-    """`scored` (asked `agree`'s questions) as method `shots`: its question asked where `first` abstains."""
-    out = []
-    for s in scored:
-        if s.gated:
-            out.append(s)
-            continue
-        sc = s.scores["agree"]
-        if is_open(s, first):
-            sc = J.merge(sc, J.ask(model, s.case.fact, s.case.opinion, "shots"))
-        out.append(C.Scored(s.case, False, {"agree": s.scores["agree"], "shots": sc}))
-    return out
+    """`scored` (asked `agree`'s questions) as method `shots`: its question asked where `first`
+    abstains, by the product's own `check.ask_second`."""
+    as_shots = [s._replace(scores={**s.scores, "shots": s.scores["agree"]}) if not s.gated else s for s in scored]
+    return C.ask_second(model, as_shots, "shots", first.margin, first.offset, first.floor)
 
 
 def agreeing(run: Run, first: C.Fit, rules: dict[str, Rule | None]) -> C.Metrics:
