@@ -95,7 +95,9 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
     # The baseline needs the labels scores (labels and contrast share one question: asked once).
     methods: list[J.Method] = [cal.method] + (["labels"] if with_baseline and cal.method != "labels" else [])
     # A calibration stored before the polarity step is judged without it, as reflection would.
-    scored = C.score_cases(model, cases, methods, polarity=cal.polarity)
+    scored = C.score_cases(model, cases, methods, polarity=cal.polarity, second=False)
+    # a second step (query, shots) is asked, as in a reflection, only where the first abstains
+    scored = C.ask_second(model, scored, cal.method, cal.margin, cal.offset, cal.floor, cal.polarity)
     report_half = [s for s in report.scored if s.case.split == "report"]
     if not cal.polarity:
         report_half = C.score_cases(model, [s.case for s in report_half], [cal.method], polarity=False)

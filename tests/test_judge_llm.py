@@ -255,3 +255,21 @@ def test_the_polarity_step_with_the_real_model_judges_the_affirmative_form_and_t
     # Without the step (a calibration measured before it) the aversion as written is asked.
     as_written = J.score_pair(llm, fact, "@Bartosz: Dislikes flying.", "labels", polarity=False)
     assert not as_written.flipped and as_written.labels != plain.labels
+
+
+def test_shots_with_the_real_model_evaluates_its_worked_examples_once_per_process(bundled: Path) -> None:
+    from gitmem.reflect.model import LlamaModel
+
+    llm = LlamaModel(bundled)
+    block = len(llm._tokens(llm._chat_prompt(J.SHOTS_SYSTEM, "")))
+    assert block > 400  # the worked examples are most of every `shots` prompt
+    evaluated = []
+    for fact, opinion, _ in AGREE_CASES[:3]:
+        before = llm.stats.prompt_tokens
+        s = J.ask(llm, fact, opinion, "shots")
+        evaluated.append(llm.stats.prompt_tokens - before)
+        assert s.shots is not None and s.labels is None and s.query_yes is None
+        assert J.second_step(s) is not None
+    # llama.cpp's prompt cache keeps the block: only the first prompt evaluates it, the next ones
+    # only their own pair and question (and the answers' extra tokens)
+    assert evaluated[0] > block and all(n < 150 for n in evaluated[1:]), evaluated

@@ -64,10 +64,10 @@ def _check_text(r: dict[str, Any]) -> str:
 @click.option("--cases", "cases_file", type=click.Path(path_type=Path), metavar="FILE",
               help="Labelled cases (JSONL) instead of the shipped set.")
 # judge.METHODS, spelled out: the judge module is imported only when the command runs (CLI start-up stays light).
-@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "agree", "negate", "query", "all"]),
+@click.option("--method", type=click.Choice(["labels", "contrast", "yesno", "likely", "agree", "negate", "query", "shots", "all"]),
               default="all", show_default=True,
               help="Which ways of deciding to measure (all: labels, contrast, yesno and agree, the calibration picks "
-                   "the best; likely, negate and query only when named).")
+                   "the best; likely, negate, query and shots only when named).")
 @json_option
 @click.pass_context
 def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None, method: str, as_json: bool) -> None:

@@ -93,9 +93,11 @@ class Scored(NamedTuple):
 
 
 def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method],
-                progress: Callable[[int, int], None] | None = None, polarity: bool = True) -> list[Scored]:
+                progress: Callable[[int, int], None] | None = None, polarity: bool = True,
+                second: bool = True) -> list[Scored]:
     """Every case through the gate, and the pairs it lets through scored with each of `methods`
-    (`polarity`: with the polarity step, see `judge.ask`).
+    (`polarity`: with the polarity step, see `judge.ask`; without `second`, not the questions
+    `J.SECOND` asks only where the first step abstains: `ask_second` asks them then).
 
     The cases are scored once per system prompt (`J.QUESTION_SYSTEM`), not method by method per
     case: llama.cpp keeps one prompt in its cache, so alternating between two system prompts would
@@ -104,7 +106,7 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     questions under one system prompt one after the other, so the pair stays in the prompt cache.
     `progress` counts (case, system prompt) steps."""
     gated = [not J.relevant(c.fact, c.opinion).passed for c in cases]
-    wanted = list(dict.fromkeys(q for m in methods for q in J.QUESTIONS[m]))
+    wanted = list(dict.fromkeys(q for m in methods for q in J.QUESTIONS[m] if second or q not in J.SECOND.get(m, ())))
     systems = list(dict.fromkeys(J.QUESTION_SYSTEM[q] for q in wanted))
     asked: list[dict[str, J.PairScores]] = [{} for _ in cases]
     done, total = 0, len(cases) * len(systems)
@@ -121,11 +123,28 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
     for got, out in zip(asked, scores):
         if got:
             for m in methods:
-                parts = [got[q] for q in J.QUESTIONS[m]]
+                parts = [got[q] for q in J.QUESTIONS[m] if q in got]
                 out[m] = parts[0]
                 for part in parts[1:]:
                     out[m] = J.merge(out[m], part)
     return [Scored(c, g, sc) for c, g, sc in zip(cases, gated, scores)]
+
+
+def ask_second(model: Scorer, scored: Sequence[Scored], method: J.Method, margin: float, offset: float,
+               floor: float, polarity: bool = True) -> list[Scored]:
+    """`scored` (asked `method`'s first-step questions, `score_cases(..., second=False)`) with its
+    `J.SECOND` questions asked, as in a reflection, only of the pairs the first step (these numbers)
+    abstains on: the fit of the second step reads no other pair, and on the 1.5B a third to a half
+    of the pairs the gate passes are open, so this is most of the prompts a check would ask for it."""
+    out = []
+    for s in scored:
+        sc = s.scores.get(method)
+        if sc is not None and J._decide(sc, method, margin, offset, floor).relation == "unrelated":
+            for q in J.SECOND.get(method, ()):
+                sc = J.merge(sc, J.ask(model, s.case.fact, s.case.opinion, q, polarity))
+            s = s._replace(scores={**s.scores, method: sc})
+        out.append(s)
+    return out
 
 
 class Metrics(NamedTuple):
@@ -276,24 +295,27 @@ FLOOR_STEPS = 40
 
 
 def _fit_recheck(scored: Sequence[Scored], first: Fit) -> Fit:
-    """`query`'s second step on top of its first (`first`, fitted as `agree`): the threshold on the
-    query's yes-vs-no log-odds and the bound its "unknown" log-odds must stay below (`J.Recheck`),
+    """The second step (`query`, `shots`) on top of its first (`first`, fitted as `agree`): the
+    threshold on its direction (`J.second_step`: the query's yes-vs-no log-odds, the worked examples'
+    supports-vs-contradicts) and the bound its abstention log-odds must stay below (`J.Recheck`),
     read only on the pairs the first step abstains on, with the best accuracy on `scored` while all
     of `scored` stays at most CALIBRATION_WRONG wrong (the first step's wrong answers count); ties go
-    to the higher threshold, then the lower bound. No step that gains nothing: then `first` as it is.
-    Counted like `_fit_two_sided` (suffix sums over the pairs sorted by their yes-vs-no log-odds),
-    for at most FLOOR_STEPS bounds."""
+    to the higher threshold, then the lower bound. For the methods of `J.BOTH_WAYS` also a lower
+    threshold, below which the step answers "contradicts"; ties then go to the wider band. No step
+    that gains nothing: then `first` as it is. Counted like `_fit_two_sided` (prefix sums over the
+    pairs sorted by their direction), for at most FLOOR_STEPS bounds."""
     n = len(scored)
-    open_ = []  # (yes-vs-no, unknown, index of the expected label as asked) of the pairs left open
+    open_ = []  # (direction, abstention, index of the expected label as asked) of the pairs left open
     for s in scored:
         if s.gated:
             continue
         sc = s.scores[first.method]
-        if sc.query_yes is None or sc.query_unknown is None:
+        got = J.second_step(sc)
+        if got is None:
             continue
         if J._decide(sc, first.method, first.margin, first.offset, first.floor).relation != "unrelated":
             continue
-        open_.append((sc.query_yes, sc.query_unknown, LABEL_INDEX[J.turn(s.case.expected) if sc.flipped else s.case.expected]))
+        open_.append((got[0], got[1], LABEL_INDEX[J.turn(s.case.expected) if sc.flipped else s.case.expected]))
     base = first.metrics
     wrong0 = round(base.wrong_direction * n)
     if not open_:
@@ -301,6 +323,7 @@ def _fit_recheck(scored: Sequence[Scored], first: Fit) -> Fit:
     bounds = _midpoints(sorted({u for _, u, _ in open_}))[1:]
     step = max(1, math.ceil(len(bounds) / FLOOR_STEPS))
     bounds = bounds[::step] + ([bounds[-1]] if (len(bounds) - 1) % step else [])
+    both = first.method in J.BOTH_WAYS
     best: tuple[int, float, float] = (0, -math.inf, 0.0)
     chosen: J.Recheck | None = None
     # a first step that never decides leaves every verdict to the second: it needs as many right as any way of deciding
@@ -320,13 +343,19 @@ def _fit_recheck(scored: Sequence[Scored], first: Fit) -> Fit:
         for c in at:
             cum.append((cum[-1][0] + c[0], cum[-1][1] + c[1], cum[-1][2] + c[2]))
         total = cum[k]
-        for j in range(k + 1):  # values[j:] answered supports
-            sup_sup, sup_con, sup_unr = (total[0] - cum[j][0], total[1] - cum[j][1], total[2] - cum[j][2])
-            if wrong0 + sup_con + sup_unr > CALIBRATION_WRONG * n or sup_sup < least:
-                continue
-            key = (sup_sup, ends[j], -bound)
-            if key > best:
-                best, chosen = key, J.Recheck(ends[j], bound)
+        for i in range(k + 1 if both else 1):  # values[:i] answered contradicts
+            con_sup, con_con, con_unr = cum[i]
+            for j in range(i, k + 1):  # values[j:] answered supports
+                sup_sup, sup_con, sup_unr = (total[0] - cum[j][0], total[1] - cum[j][1], total[2] - cum[j][2])
+                right = sup_sup + con_con
+                if wrong0 + sup_con + sup_unr + con_sup + con_unr > CALIBRATION_WRONG * n or right < least or not right:
+                    continue
+                # one-sided: the higher threshold; both ways: the wider band
+                key = (right, ends[j] - ends[i] if both else ends[j], -bound)
+                if key > best:
+                    no = ends[i] if i > 0 else J.NO_FLOOR  # below every value: never "contradicts"
+                    yes = ends[j] if j < k else J.NEVER
+                    best, chosen = key, J.Recheck(yes, bound, no)
     if chosen is None:
         return first
     return first._replace(recheck=chosen, metrics=metrics(scored, first.method, first.margin, first.offset, first.floor, chosen))
@@ -399,7 +428,11 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
     stats = getattr(model, "stats", None)
     calls0, tokens0, secs0 = (stats.calls, stats.prompt_tokens, stats.seconds) if stats else (0, 0, 0.0)
     start = time.perf_counter()
-    scored = score_cases(model, cases, methods, progress)
+    scored = score_cases(model, cases, methods, progress, second=False)
+    for m in methods:
+        if m in J.SECOND:  # the first step's fit on the calibration half says which pairs are open
+            first = _fit_two_sided([s for s in scored if s.case.split == "calibration"], m)
+            scored = ask_second(model, scored, m, first.margin, first.offset, first.floor)
     wall = time.perf_counter() - start
     calls = stats.calls - calls0 if stats else 0
     tokens = stats.prompt_tokens - tokens0 if stats else 0
@@ -423,7 +456,7 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
         cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
         measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind(), polarity=True,
-        query_yes=recheck.yes, query_unknown=recheck.unknown)
+        query_yes=recheck.yes, query_unknown=recheck.unknown, query_no=recheck.no)
     related = [s for s in scored if s.case.expected != "unrelated"]
     return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
