@@ -79,3 +79,19 @@ def test_a_word_recorded_after_a_for_now_line_still_ends_it(tmp_path: Path) -> N
     with Session(ws) as s:
         res = s.search("harbour route", Options(k=5, as_of="HEAD")).results
     assert res[0].content.startswith("@Bob: The dog has healed")
+
+
+def test_a_word_inside_a_written_window_does_not_end_it(tmp_path: Path) -> None:
+    """Notes recorded after the "currently" line but dated inside its window (Nov 20–Dec 9) that
+    share a word with it ("harbour", "dog"): the window says when it ends, they do not. Before,
+    the notes, scored 0.0 (every line holds "harbour"), went ahead of it."""
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("stays", "2025-11-27", bullets("2025-11-27", [f"W {WALKING}", f"W {HOTEL}"]))
+    repo.commit("notes", "2025-11-28", bullets("2025-11-28", [
+        f"W @Bob: Harbour walk note {i} with the dog near the old harbour wall." for i in range(3)]))
+    ws = Workspace(repo.path)
+    update(ws)
+    with Session(ws) as s:
+        res = s.search("harbour hotel", Options(k=8, as_of="HEAD")).results
+    assert [r.content for r in res[:2]] == [WALKING, HOTEL]
+    assert res[0].past is False and all("Harbour walk note" in r.content for r in res[2:5])

@@ -358,6 +358,7 @@ class _Said(NamedTuple):
     own: bool  # about the entity it is filed under (its first), not a relative or another @person
     mover: bool  # may go ahead of older statements (not past)
     over: bool  # holds for a while only and that while is over (`past`)
+    until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
 
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
@@ -411,7 +412,9 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
         and not (TOLD_OF_PAST and bool(ents or row[FACT])
                  and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
-        over=row[ID] in past)
+        over=row[ID] in past,
+        until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
+        else "")
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -569,7 +572,10 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     # Later as recorded, too: a line written before the "currently ..." one cannot end it, though
     # it is dated after the start of the window that line writes ("Harbour walk note 5", logged
     # Nov 26, is no end of "Currently walking the harbour route daily (Nov 20–Dec 9)", logged Nov 27).
-    if d.for_now and shared and c.rid > d.rid:
+    # And one that writes its window has said when it ends: a word on the same thing inside that
+    # window is no end of it (an end said in words still is: "ends the state" and the attribute
+    # readings above).
+    if d.for_now and shared and c.rid > d.rid and not (d.until and c.ev and c.ev <= d.until):
         return "ends a for-now statement"
     # Neither holds a word of a question that has some besides the name ("Which city is Priya based in?" over
     # "Rents a place in Glasgow" and "Relocated to Dublin"): the newer one is the better guess.
