@@ -190,6 +190,23 @@ SCAN_LIMIT = 4096
 
 def find_dates(text: str, default: date | None = None) -> tuple[date, date] | None:
     """The first valid date or range in the first 4 KiB of `text` (year-less forms take `default`'s year)."""
+    found = _first_date(text, default)
+    return found[1] if found is not None else None
+
+
+# Any leap year: a year-less "Feb 29" is still a date when only where it is written matters.
+_ANY_YEAR = date(2000, 1, 1)
+
+
+def event_window_at(text: str) -> tuple[int, int] | None:
+    """Where in `text` (start, end offsets) the date or range that `find_dates` reads as its event
+    time is written, whatever year it falls in; None when it writes none. What holds in that window
+    is the statement's value; the window's own numbers are when, not what (recall/currency.py)."""
+    found = _first_date(text, _ANY_YEAR)
+    return found[0].span() if found is not None else None
+
+
+def _first_date(text: str, default: date | None) -> tuple[re.Match[str], tuple[date, date]] | None:
     if len(text) > SCAN_LIMIT:
         text = text[:SCAN_LIMIT]
     done = 0  # text before this offset was part of an earlier (invalid) match
@@ -210,7 +227,7 @@ def find_dates(text: str, default: date | None = None) -> tuple[date, date] | No
             except (ValueError, OverflowError):  # year 0, or 9999 + 1 on a wrapping range
                 span = None
             if span is not None:
-                return span
+                return m, span
             done = m.end()
             break
     return None

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
 from gitmem.parse import answers, attributes
-from gitmem.parse.dates import ends, may_end, starts
+from gitmem.parse.dates import ends, event_window_at, may_end, starts
 from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
@@ -358,6 +358,7 @@ class _Said(NamedTuple):
     own: bool  # about the entity it is filed under (its first), not a relative or another @person
     mover: bool  # may go ahead of older statements (not past)
     over: bool  # holds for a while only and that while is over (`past`)
+    until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
 
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
@@ -411,7 +412,9 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
         and not (TOLD_OF_PAST and bool(ents or row[FACT])
                  and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
-        over=row[ID] in past)
+        over=row[ID] in past,
+        until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
+        else "")
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -469,6 +472,11 @@ def _read_numbers(text: str, stems: frozenset[str]) -> _Numbers:
     if not _NUMBER.search(low):
         return _NONE
     thing = attributes.thing_subject(low)
+    # The dates of the statement's own event window say when it holds, not a value of what it
+    # says ("Currently walking the harbour route daily (Nov 20–Dec 9, 2025)" gives no 20, 9 or 2025
+    # for "Harbour walk note 5" to be another number of): read around them.
+    if (at := event_window_at(text)) is not None:
+        text = text[:at[0]] + " " + text[at[1]:]
     raw = _TOKEN.findall(text)
     toks = [t.lower() for t in raw]
     nums: set[str] = set()
@@ -561,7 +569,13 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if any(not attributes.vocabulary(st) for st in missing):
         return None
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
-    if d.for_now and shared:
+    # Later as recorded, too: a line written before the "currently ..." one cannot end it, though
+    # it is dated after the start of the window that line writes ("Harbour walk note 5", logged
+    # Nov 26, is no end of "Currently walking the harbour route daily (Nov 20–Dec 9)", logged Nov 27).
+    # And one that writes its window has said when it ends: a word on the same thing inside that
+    # window is no end of it (an end said in words still is: "ends the state" and the attribute
+    # readings above).
+    if d.for_now and shared and c.rid > d.rid and not (d.until and c.ev and c.ev <= d.until):
         return "ends a for-now statement"
     # Neither holds a word of a question that has some besides the name ("Which city is Priya based in?" over
     # "Rents a place in Glasgow" and "Relocated to Dublin"): the newer one is the better guess.
