@@ -1,6 +1,6 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
-    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|probe|all] [--write]
+    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2..heldout8|probe|all] [--write]
     .venv/bin/python bench/current_truth.py --semantic --half all   # lexical and hybrid side by side
     .venv/bin/python bench/current_truth.py --learned --half all    # lexical rules and the learned model side by side
 
