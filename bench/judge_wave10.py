@@ -36,17 +36,11 @@ from judge_wave8 import _fmt, answered, arguments, kinds  # noqa: E402  (bench s
 
 
 def with_query(model: J.Scorer, scored: list[C.Scored], first: C.Fit) -> list[C.Scored]:
-    """`scored` (asked `agree`'s questions) as method `query`: the query asked where `first` abstains."""
-    out = []
-    for s in scored:
-        if s.gated:
-            out.append(s)
-            continue
-        sc = s.scores["agree"]
-        if J._decide(sc, "agree", first.margin, first.offset, first.floor).relation == "unrelated":
-            sc = J.merge(sc, J.ask(model, s.case.fact, s.case.opinion, "query"))
-        out.append(C.Scored(s.case, False, {"agree": s.scores["agree"], "query": sc}))
-    return out
+    """`scored` (asked `agree`'s questions) as method `query`: the query asked where `first` abstains,
+    by the product's own `check.ask_second` (`query` decides first as `agree`)."""
+    as_query = [s if s.gated else s._replace(scores={"agree": s.scores["agree"], "query": s.scores["agree"]})
+                for s in scored]
+    return C.ask_second(model, as_query, "query", first.margin, first.offset, first.floor)
 
 
 def _open(scored: Sequence[C.Scored], first: C.Fit) -> list[tuple[float, float, str]]:
