@@ -36,7 +36,7 @@ Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "
 import re
 from datetime import date, timedelta
 from functools import lru_cache
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
@@ -566,7 +566,7 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
         return "a temporary state on the same thing"
     if SLOT_RECENCY and (why := _same_slot(c, d, q, missing)) is not None:
         return why
-    if any(not attributes.vocabulary(st) for st in missing):
+    if _names_thing(missing):
         return None
     # "Currently reading War and Peace" holds for now only: a later word on the same thing ends it.
     # Later as recorded, too: a line written before the "currently ..." one cannot end it, though
@@ -610,7 +610,7 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     if is_additive(c.text):
         return None
     shared = c.asked & d.asked - _LIGHT
-    thing = any(not attributes.vocabulary(st) for st in shared)
+    thing = _names_thing(shared)
     missing = d.asked - c.asked - _LIGHT
     anew = "name" in q.expects and _named_anew(c, d)
     renamed = anew or "name" in q.expects and _renamed(c.text, d.text)
@@ -619,12 +619,7 @@ def _typed(c: _Said, d: _Said, q: Asked) -> str | None:
     if missing and not thing and not renamed and (
             "polarity" not in q.expects or not all(attributes.vocabulary(st) for st in missing)):
         return None
-    # Something done once gives a value of the slot only when it names the thing asked about with the
-    # older one ("Switched the laptop over to Fedora" / "Her laptop runs Windows 11"); else it is an
-    # instance ("Had lunch at a tapas bar in Soho" is no answer to "Where is Bob?").
-    # An ending is no instance: "Gave the choir her last Sunday" answers "Does Folake sing in a choir?".
-    ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
-    if _done(c) and not ended and not thing and not anew:
+    if _an_instance(c, q, thing, anew):
         return None
     for kind in sorted(q.expects):
         mine, theirs = answers.values(c.text, kind), answers.values(d.text, kind)
@@ -703,6 +698,22 @@ def _done(c: _Said) -> bool:
     return c.event or _HAD.match(c.text) is not None
 
 
+def _an_instance(c: _Said, q: Asked, thing: bool, anew: bool) -> bool:
+    """Whether `c` reports something done once that is an instance, not a value of the slot asked
+    (`_typed`, and `refusals`' AN_INSTANCE): done once, naming no thing asked about with the older
+    one (`thing`: "Switched the laptop over to Fedora" / "Her laptop runs Windows 11" is a value) and
+    no new name (`anew`), and ending nothing ("Had lunch at a tapas bar in Soho" is no answer to
+    "Where is Bob?"; "Gave the choir her last Sunday" answers "Does Folake sing in a choir?")."""
+    ended = c.ending or "polarity" in q.expects and answers.values(c.text, "polarity") == _NO
+    return _done(c) and not ended and not thing and not anew
+
+
+def _names_thing(stems: Iterable[str]) -> bool:
+    """Whether one of the question's `stems` names a thing: a word of no attribute's vocabulary
+    ("viva", "Vespa", "hotel"; not "live" or "work")."""
+    return any(not attributes.vocabulary(st) for st in stems)
+
+
 def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because the question
     names nothing but the subject ("Where is Bruno?": its words cannot tell the lines apart) and `c`
@@ -771,7 +782,7 @@ def _same_slot(c: _Said, d: _Said, q: Asked, missing: frozenset[str]) -> str | N
     cn, dn = _numbers(c), _numbers(d)
     if _new_value(cn.counts, dn.counts, topical):
         return "a new number for the same thing"
-    if any(not attributes.vocabulary(st) for st in missing):
+    if _names_thing(missing):
         return None
     cnums, dnums = cn.nums, dn.nums
     if cnums and dnums and not cnums <= dnums:
@@ -834,17 +845,14 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
     # children does Kagiso have?"), whatever `d` gives.
     if q.families and c.attrs and not q.families & c.attrs:
         out.append(NOT_ASKED)
-    missing = d.asked - c.asked - _LIGHT
-    if any(not attributes.vocabulary(st) for st in missing):
+    if _names_thing(d.asked - c.asked - _LIGHT):
         out.append(A_THING_IT_LACKS)
     # Wave 11, read off the guarded model's losses: `c` holds no word of the question and `d` some,
     # attribute words too ("When is the Orchard retro?": "Standup moved to 10:15" over "Retro is
     # every other Friday at 16:00"; "When is Esme's wedding?": "Hen party on 15 August").
     if d.asked and not c.asked:
         out.append(NO_QUESTION_WORD)
-    thing = any(not attributes.vocabulary(st) for st in c.asked & d.asked - _LIGHT)
-    if _done(c) and not c.ending and not thing and not _named_anew(c, d) \
-            and not ("polarity" in q.expects and answers.values(c.text, "polarity") == _NO):
+    if _an_instance(c, q, _names_thing(c.asked & d.asked - _LIGHT), _named_anew(c, d)):
         out.append(AN_INSTANCE)
     return tuple(out)
 
