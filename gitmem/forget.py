@@ -3,15 +3,16 @@
 The history rewrite is git-filter-repo's (used as a library: `git_filter_repo.RepoFilter` with a
 blob, commit and message callback), not a hand-written one. What it does, in order:
 
-1. Refuse, with the reason, when the work tree has changes (the rewrite ends with a
-   `git reset --hard`), a merge/rebase/cherry-pick is in progress, HEAD is detached, a stash
+1. Refuse, with the reason, when the work tree has changes (the rewrite moves HEAD's branch
+   and its files), a merge/rebase/cherry-pick is in progress, HEAD is detached, a stash
    exists (stashes are commits filter-repo does not rewrite) or other worktrees exist (their
    checked-out branches would move under them).
 2. Dry run (the default without --yes): the same filter-repo pass with `--dry-run`, so the list
    of files, commits and lines is exactly what the real run removes.
-3. With --yes: every rewritten ref's old value is saved under `refs/gitmem/forget-backup/<time>/`
-   (`<time>-2/` for a second forget in the same second) until `gitmem forget --purge-backup`,
-   then one filter-repo pass over the user's refs:
+3. With --yes, under gitmem's writer lock (Workspace.writing: retain, review and reflect's
+   proposal wait for the whole rewrite): every rewritten ref's old value is saved under
+   `refs/gitmem/forget-backup/<time>/` (`<time>-2/` for a second forget in the same second) until
+   `gitmem forget --purge-backup`, then one filter-repo pass over the user's refs:
    `refs/heads/*`, `refs/tags/*`, `refs/notes/*` and gitmem's own `refs/gitmem/*` (the backups
    excepted). Remote-tracking refs (`refs/remotes/*`) are NOT rewritten: they record what the
    remote holds, which is reported with the push command that replaces it. Any other ref is left
@@ -30,9 +31,16 @@ blob, commit and message callback), not a hand-written one. What it does, in ord
      as gone;
    - generated blocks that lost lines are stamped (reflect/pages.stamp) so reflection still owns
      them.
-4. The working tree is reset to the new HEAD, the index is rebuilt from scratch (its file is
-   deleted first: SQLite's free pages would keep old text) and reflection cache answers whose
-   prompt or answer held the text are deleted.
+4. filter-repo writes the rewrite under STAGED_NS/STAGED_TAGS, not over the user's refs, and
+   does not reset the work tree. forget moves each ref itself, only from the value it had before
+   the run (`git update-ref REF NEW OLD`), under git's index lock so no `git commit` starts in
+   between. A ref moved meanwhile (a commit made on it) keeps what it holds and is reported in
+   `concurrent`; its rewrite is dropped, since the same forget run again makes it from the new
+   value and the backup keeps the old one. When HEAD's branch moves, `git read-tree -m -u` carries
+   index and work tree to the new tree and refuses (the branch is put back) rather than overwrite
+   a file edited meanwhile.
+5. The index is rebuilt from scratch (its file is deleted first: SQLite's free pages would keep
+   old text) and reflection cache answers whose prompt or answer held the text are deleted.
 
 `--purge-backup` deletes the backup refs, expires every reflog and runs `git gc --prune=now`:
 only then are the old objects gone from this clone.
@@ -434,8 +442,8 @@ def _problems(ws: Workspace) -> list[GitmemError]:
     changed = [p for _, p in git.status(ws.root)]
     if changed:
         shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
-        out.append(GitmemError(f"the work tree has uncommitted changes ({shown}); forget ends with a reset to the "
-                               "rewritten history and would lose them",
+        out.append(GitmemError(f"the work tree has uncommitted changes ({shown}); forget ends by carrying the "
+                               "work tree to the rewritten history and will not start over changes it could not carry",
                                "commit them, or remove them, then run `gitmem forget` again"))
     if git.resolve(ws.root, "refs/stash"):
         out.append(GitmemError("a stash exists; stashes are commits forget cannot rewrite, so the text could survive in it",
@@ -477,7 +485,7 @@ def _filter(ws: Workspace, target: Target, refs: list[str], dry_run: bool) -> tu
     shutil.rmtree(meta, ignore_errors=True)  # a run killed half-way left it (and a dry run's dump of history)
     renames: dict[str, str | None] = {}
 
-    class Staging(fr.RepoFilter):  # type: ignore[misc]
+    class Staging(fr.RepoFilter):
         """filter-repo ends with `git reset --hard` in a work tree: that would throw away a change
         made while it ran, and the user's branch has not moved anyway (the rewrite is staged)."""
 
@@ -574,12 +582,12 @@ class _IndexLock:
                 time.sleep(0.05)
 
     def __exit__(self, *exc: object) -> None:
-        if self.replacement is not None and exc[0] is None:
+        # A replacement is installed even when a later step failed: HEAD's branch and the work tree
+        # have moved by then, and the index must say so.
+        if self.replacement is not None:
             os.replace(self.replacement, self.path)  # still locked: the lock's path exists throughout
             os.replace(self.path, self.index)
         else:
-            if self.replacement is not None:
-                self.replacement.unlink(missing_ok=True)
             self.path.unlink(missing_ok=True)
 
 

@@ -48,6 +48,10 @@ def _text(data: dict[str, Any]) -> str:
     if data["remotes"]:
         out.append("The remote still holds the text. Push the rewritten history:")
         out += [f"  {r['push']}" for r in data["remotes"]]
+    for c in data["concurrent"]:
+        out.append(f"NOT rewritten: {c['ref']}: {c['reason']}.")
+    if data["concurrent"]:
+        out.append("Run the same `gitmem forget --yes` again to rewrite them.")
     if data["other_refs"]:
         out.append("These refs were not rewritten and still reach the text: " + ", ".join(data["other_refs"]))
     out += [f"Note: {n}" for n in data["notes"]]
