@@ -597,7 +597,11 @@ def _switch_work_tree(ws: Workspace, lock: _IndexLock, old: str, new: str) -> st
     index that replaces it when `lock` is released. The error when refused."""
     tmp = git.git_path(ws.root, "gitmem-forget-index")
     shutil.copyfile(lock.index, tmp)
-    proc = git.run(ws.root, ["read-tree", "-m", "-u", old, new], check=False, env={"GIT_INDEX_FILE": str(tmp)})
+    env = {"GIT_INDEX_FILE": str(tmp)}
+    # read-tree trusts the index's stat data: refresh it first (as `git checkout` does), or a file
+    # merely touched since (copied, checked out again) counts as changed and the switch is refused.
+    git.run(ws.root, ["update-index", "-q", "--refresh"], check=False, env=env)
+    proc = git.run(ws.root, ["read-tree", "-m", "-u", old, new], check=False, env=env)
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
         return git.error_line(proc.stderr) or "git read-tree failed"

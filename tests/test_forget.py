@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -416,6 +417,17 @@ def test_an_edit_made_while_forget_rewrites_is_never_reset(repo: GitRepo, monkey
         assert repo.head() == old_head and [c.ref for c in rep.concurrent] == ["refs/heads/main"]
         assert rep.concurrent[0].found == old_head and "its work tree changed while forget ran" in rep.concurrent[0].reason
         assert "refs/heads/main" not in {r["ref"] for r in rep.refs} and not _staged_refs(repo.path)
+
+
+def test_a_file_only_touched_while_forget_rewrites_does_not_stop_it(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose bytes are unchanged but whose stat data is not (an editor saved it as it was)
+    is no change: the work tree still moves to the rewrite."""
+    ws = build(repo, fillers=1)
+    log = repo.path / "memory/2025-11-03.md"
+    _while_rewriting(monkeypatch, lambda: os.utime(log, (log.stat().st_atime, log.stat().st_mtime + 100)))
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    assert rep.concurrent == [] and "refs/heads/main" in {r["ref"] for r in rep.refs}
+    assert SECRET not in log.read_text() and not repo.git("status", "--porcelain")
 
 
 def _waits_for_lock(lock: Path, pid: int) -> bool:
