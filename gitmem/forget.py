@@ -77,7 +77,6 @@ REWRITTEN = ("refs/heads/", "refs/tags/", "refs/notes/", "refs/gitmem/")
 MIN_TEXT = 4  # a shorter text would match half of memory
 FORGOTTEN = "(forgotten)"
 _OID = lazy(r"[0-9a-f]{40}")
-_INDEX_LOCK_WAIT = 10.0  # another git command holding the index: wait this long for it
 
 
 def _norm(text: str) -> str:
@@ -569,7 +568,9 @@ class _IndexLock:
         self.replacement: Path | None = None
 
     def __enter__(self) -> _IndexLock:
-        deadline = time.monotonic() + _INDEX_LOCK_WAIT
+        from gitmem.retain import INDEX_LOCK_WAIT
+
+        deadline = time.monotonic() + INDEX_LOCK_WAIT
         while True:
             try:
                 os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))

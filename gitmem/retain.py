@@ -40,7 +40,7 @@ _IN_PROGRESS = (
     ("REVERT_HEAD", "a revert"),
 )
 # Another git process (the user's own, an editor) holding the index: wait this long for it.
-_INDEX_LOCK_WAIT = 10.0
+INDEX_LOCK_WAIT = 10.0
 
 
 def parse_day(day: str | date | None) -> date:
@@ -162,7 +162,7 @@ def _subject(bullet_line: str) -> str:
 
 def _git_retrying(ws: Workspace, args: list[str], input: bytes | None = None) -> None:
     """Run git, waiting out another process's index.lock (the user's git, an editor)."""
-    deadline = time.monotonic() + _INDEX_LOCK_WAIT
+    deadline = time.monotonic() + INDEX_LOCK_WAIT
     while True:
         proc = git.run(ws.root, args, check=False, input=input)
         if proc.returncode == 0:
