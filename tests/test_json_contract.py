@@ -273,10 +273,9 @@ def test_forget(tmp_path: Path) -> None:
     assert check_error(root, "forget", "ab", "--json")["type"] == "GitmemError"
 
 
-def test_forget_concurrent_refs_match_the_schema_and_the_text() -> None:
+def test_forget_concurrent_refs_match_the_schema() -> None:
     """A ref forget did not move (a commit made on it while it ran) is part of the contract."""
     from gitmem import forget
-    from gitmem.cli.forget_cmd import _text
 
     old, found = "1" * 40, "2" * 40
     report = forget.Report("forgotten", forget.Target("text", "bank PIN", ("bank pin",)), backup="refs/gitmem/forget-backup/x",
@@ -285,6 +284,3 @@ def test_forget_concurrent_refs_match_the_schema_and_the_text() -> None:
     data = report.as_dict()
     validate("forget", data)
     assert data["concurrent"] == [{"ref": "refs/heads/main", "old": old, "found": found, "reason": "main moved while forget ran"}]
-    text = _text(data)
-    assert "NOT rewritten: refs/heads/main: main moved while forget ran." in text
-    assert "Run the same `gitmem forget --yes` again to rewrite them." in text

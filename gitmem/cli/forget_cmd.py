@@ -48,10 +48,6 @@ def _text(data: dict[str, Any]) -> str:
     if data["remotes"]:
         out.append("The remote still holds the text. Push the rewritten history:")
         out += [f"  {r['push']}" for r in data["remotes"]]
-    for c in data["concurrent"]:
-        out.append(f"NOT rewritten: {c['ref']}: {c['reason']}.")
-    if data["concurrent"]:
-        out.append("Run the same `gitmem forget --yes` again to rewrite them.")
     if data["other_refs"]:
         out.append("These refs were not rewritten and still reach the text: " + ", ".join(data["other_refs"]))
     out += [f"Note: {n}" for n in data["notes"]]
@@ -75,7 +71,8 @@ def forget_cmd(ctx: click.Context, what: str | None, entity: str | None, dry_run
     Without --yes it is a dry run that lists the affected files, commits and lines. With --yes the
     branches, tags and gitmem's refs are rewritten (git-filter-repo); their old values are kept
     under refs/gitmem/forget-backup/ until `gitmem forget --purge-backup`. The index is rebuilt.
-    Remote-tracking refs are not rewritten: the output says what to push.
+    Remote-tracking refs are not rewritten: the output says what to push. A ref that got a commit
+    while forget ran is left as it is (listed under `concurrent`: run the same forget again).
 
     \b
     Example:
