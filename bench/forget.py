@@ -13,7 +13,8 @@ rewritten) and measures, in one run, as subprocesses:
             blob callback filter-repo would not even read the blobs, which forget must)
   dry run   `gitmem forget TEXT --json` (the same pass with --dry-run: nothing is imported)
   forget    `gitmem forget TEXT --yes --json`: backup refs, the rewrite with gitmem's blob,
-            commit and message callbacks, reset, index rebuild from scratch, cache cleanup
+            commit and message callbacks, the compare-and-swap ref moves and the work tree's
+            switch, index rebuild from scratch, cache cleanup
   rebuild   `gitmem index --rebuild` on the rewritten copy: the part of `forget` that is the index
   ratio     forget / floor
 
@@ -104,7 +105,8 @@ def table(rows: list[dict[str, object]]) -> str:
         f"bullet of an early daily log (e.g. `{rows[0]['text']}`), so every later commit is rewritten. "
         "*floor*: a no-op git-filter-repo run over the same branch (every commit and blob exported and imported, "
         "a blob callback that does nothing). *forget --yes* includes the backup refs, gitmem's callbacks on every blob and commit "
-        "message, the reset, deleting and rebuilding the index, and the cache cleanup; *of which index "
+        "message, the compare-and-swap ref moves and the work tree's switch, deleting and rebuilding the index, "
+        "and the cache cleanup; *of which index "
         "rebuild* is `gitmem index --rebuild` on the result, measured separately.")])
 
 

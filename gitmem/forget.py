@@ -3,15 +3,16 @@
 The history rewrite is git-filter-repo's (used as a library: `git_filter_repo.RepoFilter` with a
 blob, commit and message callback), not a hand-written one. What it does, in order:
 
-1. Refuse, with the reason, when the work tree has changes (the rewrite ends with a
-   `git reset --hard`), a merge/rebase/cherry-pick is in progress, HEAD is detached, a stash
+1. Refuse, with the reason, when the work tree has changes (the rewrite moves HEAD's branch
+   and its files), a merge/rebase/cherry-pick is in progress, HEAD is detached, a stash
    exists (stashes are commits filter-repo does not rewrite) or other worktrees exist (their
    checked-out branches would move under them).
 2. Dry run (the default without --yes): the same filter-repo pass with `--dry-run`, so the list
    of files, commits and lines is exactly what the real run removes.
-3. With --yes: every rewritten ref's old value is saved under `refs/gitmem/forget-backup/<time>/`
-   (`<time>-2/` for a second forget in the same second) until `gitmem forget --purge-backup`,
-   then one filter-repo pass over the user's refs:
+3. With --yes, under gitmem's writer lock (Workspace.writing: retain, review and reflect's
+   proposal wait for the whole rewrite): every rewritten ref's old value is saved under
+   `refs/gitmem/forget-backup/<time>/` (`<time>-2/` for a second forget in the same second) until
+   `gitmem forget --purge-backup`, then one filter-repo pass over the user's refs:
    `refs/heads/*`, `refs/tags/*`, `refs/notes/*` and gitmem's own `refs/gitmem/*` (the backups
    excepted). Remote-tracking refs (`refs/remotes/*`) are NOT rewritten: they record what the
    remote holds, which is reported with the push command that replaces it. Any other ref is left
@@ -30,9 +31,16 @@ blob, commit and message callback), not a hand-written one. What it does, in ord
      as gone;
    - generated blocks that lost lines are stamped (reflect/pages.stamp) so reflection still owns
      them.
-4. The working tree is reset to the new HEAD, the index is rebuilt from scratch (its file is
-   deleted first: SQLite's free pages would keep old text) and reflection cache answers whose
-   prompt or answer held the text are deleted.
+4. filter-repo writes the rewrite under STAGED_NS/STAGED_TAGS, not over the user's refs, and
+   does not reset the work tree. forget moves each ref itself, only from the value it had before
+   the run (`git update-ref REF NEW OLD`), under git's index lock so no `git commit` starts in
+   between. A ref moved meanwhile (a commit made on it) keeps what it holds and is reported in
+   `concurrent`; its rewrite is dropped, since the same forget run again makes it from the new
+   value and the backup keeps the old one. When HEAD's branch moves, `git read-tree -m -u` carries
+   index and work tree to the new tree and refuses (the branch is put back) rather than overwrite
+   a file edited meanwhile.
+5. The index is rebuilt from scratch (its file is deleted first: SQLite's free pages would keep
+   old text) and reflection cache answers whose prompt or answer held the text are deleted.
 
 `--purge-backup` deletes the backup refs, expires every reflog and runs `git gc --prune=now`:
 only then are the old objects gone from this clone.
@@ -59,6 +67,12 @@ from gitmem.workspace import Workspace
 from gitmem.lazyre import lazy
 
 BACKUP_NS = "refs/gitmem/forget-backup"
+# filter-repo writes the rewritten refs here (its refname callback), never over the user's refs:
+# forget then moves each ref itself, only from the value it had before the run. fast-import keeps
+# annotated tags under refs/tags/, so the rewritten tags wait in a folder there.
+STAGED_NS = "refs/gitmem/forget-new"
+STAGED_TAGS = "refs/tags/gitmem-forget-new"
+_OURS = (f"{BACKUP_NS}/", f"{STAGED_NS}/", f"{STAGED_TAGS}/")  # never rewritten, never reported
 REWRITTEN = ("refs/heads/", "refs/tags/", "refs/notes/", "refs/gitmem/")
 MIN_TEXT = 4  # a shorter text would match half of memory
 FORGOTTEN = "(forgotten)"
@@ -167,6 +181,19 @@ class CommitHit:
         return {"commit": self.commit, "new": self.new, "subject": self.subject, "files": self.files, "lines": self.lines}
 
 
+@dataclass(frozen=True)
+class Concurrent:
+    """A rewritten ref forget did not move: it no longer held the commit forget rewrote."""
+
+    ref: str
+    old: str  # what it held before the run: the commit forget rewrote (and backed up)
+    found: str | None  # what it holds now: a commit made meanwhile is still on it
+    reason: str
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"ref": self.ref, "old": self.old, "found": self.found, "reason": self.reason}
+
+
 @dataclass
 class Report:
     status: str  # "dry-run" | "forgotten" | "nothing-found" | "purged"
@@ -179,6 +206,7 @@ class Report:
     backup: str | None = None
     remotes: list[dict[str, str]] = field(default_factory=list)
     other_refs: list[str] = field(default_factory=list)
+    concurrent: list[Concurrent] = field(default_factory=list)
     citations_remapped: int = 0
     citations_gone: list[str] = field(default_factory=list)
     index_rebuilt: bool = False
@@ -191,7 +219,7 @@ class Report:
             "status": self.status, "target": self.target.as_dict() if self.target else None,
             "files": self.files, "commits": [c.as_dict() for c in self.commits], "lines": self.lines,
             "messages": self.messages, "refs": self.refs, "backup": self.backup, "remotes": self.remotes,
-            "other_refs": self.other_refs,
+            "other_refs": self.other_refs, "concurrent": [c.as_dict() for c in self.concurrent],
             "citations": {"remapped": self.citations_remapped, "gone": self.citations_gone},
             "index_rebuilt": self.index_rebuilt, "cache_dropped": self.cache_dropped,
             "seconds": round(self.seconds, 3), "notes": self.notes,
@@ -413,8 +441,8 @@ def _problems(ws: Workspace) -> list[GitmemError]:
     changed = [p for _, p in git.status(ws.root)]
     if changed:
         shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
-        out.append(GitmemError(f"the work tree has uncommitted changes ({shown}); forget ends with a reset to the "
-                               "rewritten history and would lose them",
+        out.append(GitmemError(f"the work tree has uncommitted changes ({shown}); forget ends by carrying the "
+                               "work tree to the rewritten history and will not start over changes it could not carry",
                                "commit them, or remove them, then run `gitmem forget` again"))
     if git.resolve(ws.root, "refs/stash"):
         out.append(GitmemError("a stash exists; stashes are commits forget cannot rewrite, so the text could survive in it",
@@ -455,12 +483,23 @@ def _filter(ws: Workspace, target: Target, refs: list[str], dry_run: bool) -> tu
     meta = git.git_path(ws.root, "filter-repo")
     shutil.rmtree(meta, ignore_errors=True)  # a run killed half-way left it (and a dry run's dump of history)
     renames: dict[str, str | None] = {}
+
+    class Staging(fr.RepoFilter):
+        """filter-repo ends with `git reset --hard` in a work tree: that would throw away a change
+        made while it ran, and the user's branch has not moved anyway (the rewrite is staged)."""
+
+        def cleanup(self, repo: bytes, repack: bool, reset: bool, run_quietly: bool = False,
+                    show_debuginfo: bool = False) -> None:
+            super().cleanup(repo, repack, False, run_quietly, show_debuginfo)
+
     try:
         with _in_repo(ws.root) as chatter:
             try:
                 args = fr.FilteringOptions.parse_args(argv, error_on_empty=False)
-                fr.RepoFilter(args, blob_callback=scrub.blob_callback, commit_callback=scrub.commit_callback,
-                              message_callback=scrub.message_callback).run()
+                Staging(args, blob_callback=scrub.blob_callback, commit_callback=scrub.commit_callback,
+                        message_callback=scrub.message_callback,
+                        refname_callback=lambda name: _staged(name.decode("utf-8", "surrogateescape")).encode(
+                            "utf-8", "surrogateescape")).run()
             except SystemExit as exc:
                 raise GitmemError(f"git-filter-repo stopped: {' '.join(chatter.getvalue().split())[-300:] or exc}",
                                   "nothing was rewritten if this was a dry run; otherwise restore from the backup ref"
@@ -475,6 +514,137 @@ def _filter(ws: Workspace, target: Target, refs: list[str], dry_run: bool) -> tu
         # Its metadata (and, for a dry run, a full fast-export of history) must not linger in .git.
         shutil.rmtree(meta, ignore_errors=True)
     return scrub, renames
+
+
+def _staged(ref: str) -> str:
+    """Where filter-repo writes the rewrite of `ref`."""
+    if ref.startswith("refs/tags/"):
+        return f"{STAGED_TAGS}/{ref.removeprefix('refs/tags/')}"
+    return f"{STAGED_NS}/{ref.removeprefix('refs/')}"
+
+
+def _unstaged(name: str) -> str | None:
+    """The user's ref whose rewrite `name` holds; None for any other ref."""
+    if name.startswith(f"{STAGED_TAGS}/"):
+        return f"refs/tags/{name.removeprefix(STAGED_TAGS + '/')}"
+    if name.startswith(f"{STAGED_NS}/"):
+        return f"refs/{name.removeprefix(STAGED_NS + '/')}"
+    return None
+
+
+def _drop_staged(ws: Workspace) -> dict[str, str]:
+    """Delete every staged rewrite (a killed run's too: it must never pass for this run's); returns
+    {user's ref: staged oid} of what was there."""
+    out: dict[str, str] = {}
+    for name, oid in _refs(ws).items():
+        ref = _unstaged(name)
+        if ref is not None:
+            git.update_ref(ws.root, name, None, oid)
+            out[ref] = oid
+    return out
+
+
+def _named_tag(ws: Workspace, oid: str, ref: str) -> str:
+    """An annotated tag fast-import wrote under the staging folder names itself by that folder:
+    the same tag object with its own name (a lightweight tag, a commit, is returned as it is)."""
+    if git.out(ws.root, "cat-file", "-t", oid) != "tag":
+        return oid
+    raw = git.run(ws.root, ["cat-file", "tag", oid]).stdout
+    head, sep, body = raw.partition(b"\n\n")
+    name = ref.removeprefix("refs/tags/").encode("utf-8", "surrogateescape")
+    head = b"\n".join(b"tag " + name if ln.startswith(b"tag ") else ln for ln in head.split(b"\n"))
+    return git.run(ws.root, ["hash-object", "-t", "tag", "-w", "--stdin"], input=head + sep + body).stdout.decode().strip()
+
+
+class _IndexLock:
+    """git's own index lock (`.git/index.lock`, created exclusively as git does), held while refs
+    move: `git commit`, `git switch` and `git reset` take it too, so none of them can start on a
+    branch between its move and its work tree's. Waits out another git command for a while.
+    A new index written to `replacement` takes the index's place when the lock is released."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.path = git.git_path(ws.root, "index.lock")
+        self.index = git.git_path(ws.root, "index")
+        self.replacement: Path | None = None
+
+    def __enter__(self) -> _IndexLock:
+        from gitmem.retain import INDEX_LOCK_WAIT
+
+        deadline = time.monotonic() + INDEX_LOCK_WAIT
+        while True:
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+                return self
+            except FileExistsError:
+                if time.monotonic() > deadline:
+                    raise GitmemError(f"another git command holds {self.path}, so forget cannot move the rewritten "
+                                      "refs; nothing was moved", "wait for it (or delete the lock if no git runs), "
+                                      "then run the same `gitmem forget --yes` again") from None
+                time.sleep(0.05)
+
+    def __exit__(self, *exc: object) -> None:
+        # A replacement is installed even when a later step failed: HEAD's branch and the work tree
+        # have moved by then, and the index must say so.
+        if self.replacement is not None:
+            os.replace(self.replacement, self.path)  # still locked: the lock's path exists throughout
+            os.replace(self.path, self.index)
+        else:
+            self.path.unlink(missing_ok=True)
+
+
+def _switch_work_tree(ws: Workspace, lock: _IndexLock, old: str, new: str) -> str | None:
+    """Carry the index and work tree from `old`'s tree to `new`'s with `git read-tree -m -u` (a
+    file changed meanwhile is never overwritten: the switch is refused instead), on a copy of the
+    index that replaces it when `lock` is released. The error when refused."""
+    tmp = git.git_path(ws.root, "gitmem-forget-index")
+    shutil.copyfile(lock.index, tmp)
+    env = {"GIT_INDEX_FILE": str(tmp)}
+    # read-tree trusts the index's stat data: refresh it first (as `git checkout` does), or a file
+    # merely touched since (copied, checked out again) counts as changed and the switch is refused.
+    git.run(ws.root, ["update-index", "-q", "--refresh"], check=False, env=env)
+    proc = git.run(ws.root, ["read-tree", "-m", "-u", old, new], check=False, env=env)
+    if proc.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        return git.error_line(proc.stderr) or "git read-tree failed"
+    lock.replacement = tmp
+    return None
+
+
+def _move_refs(ws: Workspace, refs: list[str], before: dict[str, str]) -> tuple[list[dict[str, str | None]], list[Concurrent]]:
+    """Move each rewritten ref from exactly the value forget saw before the run to its rewrite
+    (compare-and-swap); a ref moved meanwhile keeps what it holds now, and its rewrite is dropped
+    (the same forget run again makes it from the ref's new value; the backup keeps the old one).
+    HEAD's branch moves with the index and work tree, under git's index lock."""
+    staged = _drop_staged(ws)  # the objects stay; only the names go
+    moved: list[dict[str, str | None]] = []
+    concurrent: list[Concurrent] = []
+    with _IndexLock(ws) as lock:
+        head_ref = git.out(ws.root, "symbolic-ref", "--quiet", "HEAD", check=False)
+        for ref in refs:
+            old, new = before[ref], staged.get(ref)
+            if new is None:
+                continue
+            new = _named_tag(ws, new, ref) if ref.startswith("refs/tags/") else new
+            if new == old:
+                continue
+            short = ref.removeprefix("refs/heads/")
+            if not git.update_ref(ws.root, ref, new, old):
+                found = _refs(ws).get(ref)
+                concurrent.append(Concurrent(ref, old, found, (
+                    f"{short} moved while forget ran (from {old[:7]} to {found[:7] if found else 'deleted'}); forget did "
+                    "not overwrite it, so what was made on it meanwhile is still there, and so is the text")))
+                continue
+            if ref == head_ref:
+                refused = _switch_work_tree(ws, lock, old, new)
+                if refused is not None:
+                    git.update_ref(ws.root, ref, old, new)
+                    concurrent.append(Concurrent(ref, old, old, (
+                        f"{short} is checked out and its work tree changed while forget ran ({refused}); forget left "
+                        "the branch and the work tree as they were, and so is the text (commit or remove those "
+                        "changes first)")))
+                    continue
+            moved.append({"ref": ref, "old": old, "new": new})
+    return moved, concurrent
 
 
 def _holds(ws: Workspace, ref: str, affected: set[str]) -> bool:
@@ -495,6 +665,17 @@ def _holding(ws: Workspace, refs: list[str], affected: set[str]) -> list[str]:
 
 def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     """Dry run (default) or rewrite; see the module docstring."""
+    if dry_run:
+        return _forget(ws, target, dry_run=True)
+    with ws.writing():  # gitmem's other writers (retain, review, reflect) wait for the whole rewrite
+        _drop_staged(ws)  # a run killed half-way left them
+        try:
+            return _forget(ws, target, dry_run=False)
+        finally:
+            _drop_staged(ws)  # a run that failed leaves no half-made rewrite behind
+
+
+def _forget(ws: Workspace, target: Target, *, dry_run: bool) -> Report:
     started = time.monotonic()
     if git.head(ws.root) is None:
         raise GitmemError("the repository has no commits yet: there is nothing to forget in history",
@@ -503,7 +684,7 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     if problems and not dry_run:
         raise problems[0]
     before = _refs(ws)
-    refs = sorted(r for r in before if r.startswith(REWRITTEN) and not r.startswith(BACKUP_NS + "/"))
+    refs = sorted(r for r in before if r.startswith(REWRITTEN) and not r.startswith(_OURS))
     stamp_ = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     backup, n = f"{BACKUP_NS}/{stamp_}", 1
     while any(r.startswith(backup + "/") for r in before):  # a forget run again within the second
@@ -548,12 +729,13 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
         report.seconds = time.monotonic() - started
         return report
     affected = {h.commit for h in report.commits}
+    if not dry_run:
+        report.refs, report.concurrent = _move_refs(ws, refs, before)
     after = _refs(ws) if not dry_run else before
     if not dry_run:
         report.backup = backup
-        # The reset at the end of the rewrite left ORIG_HEAD at the old HEAD: the backup keeps it.
+        # ORIG_HEAD (left by a merge or reset) names an old commit: the backup keeps it.
         git.run(ws.root, ["update-ref", "-d", "ORIG_HEAD"], check=False)
-        report.refs = [{"ref": r, "old": before[r], "new": after.get(r)} for r in refs if after.get(r) != before[r]]
         report.index_rebuilt = _rebuild_index(ws, report)
         report.cache_dropped = _drop_cache(ws, target)
     # Every ref is checked after the run, not only those outside the rewritten namespaces: a ref
@@ -561,10 +743,11 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
     # branch the user made) was not in the list filter-repo rewrote and still reaches the text.
     # A dry run leaves out the refs --yes would rewrite.
     skipped = set(refs) if dry_run else set()
-    checked = [r for r in sorted(after) if r not in skipped and not r.startswith(BACKUP_NS + "/")]
+    checked = [r for r in sorted(after) if r not in skipped and not r.startswith(_OURS)]
+    raced = {c.ref for c in report.concurrent}
     late: list[str] = []
     for ref in _holding(ws, checked, affected):
-        if ref.startswith(REWRITTEN):
+        if ref.startswith(REWRITTEN) and ref not in raced:
             late.append(ref)
         if ref.startswith("refs/remotes/"):
             remote, _, branch = ref.removeprefix("refs/remotes/").partition("/")
@@ -572,6 +755,7 @@ def forget(ws: Workspace, target: Target, *, dry_run: bool = True) -> Report:
                 report.remotes.append({"ref": ref, "push": f"git push --force-with-lease {remote} {branch}"})
         else:
             report.other_refs.append(ref)
+    report.notes += [f"{c.reason}; run the same `gitmem forget --yes` again to rewrite it" for c in report.concurrent]
     if late:
         report.notes.append(f"{', '.join(late)} still reach the text: made or moved while forget ran, so not "
                             "rewritten; run the same `gitmem forget --yes` again to rewrite them")

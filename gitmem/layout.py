@@ -30,7 +30,9 @@ LOG_DIR = "memory"
 DERIVED_DIR = ".memory"
 INDEX_FILE = "index.sqlite"
 INDEX_LOCK = "index.lock"  # serialises indexers
-RETAIN_LOCK = "retain.lock"  # serialises `gitmem retain`'s read-modify-write-commit
+# Serialises gitmem's writers to the user's refs (Workspace.writing). The file keeps the name it had
+# when only `gitmem retain` took it, so a retain from an older install still waits for a new forget.
+WRITE_LOCK = "retain.lock"
 HOOK_LOG = "hook.log"
 HOOK_STATE = "hook.state"
 REFLECT_CACHE = "reflect-cache.sqlite"

@@ -6,8 +6,9 @@ The write path agents use most, so it is careful about three things:
 - the user's git state: only the log file is committed (`git commit --only`), so changes the user
   has staged elsewhere are neither committed nor unstaged; nothing is committed while a merge or
   rebase is in progress; a failed commit puts the file back as it was;
-- concurrency: several agents (or one agent's parallel tool calls) may retain at once, so the
-  read-modify-write-commit runs under an exclusive lock in `.memory/`, and no bullet is lost.
+- concurrency: several agents (or one agent's parallel tool calls) may retain at once, and forget
+  or review may be rewriting or merging, so the read-modify-write-commit runs under gitmem's one
+  writer lock (Workspace.writing), and no bullet is lost.
 
 The commit goes through `git commit` (not plumbing) on purpose: the user's commit hooks run,
 including gitmem's post-commit hook, which indexes the new fact.
@@ -15,11 +16,7 @@ including gitmem's post-commit hook, which indexes the new fact.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -29,7 +26,7 @@ from gitmem.config import load_config
 from gitmem.errors import GitError, GitmemError
 from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, outline, parse_markdown, parse_retain_bullet
 from gitmem.parse.retain import LIST_MARKER
-from gitmem.safefile import open_nofollow, refuse_symlink, write_atomic
+from gitmem.safefile import refuse_symlink, write_atomic
 from gitmem.timeline import git
 from gitmem.workspace import Workspace
 
@@ -43,7 +40,7 @@ _IN_PROGRESS = (
     ("REVERT_HEAD", "a revert"),
 )
 # Another git process (the user's own, an editor) holding the index: wait this long for it.
-_INDEX_LOCK_WAIT = 10.0
+INDEX_LOCK_WAIT = 10.0
 
 
 def parse_day(day: str | date | None) -> date:
@@ -71,18 +68,6 @@ def validate(bullet: str) -> tuple[str, RetainFact]:
     m = LIST_MARKER.match(text)
     rest = text[m.end() :].strip() if m else text
     return f"- {rest}", fact
-
-
-@contextmanager
-def _locked(ws: Workspace) -> Iterator[None]:
-    # flock (not a lock file's existence): the kernel releases it if the process dies, so a
-    # crashed agent can never wedge every later retain.
-    fd = open_nofollow(ws.derived_file(layout.RETAIN_LOCK), os.O_RDWR | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.RETAIN_LOCK}")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def operation_in_progress(ws: Workspace) -> str | None:
@@ -177,7 +162,7 @@ def _subject(bullet_line: str) -> str:
 
 def _git_retrying(ws: Workspace, args: list[str], input: bytes | None = None) -> None:
     """Run git, waiting out another process's index.lock (the user's git, an editor)."""
-    deadline = time.monotonic() + _INDEX_LOCK_WAIT
+    deadline = time.monotonic() + INDEX_LOCK_WAIT
     while True:
         proc = git.run(ws.root, args, check=False, input=input)
         if proc.returncode == 0:
@@ -260,7 +245,7 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
     rel = layout.log_path(the_day)
     path = ws.root / rel
     notes: list[str] = []
-    with _locked(ws):
+    with ws.writing():
         if commit:
             what = operation_in_progress(ws)
             if what is not None:

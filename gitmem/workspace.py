@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from gitmem import layout
 from gitmem.errors import GitmemError
-from gitmem.safefile import refuse_symlink
+from gitmem.safefile import open_nofollow, refuse_symlink
 from gitmem.timeline import git
 
 class Workspace:
@@ -89,3 +93,20 @@ class Workspace:
         path = self.ensure_derived() / name
         refuse_symlink(path, f"{layout.DERIVED_DIR}/{name}")
         return path
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold gitmem's one writer lock: every gitmem command that commits to or moves the user's
+        refs (retain, review --merge/--discard, reflect writing its proposal, forget --yes) runs
+        under it, so gitmem's own writers wait for each other instead of racing. Blocks until free.
+
+        flock (not a lock file's existence): the kernel releases it if the process dies, so a
+        crashed agent can never wedge every later writer. Not reentrant: a second `writing()` in
+        the same process waits for the first."""
+        fd = open_nofollow(self.derived_file(layout.WRITE_LOCK), os.O_RDWR | os.O_CREAT,
+                           f"{layout.DERIVED_DIR}/{layout.WRITE_LOCK}")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)

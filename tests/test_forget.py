@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,6 +20,7 @@ from indexoracle import index_rows, recalled, tree_chunks
 from test_reflect_run import FakeModel
 
 from gitmem import forget as fg
+from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.index.indexer import update
 from gitmem.recall.views import show
@@ -328,3 +331,170 @@ def recalled_rows(ws: Workspace, text: str) -> list[dict[str, object]]:
 
     with Session(ws) as s:
         return s.search(text, Options(k=20)).results
+
+
+# --------------------------------------------------------------------------- concurrent writers
+
+
+def _while_rewriting(monkeypatch: pytest.MonkeyPatch, action: Callable[[], None]) -> None:
+    """Run `action` once from inside filter-repo's run: after it has read every ref it rewrites
+    (its first commit is being filtered), before anything is written back."""
+    real = fg._Scrubber.commit_callback
+    done: list[bool] = []
+
+    def callback(self: fg._Scrubber, commit: object, metadata: dict[str, object]) -> None:
+        real(self, commit, metadata)
+        if not done:
+            done.append(True)
+            action()
+
+    monkeypatch.setattr(fg._Scrubber, "commit_callback", callback)
+
+
+def _staged_refs(repo: Path) -> list[str]:
+    return [r for r in _git(repo, "for-each-ref", "--format=%(refname)").split() if r.startswith((fg.STAGED_NS, fg.STAGED_TAGS))]
+
+
+BICYCLE = "# 2025-11-21\n\n## Retain\n- W @Peter: Bought a red bicycle.\n"
+
+
+def test_a_commit_made_while_forget_rewrites_stays_on_its_branch(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own `git commit` lands on main while filter-repo runs: forget must not set main
+    to the rewrite of its old value (the commit would be gone), but leave it, say why, and rewrite
+    it when run again."""
+    ws = build(repo, fillers=1)
+    repo.git("tag", "-a", "v2", "-m", "the release before the PIN")  # an annotated tag keeps its own name
+    old_head = repo.head()
+
+    def user_commits() -> None:
+        repo.write("memory/2025-11-21.md", BICYCLE)
+        repo.git("add", "memory/2025-11-21.md")
+        repo.git("commit", "-q", "-m", "the user's own commit")
+
+    _while_rewriting(monkeypatch, user_commits)
+    target = fg.target_for(ws, "PIN is 4711", None)
+    rep = fg.forget(ws, target, dry_run=False)
+    mine = repo.head()
+    assert mine != old_head and repo.git("rev-parse", "HEAD^") == old_head
+    assert repo.git("log", "-1", "--format=%s") == "the user's own commit"
+    assert repo.git("show", "HEAD:memory/2025-11-21.md") + "\n" == BICYCLE
+    assert (repo.path / "memory/2025-11-21.md").read_text() == BICYCLE and not repo.git("status", "--porcelain")
+    assert rep.status == "forgotten" and [c.as_dict() for c in rep.concurrent] == [
+        {"ref": "refs/heads/main", "old": old_head, "found": mine, "reason": rep.concurrent[0].reason}]
+    assert rep.as_dict()["concurrent"][0]["found"] == mine
+    assert rep.concurrent[0].reason.startswith(f"main moved while forget ran (from {old_head[:7]} to {mine[:7]})")
+    assert any(n.startswith("main moved while forget ran") and n.endswith("run the same `gitmem forget --yes` again to "
+                                                                           "rewrite it") for n in rep.notes), rep.notes
+    assert "refs/heads/main" not in {r["ref"] for r in rep.refs} and "refs/heads/main" in rep.other_refs
+    assert {"refs/tags/v1", "refs/tags/v2"} <= {r["ref"] for r in rep.refs}  # the other refs were rewritten
+    assert "tag v2\n" in repo.git("cat-file", "tag", "v2") and SECRET not in _log_text(repo.path, "v2")
+    assert not _staged_refs(repo.path) and SECRET in (repo.path / "memory/2025-11-03.md").read_text()
+
+    monkeypatch.undo()
+    again = fg.forget(ws, target, dry_run=False)
+    assert again.concurrent == [] and {r["ref"] for r in again.refs} == {"refs/heads/main"}
+    assert not _blobs_with(repo.path, SECRET) and SECRET not in (repo.path / "memory/2025-11-03.md").read_text()
+    assert repo.git("log", "-1", "--format=%s") == "the user's own commit"
+    assert repo.git("show", "HEAD:memory/2025-11-21.md") + "\n" == BICYCLE
+    assert (repo.path / "memory/2025-11-21.md").read_text() == BICYCLE and not repo.git("status", "--porcelain")
+
+
+@pytest.mark.parametrize("path", ["memory.md", "memory/2025-11-03.md"])
+def test_an_edit_made_while_forget_rewrites_is_never_reset(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """An uncommitted edit saved while filter-repo runs survives: in a file the rewrite does not
+    change, main is rewritten around it; in one it changes, main and the work tree stay as they were."""
+    ws = build(repo, fillers=1)
+    old_head = repo.head()
+    edited = (repo.path / path).read_text() + "- S: typed while forget ran.\n"
+    _while_rewriting(monkeypatch, lambda: repo.write(path, edited))
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    assert (repo.path / path).read_text() == edited
+    assert repo.git("status", "--porcelain") == f"M {path}"
+    if path == "memory.md":
+        assert rep.concurrent == [] and "refs/heads/main" in {r["ref"] for r in rep.refs}
+        assert SECRET not in _log_text(repo.path, "HEAD") and SECRET not in (repo.path / "memory/2025-11-03.md").read_text()
+    else:
+        assert repo.head() == old_head and [c.ref for c in rep.concurrent] == ["refs/heads/main"]
+        assert rep.concurrent[0].found == old_head and "its work tree changed while forget ran" in rep.concurrent[0].reason
+        assert "refs/heads/main" not in {r["ref"] for r in rep.refs} and not _staged_refs(repo.path)
+
+
+def test_a_file_only_touched_while_forget_rewrites_does_not_stop_it(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose bytes are unchanged but whose stat data is not (an editor saved it as it was)
+    is no change: the work tree still moves to the rewrite."""
+    ws = build(repo, fillers=1)
+    log = repo.path / "memory/2025-11-03.md"
+    _while_rewriting(monkeypatch, lambda: os.utime(log, (log.stat().st_atime, log.stat().st_mtime + 100)))
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    assert rep.concurrent == [] and "refs/heads/main" in {r["ref"] for r in rep.refs}
+    assert SECRET not in log.read_text() and not repo.git("status", "--porcelain")
+
+
+def _waits_for_lock(lock: Path, pid: int) -> bool:
+    """Whether process `pid` is blocked in flock() on `lock` (the kernel lists waiters in /proc/locks
+    as `-> FLOCK ... <pid> <dev>:<inode> ...`)."""
+    if not lock.exists():
+        return False
+    inode = lock.stat().st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "->" in fields and "FLOCK" in fields and str(pid) in fields and fields[-3].endswith(f":{inode}"):
+            return True
+    return False
+
+
+def _wait_until_blocked(proc: subprocess.Popen[str], lock: Path) -> None:
+    deadline = time.monotonic() + 120
+    while not _waits_for_lock(lock, proc.pid):
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"it finished without waiting for gitmem's writer lock: {out} {err}")
+        assert time.monotonic() < deadline, "never blocked on the writer lock"
+        time.sleep(0.02)  # polls a condition; the order of events does not depend on it
+
+
+def test_retain_started_while_forget_rewrites_waits_and_lands_after(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = build(repo, fillers=1)
+    started: list[subprocess.Popen[str]] = []
+
+    def agent_retains() -> None:
+        proc = subprocess.Popen([sys.executable, "-m", "gitmem", "-C", str(repo.path), "retain",
+                                 "W @Peter: Adopted a cat named Miso.", "--date", "2025-11-21", "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started.append(proc)
+        _wait_until_blocked(proc, ws.derived / layout.WRITE_LOCK)
+
+    _while_rewriting(monkeypatch, agent_retains)
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    rewritten = next(r["new"] for r in rep.refs if r["ref"] == "refs/heads/main")
+    assert rep.concurrent == [] and repo.head() == rewritten  # forget finished before retain committed
+    out, err = started[0].communicate(timeout=120)
+    assert started[0].returncode == 0, err
+    got = json.loads(out)
+    assert got["committed"] and got["commit"] == repo.head() and repo.git("rev-parse", "HEAD^") == rewritten
+    assert repo.git("show", "HEAD:memory/2025-11-21.md").endswith("- W @Peter: Adopted a cat named Miso.")
+    assert not _blobs_with(repo.path, SECRET) and not repo.git("status", "--porcelain")
+
+
+@pytest.mark.parametrize("how", ["--merge", "--discard"])
+def test_review_started_while_forget_rewrites_waits(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """`gitmem review --merge/--discard` commit to the user's branch or delete the review branch,
+    both refs forget rewrites: started during the rewrite, they wait, then act on the rewrite."""
+    ws = build(repo, fillers=1)
+    reflect(ws, RunOptions(model=None))  # a proposal to merge or discard, built on the history with the PIN
+    started: list[subprocess.Popen[str]] = []
+
+    def user_reviews() -> None:
+        started.append(subprocess.Popen([sys.executable, "-m", "gitmem", "-C", str(repo.path), "review", how, "--json"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        _wait_until_blocked(started[0], ws.derived / layout.WRITE_LOCK)
+
+    _while_rewriting(monkeypatch, user_reviews)
+    rep = fg.forget(ws, fg.target_for(ws, "PIN is 4711", None), dry_run=False)
+    assert rep.concurrent == [] and len([r for r in rep.refs if r["ref"].startswith("refs/heads/")]) == 2
+    out, err = started[0].communicate(timeout=120)
+    assert started[0].returncode == 0, err
+    assert json.loads(out)["status"] == {"--merge": "merged", "--discard": "discarded"}[how]
+    assert _git(repo.path, "for-each-ref", "--format=%(refname)", "refs/heads/").split() == ["refs/heads/main"]
+    assert len(repo.git("log", "-1", "--format=%p").split()) == (2 if how == "--merge" else 1)
+    assert not _blobs_with(repo.path, SECRET) and not repo.git("status", "--porcelain")

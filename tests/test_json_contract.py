@@ -271,3 +271,16 @@ def test_forget(tmp_path: Path) -> None:
     purged = check("forget", root, "forget", "--purge-backup")
     assert purged["status"] == "purged" and purged["target"] is None
     assert check_error(root, "forget", "ab", "--json")["type"] == "GitmemError"
+
+
+def test_forget_concurrent_refs_match_the_schema() -> None:
+    """A ref forget did not move (a commit made on it while it ran) is part of the contract."""
+    from gitmem import forget
+
+    old, found = "1" * 40, "2" * 40
+    report = forget.Report("forgotten", forget.Target("text", "bank PIN", ("bank pin",)), backup="refs/gitmem/forget-backup/x",
+                           other_refs=["refs/heads/main"],
+                           concurrent=[forget.Concurrent("refs/heads/main", old, found, "main moved while forget ran")])
+    data = report.as_dict()
+    validate("forget", data)
+    assert data["concurrent"] == [{"ref": "refs/heads/main", "old": old, "found": found, "reason": "main moved while forget ran"}]

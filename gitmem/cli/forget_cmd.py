@@ -71,7 +71,8 @@ def forget_cmd(ctx: click.Context, what: str | None, entity: str | None, dry_run
     Without --yes it is a dry run that lists the affected files, commits and lines. With --yes the
     branches, tags and gitmem's refs are rewritten (git-filter-repo); their old values are kept
     under refs/gitmem/forget-backup/ until `gitmem forget --purge-backup`. The index is rebuilt.
-    Remote-tracking refs are not rewritten: the output says what to push.
+    Remote-tracking refs are not rewritten: the output says what to push. A ref that got a commit
+    while forget ran is left as it is (listed under `concurrent`: run the same forget again).
 
     \b
     Example:

@@ -7,6 +7,7 @@ lines of JSON that say again what the summary says). `html` renders the same as 
 merge: a real `git merge --no-ff` of the proposal into the current branch (the user asked for it),
 refused with the exact reason when HEAD moved since the proposal was built, or when uncommitted
 changes touch paths the proposal changes. Then the branch is deleted (CAS) and the index updated.
+merge and discard run under gitmem's writer lock (Workspace.writing), as retain and forget do.
 discard: delete the branch (CAS): the last reflection point stays where it was, and what was
 turned down is remembered (discarded.py) so the next `reflect` does not propose it again.
 """
@@ -68,6 +69,11 @@ def show(ws: Workspace, *, diff: bool = True, full: bool = False) -> dict[str, A
 
 
 def merge(ws: Workspace) -> dict[str, Any]:
+    with ws.writing():  # commits to the user's branch: never while forget rewrites it or retain commits
+        return _merge(ws)
+
+
+def _merge(ws: Workspace) -> dict[str, Any]:
     ref, commit, base = _pending(ws)
     head = git.head(ws.root)
     if head != base:
@@ -111,10 +117,11 @@ def merge(ws: Workspace) -> dict[str, Any]:
 
 
 def discard(ws: Workspace) -> dict[str, Any]:
-    ref, commit, base = _pending(ws)
-    evidence, pages = turned_down(ws, base, commit)
-    window = read_state(ws.root, commit).run.get("window")
-    move(ws.root, ref, None, commit)
+    with ws.writing():  # deletes the review branch, which forget rewrites
+        ref, commit, base = _pending(ws)
+        evidence, pages = turned_down(ws, base, commit)
+        window = read_state(ws.root, commit).run.get("window")
+        move(ws.root, ref, None, commit)
     discarded.remember(ws, window if isinstance(window, str) else None, evidence, pages)
     return {"status": "discarded", "branch": ref.removeprefix("refs/heads/"), "commit": commit}
 

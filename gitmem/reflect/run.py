@@ -274,7 +274,8 @@ class _Run:
             result["status"] = "dry-run"
             return result
         self.tick("writing the proposal")
-        move(self.root, self.ref, commit, pending)
+        with self.ws.writing():  # the review branch is a ref forget rewrites
+            move(self.root, self.ref, commit, pending)
         result["status"] = "unchanged" if pending == commit else "written"
         return result
 
