@@ -7,6 +7,8 @@
     .venv/bin/python bench/truth_learn.py guards          # which trap guard refuses the current line where recall misses it
     .venv/bin/python bench/truth_learn.py write           # train on every set, write gitmem/recall/learned_model.py
     .venv/bin/python bench/truth_learn.py cost            # CPU per recall, model off / on, heldout6's questions
+    .venv/bin/python bench/truth_learn.py misses          # wave 12: the misses where a later line holds the current value
+    .venv/bin/python bench/truth_learn.py meaning [--guards 1,2,3]  # wave 12: MiniLM cosines as the pair decision
 
 `dump` builds each set's workspace (bench/current_truth.py's `build`), asks each question as the
 bench does (lexical, k=10, as of its day) with the model off and `learned.RECORD` on, and keeps, for
@@ -317,10 +319,11 @@ def _short(gs: frozenset[str]) -> str:
     return ",".join(str(i + 1) for i, g in enumerate(GUARDS) if g in gs) or "none"
 
 
-def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False) -> None:
+def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False, only: frozenset[str] | None = None) -> None:
     """Leave-one-set-out of the wave 11 decision: the rules, then the model where none of their trap
     guards refuses the newer line, at a threshold (and, with `select`, a set of guards) chosen
-    without the held-out set; beside today's rules and the rules' first blind run on each set."""
+    without the held-out set; beside today's rules and the rules' first blind run on each set. `only`:
+    these guards instead of all eight (wave 12: the ones against the model's known failures)."""
     from gitmem.recall.currency import GUARDS
 
     sets = json.loads(DUMP.read_text())
@@ -332,7 +335,7 @@ def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False) -> 
     for half in [h for h in sets if ":" not in h]:
         train = {h: r for h, r in sets.items() if base(h) != half}
         m = fit([r for rows in train.values() for r in rows])
-        gs, m.AFTER_THRESHOLD = choose_after(train, cost, None if select else frozenset(learned.GUARDS))
+        gs, m.AFTER_THRESHOLD = choose_after(train, cost, None if select else only or frozenset(learned.GUARDS))
         g, lost, _ = decide(passing(sets[half], gs), m, m.AFTER_THRESHOLD)
         n, rules = len(sets[half]), sum(r["top1"] for r in sets[half])
         line = (f"| {half} | {n} | {FIRST_BLIND.get(half, '-')} | {rules}/{n} | {rules + g - lost}/{n} | +{g} / -{lost} "
@@ -433,11 +436,112 @@ def cost(half: str = "heldout6", repeat: int = 3) -> None:
               f"p95 {1000 * xs[int(0.95 * len(xs))]:.2f} ms ({len(xs)} calls)")
 
 
+def misses() -> None:
+    """Wave 12: per set, the questions the rules miss with a later line holding the current value (an
+    update recall does not read as one), and the same after relevance alone; each listed."""
+    sets = json.loads(DUMP.read_text())
+    for half in [h for h in sets if ":" not in h]:
+        rows = [r for r in sets[half] if not r["a_cur"] and any(p["cur"] for p in r["pairs"])]
+        plain = sum(1 for r in sets[half + ":plain"] if not r["a_cur"] and any(p["cur"] for p in r["pairs"]))
+        print(f"{half}: {len(sets[half])} questions, rules miss {len(sets[half]) - sum(r['top1'] for r in sets[half])}, "
+              f"of them with a later line holding the current value {len(rows)} (relevance alone {plain})")
+        for r in rows:
+            print(f"  - {r['q']!r}: {r['a'][:70]!r} -> {next(p['b'] for p in r['pairs'] if p['cur'])[:70]!r}")
+
+
+COSINES = OUT / "truth-learn" / "cosines.json"
+# Feature positions (learned.features) of what `currency._plain_pair` asks beyond kind and day order.
+_FOR_NOW, _OWN, _SAME_SUBJECT, _ADDITIVE, _NOT_LATER = 16, 20, 22, 24, 46
+
+
+def cosines() -> dict[str, list[list[list[float]] | None]]:
+    """For every dumped pair, the bundled MiniLM's cosines (question-older, question-newer,
+    older-newer), as hybrid recall's meaning test (recall/meaning.py) reads them; cached."""
+    if COSINES.exists():
+        return json.loads(COSINES.read_text())
+    from gitmem.recall.semantic import load_embedder
+
+    sets = json.loads(DUMP.read_text())
+    texts = sorted({t for rows in sets.values() for r in rows if r["a"] is not None
+                    for t in [r["q"], r["a"], *(p["b"] for p in r["pairs"])]})
+    vec = dict(zip(texts, load_embedder().embed(texts)))
+    out: dict[str, list[list[list[float]] | None]] = {}
+    for half, rows in sets.items():
+        out[half] = [None if r["a"] is None else
+                     [[float(vec[r["q"]] @ vec[r["a"]]), float(vec[r["q"]] @ vec[p["b"]]), float(vec[r["a"]] @ vec[p["b"]])]
+                      for p in r["pairs"]] for r in rows]
+    COSINES.write_text(json.dumps(out))
+    return out
+
+
+def _meaning_moves(rows: list[dict[str, Any]], cos: list[Any], gs: frozenset[str], slot: float, share: float,
+                   probs: list[list[float]] | None = None, t: float = 0.0) -> tuple[int, int]:
+    """(gains, losses) of moving, ahead of each row's A, the later line none of `gs` refuses that
+    `_plain_pair` would let meaning decide (own, one subject, dated later, not for now, no addition:
+    something done once is *not* excluded, the point of the test), with cosine to A >= `slot` and to
+    the question >= `share` x A's (and, with `probs`, the pair model's probability >= `t`)."""
+    g = lost = 0
+    for k, (r, cs) in enumerate(zip(rows, cos)):
+        if cs is None:
+            continue
+        best: tuple[float, dict[str, Any]] | None = None
+        for i, (p, (qa, qb, ab)) in enumerate(zip(r["pairs"], cs)):
+            x = p["x"]
+            if gs.intersection(p["g"]) or x[_FOR_NOW] or x[_NOT_LATER] or not (x[_OWN] and x[_SAME_SUBJECT]) or x[_ADDITIVE]:
+                continue
+            pr = probs[k][i] if probs is not None else qb
+            if ab >= slot and qb > 0 and qb >= share * qa and pr >= t and (best is None or pr > best[0]):
+                best = (pr, p)
+        if best is not None:
+            g += best[1]["cur"] and not r["a_cur"]
+            lost += r["a_cur"] and not best[1]["cur"]
+    return g, lost
+
+
+def meaning(only: frozenset[str], with_model: bool, cost: float = COST_AFTER) -> None:
+    """Wave 12, leave-one-set-out: the meaning test as the pair decision after the rules, for a
+    newer line past `only`'s guards, its thresholds (and, `with_model`, the pair model's, the model
+    trained without the set) chosen on the other sets' relevance-only pairs (gains - cost x losses)."""
+    sets, cos = json.loads(DUMP.read_text()), cosines()
+    halves = [h for h in sets if ":" not in h]
+    grid = [(t, a, b) for t in ((0.3, 0.5, 0.7, 0.9) if with_model else (0.0,))
+            for a in (0.0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6) for b in (0.0, 0.5, 0.7, 0.8, 0.9, 1.0, 1.1)]
+
+    def probs(half: str, mode: str, without: set[str]) -> list[list[float]] | None:
+        return _probs(sets[half + mode], fit([r for h, rows in sets.items() if base(h) not in without for r in rows])) \
+            if with_model else None
+
+    print(f"guards: {_short(only)}; {'model and meaning' if with_model else 'meaning alone'}; cost {cost}\n")
+    print("| held-out set | questions | today's rules | + meaning (offline) | gains / losses | model p / slot / share |")
+    print("|---|---:|---:|---:|---:|---|")
+    tot = [0, 0, 0, 0]
+    for half in halves:
+        inner = {h: probs(h, ":plain", {half, h}) for h in halves if h != half}
+        best: tuple[float, float, float, float] | None = None
+        for t, a, b in grid:
+            v = 0.0
+            for h, ps in inner.items():
+                g, lost = _meaning_moves(sets[h + ":plain"], cos[h + ":plain"], only, a, b, ps, t)
+                v += g - cost * lost
+            if best is None or v > best[0]:
+                best = (v, t, a, b)
+        assert best is not None
+        n, rules = len(sets[half]), sum(r["top1"] for r in sets[half])
+        g, lost = (0, 0) if best[0] <= 0 else _meaning_moves(sets[half], cos[half], only, best[2], best[3],
+                                                               probs(half, "", {half}), best[1])
+        tot = [tot[0] + n, tot[1] + rules, tot[2] + g, tot[3] + lost]
+        print(f"| {half} | {n} | {rules}/{n} | {rules + g - lost}/{n} | +{g} / -{lost} | "
+              + ("no move |" if best[0] <= 0 else f"{best[1]:.2f} / {best[2]:.2f} / {best[3]:.2f} |"), flush=True)
+    print(f"| all | {tot[0]} | {tot[1]}/{tot[0]} | {tot[1] + tot[2] - tot[3]}/{tot[0]} | +{tot[2]} / -{tot[3]} | |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=["dump", "loso", "guarded", "guards", "write", "cost"])
+    ap.add_argument("step", choices=["dump", "loso", "guarded", "guards", "write", "cost", "misses", "meaning"])
     ap.add_argument("--cost", type=float, default=COST_AFTER, help="guarded: what a lost right answer costs")
     ap.add_argument("--select", action="store_true", help="guarded: choose the trap guards too, without the held-out set")
+    ap.add_argument("--guards", default="", help="guarded: only these trap guards, by number (e.g. 1,3)")
+    ap.add_argument("--model", action="store_true", help="meaning: the pair model's probability too")
     ap.add_argument("--real", action="store_true", help="loso: also ask each held-out set through recall")
     ap.add_argument("--replace", action="store_true", help="loso: the model in place of newer_first's rules")
     args = ap.parse_args(argv)
@@ -445,8 +549,16 @@ def main(argv: list[str] | None = None) -> int:
         dump()
     elif args.step == "loso":
         loso(args.real, ":plain" if args.replace else "")
-    elif args.step == "guarded":
-        guarded(args.real, args.cost, args.select)
+    elif args.step in ("guarded", "meaning"):
+        from gitmem.recall.currency import GUARDS
+
+        only = frozenset(GUARDS[int(i) - 1] for i in args.guards.split(",")) if args.guards else None
+        if args.step == "guarded":
+            guarded(args.real, args.cost, args.select, only)
+        else:
+            meaning(only or frozenset(), args.model, args.cost)
+    elif args.step == "misses":
+        misses()
     elif args.step == "guards":
         guards()
     elif args.step == "cost":
