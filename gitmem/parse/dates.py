@@ -408,7 +408,7 @@ _PERIOD = lazy(
     r"(?P<unit>month|year|week)\b|"
     r"(?P<study>(?:(?P<half>" + _SEASONS + r")\s+)?(?:semester|term)|(?:school|academic)\s+year)\b|"
     r"(?P<feast>christmas|xmas|easter|new\s+year|ramadan)(?:'s)?" + _BREAK + r"\b|"
-    r"(?:whole\s+of\s+)?" + _mon("month") + r"(?!\s*\d)|"
+    r"whole\s+of\s+" + _mon("month") + r"(?!\s*\d)|"
     r"(?P<season>" + _SEASONS + r")(?:\s+(?:break|holidays?|hols|vacation))?\b(?!\s+(?:of|in)\s+\d)|"
     r"(?P<holidays>holidays|hols)\b)", re.I)
 # A state "for the spring semester", "over Christmas", "during the summer holidays": over at the
@@ -484,7 +484,8 @@ def _named(m: re.Match[str], written: date) -> tuple[date, date] | None:
         return written, date(written.year, 12, 31)
     key = ""
     if m.group("month"):
-        # "for the whole of March": that month's next occurrence (this one while it lasts).
+        # "for the whole of March": that month's next occurrence (this one while it lasts). Not a month
+        # alone: "for the July weekend" names when something is, not a while it lasts.
         mon = _MONTHS[m.group("month")[:3].lower()]
         year = written.year + (mon < written.month)
         return date(year, mon, 1), _month_end(year, mon)
