@@ -106,3 +106,24 @@ def test_ramadan_and_other_windows_are_read() -> None:
     assert ends(text, date(2026, 2, 17)) == date(2026, 3, 20)
     assert ends("Boarding at a kennel for the three weeks he is away.", date(2026, 7, 1)) == date(2026, 7, 22)
     assert ends("Works from the library until the office reopens at the end of May.", date(2026, 4, 7)) == date(2026, 5, 31)
+
+
+def test_a_change_said_to_wait_and_a_viewing_are_no_new_value(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, [
+        ("2026-02-10", ["@Quill: The billing app; built on Django 4.2.", "@Quill: Its queue is RabbitMQ 3.11 on one node.",
+                        "@Mara: Lives in a cottage in Dingle.", "@Mara: Guides boat trips to the Blaskets."]),
+        ("2026-05-19", ["@Quill: Django 5.1 went live on Tuesday after the upgrade sprint; the RabbitMQ upgrade waits until Q4.",
+                        "@Mara: Went to a viewing of a flat in Tralee; too far from the harbour, she is staying put."])])
+    assert _top(ws, "Which RabbitMQ does Quill use?", "Quill", "2026-06-10") == "@Quill: Its queue is RabbitMQ 3.11 on one node."
+    assert "Django 5.1 went live" in _top(ws, "Which Django version is Quill on?", "Quill", "2026-06-10")
+    assert _top(ws, "Where does Mara live?", "Mara", "2026-06-15") == "@Mara: Lives in a cottage in Dingle."
+
+
+def test_more_ends_are_read() -> None:
+    written = date(2026, 6, 1)  # a Monday
+    assert ends("Head chef until the last week of August while the chef is away.", written) == date(2026, 8, 31)
+    assert ends("The laptop is at the repair centre till Friday week; borrowing a Dell meanwhile.", written) == date(2026, 6, 12)
+    assert ends("Crewing on a trawler out of Kodiak for the season; back mid-September.", written) == date(2026, 9, 30)
+    # A return told as a report, or "back to" a place, names no end.
+    assert ends("Came back in June from Lisbon.", written) is None
+    assert ends("Lives in Ulsan; back to Busan at weekends.", written) is None

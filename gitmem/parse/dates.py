@@ -255,9 +255,11 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
 _UNTIL_WORDS = r"until|till|til|through|thru|up to"
 _UNTIL = lazy(r"\b(?P<word>" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
 # "At her cousin's wedding in Accra; back on Monday": a clause of its own saying when someone is back
-# ends the stay before it. Not "Came back on Monday from Lisbon" (a report of the return).
-_BACK = lazy(r"(?:^|[;,(]\s*)back (?:on|by)\b(?P<rest>[^.;!?]{0,60})", re.I)
-_BARE_MONTH = lazy(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
+# ends the stay before it ("back in June", "back mid-September" too). Not "Came back on Monday from
+# Lisbon" (a report of the return).
+_BACK = lazy(r"(?:^|[;,(]\s*)back\s+(?:on\b|by\b|in\b|around\b|(?=mid\b|mid-|early\s|late\s))(?P<rest>[^.;!?]{0,60})", re.I)
+_BARE_MONTH = lazy(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start|(?:first|second|third|last|final)\s+(?:week|fortnight|half))\s+of\s+|"
+                   r"early\s+|late\s+|mid-?\s*)?"
                          + _mon("bm") + r"(?!\s*\d)", re.I)
 # "until the lease ends in June", "till the course finishes by May": the month the clause after the
 # until-word names, the end of that month (a day-less month is read no other way: find_dates needs a day).
@@ -268,6 +270,7 @@ _ORDINAL = lazy(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _WEEKDAY = lazy(r"^\s*(?:next\s+|this\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")day\b", re.I)
+_WEEK_AFTER = lazy(r"\s+week\b", re.I)
 _NEXT = lazy(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?P<weekend>weekend))\b", re.I)
 # "For two weeks", "for the next three days": a stay counted from the day it was written. Not when
 # the statement counts how long something has lasted ("Has lived there for ten years", "vegan for
@@ -306,7 +309,7 @@ ENDS_HINT = lazy(r"\b(?:t(?:ill?|hr(?:ough|u)|his week)|until|up to|for|(?:a(?:b
 def may_end(text: str) -> bool:
     """A cheap necessary condition of `ends` naming an end: ENDS_HINT, or "back on / back by" (a
     substring test: a branch for it in the hint cost ~10% more per text, on every candidate)."""
-    if "ack o" in text or "ack b" in text or "ver the" in text or "uring" in text:
+    if "ack " in text or "ver the" in text or "uring" in text:
         return True  # back, Back; over the / Over the holidays; during
     if text.isascii():
         low = text.lower()
@@ -358,7 +361,8 @@ def _end_of(rest: str, written: date) -> date | None:
     wd = _WEEKDAY.match(rest)
     if wd is not None:
         ahead = (_WEEKDAYS.index(wd.group("wd").lower()) - written.weekday() - 1) % 7 + 1
-        return written + timedelta(days=ahead)
+        # "till Friday week": the Friday a week after the coming one.
+        return written + timedelta(days=ahead + 7 * bool(_WEEK_AFTER.match(rest, wd.end())))
     nxt = _NEXT.match(rest)
     if nxt is not None:
         if nxt.group("unit") and nxt.group("unit").lower() == "month":

@@ -92,7 +92,8 @@ def intends(content: str) -> bool:
 # of it either. Ranking only: such a line never goes ahead of an older one. Off: False.
 NO_PRESENT_VALUE = True
 _DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:of|about)|fantasi[sz](?:es|ed|ing) about|"
-              r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for))\b",
+              r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for)|"
+              r"(?:a|the) viewing|trial (?:service|shift|day|week|lesson))\b",
               re.I)
 # A story retold: a verb of telling or remembering with a story, or a decade named as when.
 _RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts) (?:\w+ ){0,2}stor(?:y|ies)|remembers|remembered|recalls|recalled|"
@@ -104,12 +105,13 @@ _YEARLY = lazy(r"\b(?:[Ee]very|[Ee]ach)\s+(?:year|summer|winter|spring|autumn|fa
                r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)[A-Z][a-z]+(?=\s*(?:[,.;:)]|$)|\s+(?:with|for|at|in|on|to|and|"
                r"when|while|from|since)\b))\b|\b(?:annually|yearly|once a year)\b")
 # A thing said to stay as it is: "Helm stays where it is", "the Epson printer needed nothing".
+# Or its change waiting ("the MySQL upgrade waits until Q4"); not "postponed to 20 May", a new date.
 _UNCHANGED = lazy(r"\b(?:stays?|stayed|remains?|remained)\s+(?:where|as|the same|unchanged|put|on it)\b|\bunchanged\b|"
-                  r"\buntouched\b|\bneeded nothing\b|\bno change\b", re.I)
+                  r"\buntouched\b|\bneeded nothing\b|\bno change\b|\bwaits?\s+(?:until|till|for)\b|\bon hold\b", re.I)
 _CLAUSES = lazy(r"[^;.,]+")
-_NO_VALUE_HINTS = ("dream", "outbid", "lost out", "missed out", "bid", "offer", "stor", "remember", "recall", "reminisc",
-                   "0s", "ties", "very", "ach ", "annual", "yearly", "once a year", "stay", "remain", "unchanged",
-                   "untouched", "needed nothing", "no change")
+_NO_VALUE_HINTS = ("dream", "outbid", "lost out", "missed out", "bid", "offer", "viewing", "trial", "stor", "remember",
+                   "recall", "reminisc", "0s", "ties", "very", "ach ", "annual", "yearly", "once a year", "stay", "remain",
+                   "unchanged", "untouched", "needed nothing", "no change", "wait", "on hold")
 
 
 def asserts_no_value(content: str, q: "Asked", stems: frozenset[str]) -> str:
@@ -123,7 +125,7 @@ def asserts_no_value(content: str, q: "Asked", stems: frozenset[str]) -> str:
     if not any(h in low for h in _NO_VALUE_HINTS):
         return ""
     if _DREAM.search(content):
-        return "a wish or a lost bid"
+        return "a wish, a step towards a change or a lost bid"
     if _RETOLD.search(content):
         return "a story of the past"
     if "time" not in q.expects and _YEARLY.search(content):
