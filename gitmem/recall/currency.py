@@ -28,6 +28,8 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 - The same thing in new words (wave 9, ranking only): a new name in other words (`_named_anew`), a
   value traded for another (`_traded`), opinions on the same thing by shape and the user's own
   opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
+- No present value (wave 12, `asserts_no_value`): a wish, a lost bid, a story retold, a stay once a
+  year, or the thing asked said to stay as it is never moves ahead either.
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
