@@ -106,6 +106,9 @@ def test_traps_a_memory_told_again_and_another_partys_wish_change_nothing(
     assert "Lives in Bradford" in top(repo, "Where does Noor live?", "noor", "2026-05-01")
     assert "pharmacist" in top(repo, "Where does Noor work?", "noor", "2026-05-01")
     monkeypatch.setattr(currency, "TOLD_OF_PAST", False)
+    # "told the story again" is a story retold too (wave 12, currency.asserts_no_value): either holds it.
+    assert "Lives in Bradford" in top(repo, "Where does Noor live?", "noor", "2026-05-01")
+    monkeypatch.setattr(currency, "NO_PRESENT_VALUE", False)
     assert "Lisbon" in top(repo, "Where does Noor live?", "noor", "2026-05-01")
 
 

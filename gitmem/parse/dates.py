@@ -255,25 +255,30 @@ def parse_event_time(text: str, default: date | None) -> tuple[str | None, str |
 _UNTIL_WORDS = r"until|till|til|through|thru|up to"
 _UNTIL = lazy(r"\b(?P<word>" + _UNTIL_WORDS + r")\b(?P<rest>[^.;!?]{0,60})", re.I)
 # "At her cousin's wedding in Accra; back on Monday": a clause of its own saying when someone is back
-# ends the stay before it. Not "Came back on Monday from Lisbon" (a report of the return).
-_BACK = lazy(r"(?:^|[;,(]\s*)back (?:on|by)\b(?P<rest>[^.;!?]{0,60})", re.I)
-_BARE_MONTH = lazy(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|mid-?\s*)?"
+# ends the stay before it ("back in June", "back mid-September" too). Not "Came back on Monday from
+# Lisbon" (a report of the return).
+_BACK = lazy(r"(?:^|[;,(]\s*)back\s+(?:on\b|by\b|in\b|around\b|(?=mid\b|mid-|early\s|late\s))(?P<rest>[^.;!?]{0,60})", re.I)
+_BARE_MONTH = lazy(r"^\s*(?:(?:the\s+)?(?:end|middle|beginning|start|(?:first|second|third|last|final)\s+(?:week|fortnight|half))\s+of\s+|"
+                   r"early\s+|late\s+|mid-?\s*)?"
                          + _mon("bm") + r"(?!\s*\d)", re.I)
 # "until the lease ends in June", "till the course finishes by May": the month the clause after the
 # until-word names, the end of that month (a day-less month is read no other way: find_dates needs a day).
-_CLAUSE_MONTH = lazy(r"^[^,;:()]{0,40}?\b(?:in|by)\s+(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|"
+_CLAUSE_MONTH = lazy(r"^[^,;:()]{0,40}?\b(?:in|by|at)\s+(?:(?:the\s+)?(?:end|middle|beginning|start)\s+of\s+|early\s+|late\s+|"
                      r"mid-?\s*)?" + _mon("cm") + r"(?!\s*\d)", re.I)
 _ORDINAL = lazy(r"^\s*the\s+(?P<od>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 
 
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _WEEKDAY = lazy(r"^\s*(?:next\s+|this\s+)?(?P<wd>" + "|".join(_WEEKDAYS) + r")day\b", re.I)
+_WEEK_AFTER = lazy(r"\s+week\b", re.I)
 _NEXT = lazy(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?P<weekend>weekend))\b", re.I)
 # "For two weeks", "for the next three days": a stay counted from the day it was written. Not when
 # the statement counts how long something has lasted ("Has lived there for ten years", "vegan for
 # two months now") or dates itself ("a trip to Japan for two weeks in April").
-_FOR = lazy(r"\b(?:for|about|around|roughly)\s+(?:the\s+next\s+|another\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
-                  r"a\s+couple\s+of|a\s+few|\d{1,2})\s+(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
+# "For the three weeks he is in Japan", "for the fortnight of the masterclasses": the same while, told
+# with an article (no count: one of the unit).
+_FOR = lazy(r"\b(?:for|about|around|roughly)\s+(?:(?:the\s+next\s+|another\s+|the\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|"
+            r"eight|nine|ten|a\s+couple\s+of|a\s+few|\d{1,2})\s+|the\s+)(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
 _LASTED = lazy(r"\b(?:(?:has|have|had)\s+(?:been|had|\w+ed)|been|since|already|ago|now|every|each|per|a (?:day|week|month|year)|old|"
                      r"long|so far|next|later|"
                      r"january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -304,7 +309,7 @@ ENDS_HINT = lazy(r"\b(?:t(?:ill?|hr(?:ough|u)|his week)|until|up to|for|(?:a(?:b
 def may_end(text: str) -> bool:
     """A cheap necessary condition of `ends` naming an end: ENDS_HINT, or "back on / back by" (a
     substring test: a branch for it in the hint cost ~10% more per text, on every candidate)."""
-    if "ack o" in text or "ack b" in text or "ver the" in text or "uring" in text:
+    if "ack " in text or "ver the" in text or "uring" in text:
         return True  # back, Back; over the / Over the holidays; during
     if text.isascii():
         low = text.lower()
@@ -356,7 +361,8 @@ def _end_of(rest: str, written: date) -> date | None:
     wd = _WEEKDAY.match(rest)
     if wd is not None:
         ahead = (_WEEKDAYS.index(wd.group("wd").lower()) - written.weekday() - 1) % 7 + 1
-        return written + timedelta(days=ahead)
+        # "till Friday week": the Friday a week after the coming one.
+        return written + timedelta(days=ahead + 7 * bool(_WEEK_AFTER.match(rest, wd.end())))
     nxt = _NEXT.match(rest)
     if nxt is not None:
         if nxt.group("unit") and nxt.group("unit").lower() == "month":
@@ -405,13 +411,14 @@ _PERIOD = lazy(
     r"^\s*(?:the\s+|this\s+|next\s+)?(?:(?P<end>end\s+of\s+(?:the\s+|this\s+)?)|(?:rest\s+of\s+(?:the\s+)?))?(?:"
     r"(?P<unit>month|year|week)\b|"
     r"(?P<study>(?:(?P<half>" + _SEASONS + r")\s+)?(?:semester|term)|(?:school|academic)\s+year)\b|"
-    r"(?P<feast>christmas|xmas|easter|new\s+year)(?:'s)?" + _BREAK + r"\b|"
+    r"(?P<feast>christmas|xmas|easter|new\s+year|ramadan)(?:'s)?" + _BREAK + r"\b|"
+    r"whole\s+of\s+" + _mon("month") + r"(?!\s*\d)|"
     r"(?P<season>" + _SEASONS + r")(?:\s+(?:break|holidays?|hols|vacation))?\b(?!\s+(?:of|in)\s+\d)|"
     r"(?P<holidays>holidays|hols)\b)", re.I)
 # A state "for the spring semester", "over Christmas", "during the summer holidays": over at the
 # period's end. Not a count of how long or how often ("every summer", "for the third year").
 _FOR_PERIOD = lazy(r"\b(?:for|over|during|throughout)\s+(?P<rest>(?:the|this|next)\s+[^.;!?]{0,40}|"
-                   r"(?:christmas|xmas|easter|new\s+year|" + _SEASONS + r")\b[^.;!?]{0,30})", re.I)
+                   r"(?:christmas|xmas|easter|new\s+year|ramadan|" + _SEASONS + r")\b[^.;!?]{0,30})", re.I)
 _FOR_PERIOD_HINTS = ("for ", "over ", "during ", "throughout ")
 _RECURS = lazy(r"\b(?:every|each|since|ago|already|usually|always|(?:has|have|had)\s+(?:been|\w+ed))\b", re.I)
 # (first month, first day, last month, last day) of a named span; a last month before the first
@@ -440,6 +447,29 @@ def easter(year: int) -> date:
     return date(year, month, day + 1)
 
 
+# The tabular Islamic calendar (30-year cycle, civil epoch): within a day of the announced dates.
+_HIJRI_EPOCH = 1948440  # Julian day number of 1 Muharram, year 1
+_JDN_ORDINAL = 1721425  # Julian day number minus date.toordinal()
+
+
+def ramadan(year: int) -> tuple[date, date]:
+    """The first day of Ramadan of the Hijri `year` and the first day after it (Eid al-Fitr): a
+    timetable "during Ramadan" holds through Eid's day (late rather than early, as `_SPANS`)."""
+    first = _HIJRI_EPOCH + (year - 1) * 354 + (3 + 11 * year) // 30 + 236  # months 1-8: 236 days
+    start = date.fromordinal(first - _JDN_ORDINAL)
+    return start, start + timedelta(days=30)
+
+
+def _ramadan_after(written: date) -> tuple[date, date] | None:
+    """The Ramadan that has not ended by `written` (this one or the next)."""
+    hijri = (written.year - 622) * 33 // 32
+    for year in range(hijri - 1, hijri + 3):
+        span = ramadan(year)
+        if span[1] >= written:
+            return span
+    return None
+
+
 def _period_span(key: str, year: int) -> tuple[date, date]:
     m1, d1, m2, d2 = _SPANS[key]
     return date(year, m1, d1), _mkdate(year + (m2 < m1), m2, d2) or _month_end(year + (m2 < m1), m2)
@@ -457,6 +487,12 @@ def _named(m: re.Match[str], written: date) -> tuple[date, date] | None:
             return written, _month_end(written.year, written.month)
         return written, date(written.year, 12, 31)
     key = ""
+    if m.group("month"):
+        # "for the whole of March": that month's next occurrence (this one while it lasts). Not a month
+        # alone: "for the July weekend" names when something is, not a while it lasts.
+        mon = _MONTHS[m.group("month")[:3].lower()]
+        year = written.year + (mon < written.month)
+        return date(year, mon, 1), _month_end(year, mon)
     if m.group("study"):
         study = " ".join(m.group("study").lower().split())
         half = (m.group("half") or "").lower()
@@ -469,6 +505,8 @@ def _named(m: re.Match[str], written: date) -> tuple[date, date] | None:
     elif m.group("feast"):
         feast = " ".join(m.group("feast").lower().split()).replace("xmas", "christmas")
         brk = m.group("brk") is not None
+        if feast == "ramadan":
+            return _ramadan_after(written)
         if feast == "easter":
             # Easter Sunday; its break the fortnight around it (schools' dates vary: a wide span).
             for year in (written.year, written.year + 1):
@@ -528,7 +566,7 @@ def _for_a_while(low: str, written: date) -> date | None:
     m = _FOR.search(low)
     if m is None or _LASTED.search(low) or find_dates(low, written) is not None:
         return None
-    word = " ".join(m.group("n").split())
+    word = " ".join((m.group("n") or "one").split())
     n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
 
@@ -551,10 +589,14 @@ def starts(text: str, written: date) -> date | None:
     low = text[:SCAN_LIMIT].lower()
     if not any(h in low for h in _FROM_HINTS):
         return None
-    for m in _FROM.finditer(text[:SCAN_LIMIT]):
+    # Each "from" read on its own: the words after one may hold the next ("Letter from the preschool:
+    # from September the fee is $1,620"), which a scan of non-overlapping matches would skip.
+    text, at = text[:SCAN_LIMIT], 0
+    while (m := _FROM.search(text, at)) is not None:
         first = _start_of(m.group("rest"), written)
         if first is not None and first > written:
             return first
+        at = m.start("rest")
     return None
 
 
@@ -573,11 +615,10 @@ def _start_of(rest: str, written: date) -> date | None:
         if month.group("fm").lower() == "may" and not rest.lstrip()[:1].isupper():
             return None  # "from may" is not read as the month unless written as a name
         return _nearest(date(written.year, mon, 1), written)
-    m = _DIGITS.search(rest)
-    if m is not None and not rest[:m.start()].strip(" the").strip():
-        span = find_dates(rest, written)
-        if span is not None:
-            return span[0] if re.search(r"\d{4}", rest) else _nearest(span[0], written)
+    # A date opening the words ("from 1 June", "starts in March 2027": a month and its year too).
+    found = _first_date(rest, written) if _DIGITS.search(rest) is not None else None
+    if found is not None and not rest[:found[0].start()].strip(" the").strip():
+        return found[1][0] if re.search(r"\d{4}", rest) else _nearest(found[1][0], written)
     wd = _WEEKDAY.match(rest)
     if wd is not None:
         ahead = (_WEEKDAYS.index(wd.group("wd").lower()) - written.weekday() - 1) % 7 + 1

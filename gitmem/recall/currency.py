@@ -28,6 +28,8 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 - The same thing in new words (wave 9, ranking only): a new name in other words (`_named_anew`), a
   value traded for another (`_traded`), opinions on the same thing by shape and the user's own
   opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
+- No present value (wave 12, `asserts_no_value`): a wish, a lost bid, a story retold, a stay once a
+  year, or the thing asked said to stay as it is never moves ahead either.
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
@@ -80,6 +82,61 @@ def intends(content: str) -> bool:
         return True
     low = content.lower()
     return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
+
+
+# -- statements that assert no present value (wave 12) -------------------------------------------------
+# Beside a plan or a wish (`intends`), three more shapes say nothing of how things stand, however new
+# the line: a daydream or a bid that was lost (mood: "Daydreams about opening a dive shop on Flores",
+# "Bid on a townhouse ... and was outbid"), a story of the past retold ("told the story of the winter
+# she lived in a Trieste squat in the nineties"), and a stay that comes back every year ("Rents a beach
+# cottage in Gokarna for a week every Diwali"): the last is a value only when the question asks when.
+# The thing the question names, said to stay as it is ("...; Helm stays where it is"), is no new value
+# of it either. Ranking only: such a line never goes ahead of an older one. Off: False.
+NO_PRESENT_VALUE = True
+_DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:of|about)|fantasi[sz](?:es|ed|ing) about|"
+              r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for)|"
+              r"(?:a|the) viewing|trial (?:service|shift|day|week|lesson))\b",
+              re.I)
+# A story retold: a verb of telling or remembering with a story, or a decade named as when.
+_RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts) (?:\w+ ){0,2}stor(?:y|ies)|remembers|remembered|recalls|recalled|"
+               r"reminisc\w*|(?:in|during|through) the (?:(?:19|20)?\d0'?s|'\d0s|"
+               r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties))\b", re.I)
+# Once a year: "every August", "each summer", "every Diwali", "annually"; not a weekday ("every
+# Friday": a standing routine) nor a capitalised word that qualifies a noun ("every Olympic curling end").
+_YEARLY = lazy(r"\b(?:[Ee]very|[Ee]ach)\s+(?:year|summer|winter|spring|autumn|fall|"
+               r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)[A-Z][a-z]+(?=\s*(?:[,.;:)]|$)|\s+(?:with|for|at|in|on|to|and|"
+               r"when|while|from|since)\b))\b|\b(?:annually|yearly|once a year)\b")
+# A thing said to stay as it is: "Helm stays where it is", "the Epson printer needed nothing".
+# Or its change waiting ("the MySQL upgrade waits until Q4"); not "postponed to 20 May", a new date.
+_UNCHANGED = lazy(r"\b(?:stays?|stayed|remains?|remained)\s+(?:where|as|the same|unchanged|put|on it)\b|\bunchanged\b|"
+                  r"\buntouched\b|\bneeded nothing\b|\bno change\b|\bwaits?\s+(?:until|till|for)\b|\bon hold\b", re.I)
+_CLAUSES = lazy(r"[^;.,]+")
+_NO_VALUE_HINTS = ("dream", "outbid", "lost out", "missed out", "bid", "offer", "viewing", "trial", "stor", "remember",
+                   "recall", "reminisc", "0s", "ties", "very", "ach ", "annual", "yearly", "once a year", "stay", "remain",
+                   "unchanged", "untouched", "needed nothing", "no change", "wait", "on hold")
+
+
+def asserts_no_value(content: str, q: "Asked", stems: frozenset[str]) -> str:
+    """Why a statement gives no present value for question `q` ("" if it may): a daydream or a lost
+    bid, a story of the past retold, a stay every year (unless `q` asks when), or the clause naming
+    a thing the question asks about (`stems`: its words that name no entity) says it stays as it is
+    (NO_PRESENT_VALUE)."""
+    if not NO_PRESENT_VALUE:
+        return ""
+    low = content.lower()
+    if not any(h in low for h in _NO_VALUE_HINTS):
+        return ""
+    if _DREAM.search(content):
+        return "a wish, a step towards a change or a lost bid"
+    if _RETOLD.search(content):
+        return "a story of the past"
+    if "time" not in q.expects and _YEARLY.search(content):
+        return "once a year"
+    if stems and _UNCHANGED.search(content):
+        for clause in _CLAUSES.findall(low):
+            if _UNCHANGED.search(clause) and any(covered(clause, {st}) for st in stems):
+                return "the thing asked stays as it is"
+    return ""
 
 
 INTENT_GUARD = True
@@ -410,6 +467,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
         mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
+        and not asserts_no_value(content, q, own)
         and not (TOLD_OF_PAST and bool(ents or row[FACT])
                  and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
         over=row[ID] in past,
