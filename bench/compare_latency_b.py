@@ -42,6 +42,7 @@ def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> Non
     and the vectors loaded in this process as `gitmem mcp` has them), interleaved question by
     question. Prints {mode: [wall ms, CPU ms]}; CPU is the process's (all threads)."""
     sys.path.insert(0, str(code.resolve()))
+    from gitmem import mcp_server
     from gitmem.recall.search import Options, Session
     from gitmem.workspace import Workspace
 
@@ -86,6 +87,12 @@ def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> Non
             for q in questions:  # warm-up (the first hybrid search loads the vectors)
                 for mode in modes:
                     s.search(q, Options(k=10, as_of=when, semantic=mode))
+            if hasattr(mcp_server, "open_session"):
+                # The collector as this code's `gitmem mcp` sets it once a session is open (wave 12);
+                # older codes keep the interpreter's settings until a hybrid question steadies them.
+                from gitmem.recall.semantic import steady_collector
+
+                steady_collector()
             for _ in range(repeat):
                 for q in questions:
                     for mode in modes:

@@ -67,6 +67,26 @@ def _usage_error(tool: str, exc: BaseException) -> dict[str, Any]:
     return {"error": message, "hint": "see the tool's input schema (tools/list)", "type": "UsageError"}
 
 
+def open_session(ws: Workspace, dense: list[Any], semantic: bool = False) -> Any:
+    """A recall Session for one tool call of this long-lived process. `dense` holds the model and
+    the vectors once the first semantic question has loaded them. Once the read path is imported
+    (the first session), the process's collector is set for many questions
+    (`semantic.steady_collector`), lexical ones too: with the interpreter's settings a lexical
+    question at 1M lines ran ~1 young collection (0.5 ms of CPU) and every ~100th a full one
+    (15+ ms), walking what the server holds (bench/RESULTS.md, "Recall latency, wave 12")."""
+    from gitmem.recall.search import Session
+    from gitmem.recall.semantic import InProcess, steady_collector
+
+    if not semantic:
+        s = Session(ws)
+    else:
+        if not dense:
+            dense.append(InProcess())
+        s = Session(ws, dense=dense[0])
+    steady_collector()
+    return s
+
+
 def build_server(ws: Workspace) -> Any:
     """An MCP server exposing gitmem's tools for the workspace `ws` (not yet running)."""
     server_cls, call_tool_result = _sdk()  # first: it turns a missing SDK into a GitmemError
@@ -105,15 +125,7 @@ def build_server(ws: Workspace) -> Any:
     dense: list[Any] = []  # the model and vectors, loaded on the first semantic question and kept
 
     def session(semantic: bool = False) -> Any:
-        from gitmem.recall.search import Session
-
-        if not semantic:
-            return Session(ws)
-        if not dense:
-            from gitmem.recall.semantic import InProcess
-
-            dense.append(InProcess())
-        return Session(ws, dense=dense[0])
+        return open_session(ws, dense, semantic)
 
     When = Annotated[str | None, Field(description="A date (2025-11-30), datetime, relative (30d) or git revision"
                                                    " (HEAD~3, a tag, an oid); default: now.")]

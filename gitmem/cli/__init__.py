@@ -87,7 +87,8 @@ def imports_done() -> None:
     """Called by a read command once its modules are imported (recall_cmd.open_session): everything
     made so far lives until exit, so it is frozen out of the collector's walks, and the collector
     runs again for the command's own work. Nothing happens unless `main` paused it (in-process
-    callers, tests, the MCP server keep the interpreter's own collector settings)."""
+    callers and tests keep the interpreter's own collector settings; the MCP server sets its own
+    for many questions: mcp_server.open_session)."""
     global _gc_paused
     if _gc_paused:
         _gc_paused = False

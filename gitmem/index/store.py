@@ -481,18 +481,28 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
     # in a second statement cost ~40% more at 1M lines (binding the ids, sorting them again).
     cur = conn.cursor()
     cur.row_factory = None
+    # Read until `limit` rows have passed: the rows after those are never used, so their chunk
+    # rows are not looked up (bm25 has ranked all of them by then either way).
+    got: list[tuple[Any, ...]] = []
+    seen = 0
     try:
-        top = cur.execute(
-            f"SELECT {COLS_RANK}, t.score FROM (SELECT rowid AS id, bm25(chunks_fts, {w}) AS score FROM chunks_fts"
-            f" WHERE chunks_fts MATCH ?{rowids} ORDER BY 2 LIMIT ?) t LEFT JOIN chunks c ON c.id = t.id{where.tail()}",
-            [match, *rparams, want, *where.params]).fetchall()
+        for r in cur.execute(
+                f"SELECT {COLS_RANK}, t.score FROM (SELECT rowid AS id, bm25(chunks_fts, {w}) AS score FROM chunks_fts"
+                f" WHERE chunks_fts MATCH ?{rowids} ORDER BY 2 LIMIT ?) t LEFT JOIN chunks c ON c.id = t.id{where.tail()}",
+                [match, *rparams, want, *where.params]):
+            seen += 1
+            if r[ID] is not None:
+                got.append(r)
+                if len(got) == limit:
+                    break
     except sqlite3.OperationalError as exc:
         raise _bad_query(match, exc) from None
-    if not top:
+    finally:
+        cur.close()
+    if not seen:
         return []
-    got = [r for r in top if r[ID] is not None]
-    if len(got) >= limit or len(top) < want:
-        return [(r[:-1], -r[-1]) for r in got[:limit]]
+    if len(got) >= limit or seen < want:
+        return [(r[:-1], -r[-1]) for r in got]
     crow, cparams = _rowid_range("c.id", low, bound)
     rows, scores = _search_join(conn, "chunks", match, Where((*where.conds, *crow), (*where.params, *cparams)), limit)
     exact: list[Scored] = [(r, scores[r["id"]]) for r in rows]
