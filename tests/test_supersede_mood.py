@@ -11,22 +11,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo
+from test_current_truth_wave7 import history, top
 
 from gitmem.index.indexer import update
 from gitmem.parse import mood
-from gitmem.recall.search import Options, Session
 from gitmem.workspace import Workspace
-
-
-def _workspace(tmp_path: Path, days: list[tuple[str, list[str]]]) -> Workspace:
-    repo = GitRepo.init(tmp_path / "ws")
-    for day, lines in days:
-        body = f"# {day}\n\n## Retain\n" + "".join(f"- {b}\n" for b in lines)
-        repo.commit(day, day, {f"memory/{day}.md": body})
-    ws = Workspace(repo.path)
-    update(ws)
-    return ws
 
 
 def _superseded(ws: Workspace) -> list[str]:
@@ -38,20 +27,14 @@ def _superseded(ws: Workspace) -> list[str]:
         con.close()
 
 
-def _top(ws: Workspace, question: str, entity: str, as_of: str) -> str:
-    """The first result about `entity` (as bench/current_truth.py judges)."""
-    with Session(ws) as s:
-        res = s.search(question, Options(k=10, as_of=as_of)).results
-    return next(r.content for r in res if entity.lower() in r.entities)
-
-
 def test_a_dream_supersedes_nothing(tmp_path: Path) -> None:
     teaches = "@Leilani: Teaches chemistry at a secondary school in Hilo."
-    ws = _workspace(tmp_path, [
-        ("2026-03-09", ["W " + teaches, "W @Leilani: Paddles outrigger canoe with a club on Saturdays."]),
-        ("2026-08-17", ["B @Leilani: Dreamt she had quit teaching and opened a surf school in Kona; woke up relieved."])])
-    assert _superseded(ws) == []
-    assert _top(ws, "What does Leilani do for work?", "Leilani", "2026-09-01") == teaches
+    repo = history(
+        tmp_path,
+        ("2026-03-09", ("W " + teaches, "W @Leilani: Paddles outrigger canoe with a club on Saturdays.")),
+        ("2026-08-17", ("B @Leilani: Dreamt she had quit teaching and opened a surf school in Kona; woke up relieved.",)))
+    assert _superseded(Workspace(repo.path)) == []
+    assert top(repo, "What does Leilani do for work?", "leilani", "2026-09-01") == teaches
 
 
 @pytest.mark.parametrize("old, new, question", [
@@ -63,10 +46,10 @@ def test_a_dream_supersedes_nothing(tmp_path: Path) -> None:
      "Where does Bohdan live?"),
 ], ids=["years-retold", "yearly-occasion-then-subject"])
 def test_a_newer_line_asserting_no_present_value_does_not_answer(tmp_path: Path, old: str, new: str, question: str) -> None:
-    ws = _workspace(tmp_path, [("2025-02-10", [f"W @Bohdan: {old}", "W @Bohdan: Repairs clocks for the town hall."]),
-                               ("2025-06-16", [new])])
-    assert _top(ws, question, "Bohdan", "2025-08-01") == f"@Bohdan: {old}"
-    assert _superseded(ws) == []
+    repo = history(tmp_path, ("2025-02-10", (f"W @Bohdan: {old}", "W @Bohdan: Repairs clocks for the town hall.")),
+                   ("2025-06-16", (new,)))
+    assert top(repo, question, "bohdan", "2025-08-01") == f"@Bohdan: {old}"
+    assert _superseded(Workspace(repo.path)) == []
 
 
 def test_the_readings_stay_off_real_changes() -> None:
@@ -81,9 +64,8 @@ def test_the_readings_stay_off_real_changes() -> None:
 def test_an_index_derived_by_rules_2_drops_the_dream_link_on_its_next_update(tmp_path: Path) -> None:
     """RULES 3: an index whose links rules "2" derived (the dream replacing the teaching line) is
     derived again by its next update, and the wrong link is gone."""
-    ws = _workspace(tmp_path, [
-        ("2026-03-09", ["W @Leilani: Teaches chemistry at a secondary school in Hilo."]),
-        ("2026-08-17", ["B @Leilani: Dreamt she had quit teaching and opened a surf school in Kona."])])
+    ws = Workspace(history(tmp_path, ("2026-03-09", ("W @Leilani: Teaches chemistry at a secondary school in Hilo.",)),
+                           ("2026-08-17", ("B @Leilani: Dreamt she had quit teaching and opened a surf school in Kona.",))).path)
     con = sqlite3.connect(ws.index_path)
     try:
         old, new = (con.execute("SELECT id FROM chunks WHERE content LIKE ?", (f"%{w}%",)).fetchone()[0] for w in ("Teaches", "Dreamt"))
