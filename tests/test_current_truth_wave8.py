@@ -14,7 +14,7 @@ import pytest
 from test_current_truth_wave7 import history, nothing_hidden, top
 from test_attribute_recency import ask
 
-from gitmem.parse import answers
+from gitmem.parse import answers, mood
 from gitmem.parse.dates import ends
 from gitmem.recall import currency
 
@@ -168,7 +168,7 @@ def test_a_pending_application_an_offer_turned_down_or_a_job_that_fell_through_i
 
 
 def test_the_intention_guard_reads_pending_conditional_and_failed_changes_only() -> None:
-    guard = currency.intends
+    guard = mood.intends
     for said in ("Applied for a lectureship in Cork.", "Has a second interview with a bank on Monday.",
                  "Would only take it if it were remote.", "If the rent drops she would take the flat.",
                  "Turned the Berlin offer down.", "Declined their offer.", "The sale fell through.",

@@ -23,8 +23,9 @@ from gitmem.index.db import get_meta
 # version was recorded and counts as stale); "2" wave 9: a relation standing alone ("@Gideon: My
 # climbing partner; ...") names the filed entity (parse/entities.py `subject`); a memory told again
 # supersedes nothing (supersede.told_of_past); a move reported as an event ("Moved to Porto on ...")
-# is a home a later one replaces, and a clause ending in "now" is a cue for its attribute.
-RULES = "2"
+# is a home a later one replaces, and a clause ending in "now" is a cue for its attribute; "3" wave 12:
+# a dream, a lost bid or a story retold supersedes nothing (parse/mood.py `no_present_value`).
+RULES = "3"
 DERIVED_RULES = "derived_rules"
 
 

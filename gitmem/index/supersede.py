@@ -26,10 +26,11 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
   archive", "I moved flights") stays true whatever happens next (opinions excepted);
 - old's event time does not start after new's (a later note about an earlier time replaces nothing);
 - new is not a memory told again (`told_of_past`, wave 9): "Lived in Prague back in 2019" replaces
-  no current home, whatever cue or attribute it shares.
+  no current home, whatever cue or attribute it shares; nor a dream, a lost bid or a story retold
+  (parse/mood.py `no_present_value`, wave 12): "Dreamt she had quit teaching" leaves her teaching.
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
 suite; see bench/RESULTS.md. The post-commit hook runs this module: it and what it imports (layout,
-parse.attributes, parse.entities) use only the standard library's re, bisect, functools and unicodedata.
+parse.attributes, parse.entities, parse.mood) use only the standard library's re, bisect, functools and unicodedata.
 """
 
 # Annotations are evaluated at import (no __future__ import): see recall/result.py.
@@ -38,7 +39,7 @@ import re
 from typing import NamedTuple
 
 from gitmem.layout import evidence_quote, in_bank
-from gitmem.parse import attributes
+from gitmem.parse import attributes, mood
 from gitmem.parse.entities import about_someone_else
 from gitmem.lazyre import lazy
 
@@ -224,7 +225,7 @@ def supersedes(new: Statement, old: Statement) -> str | None:
         return None
     if about_someone_else(new.content) or about_someone_else(old.content) or is_additive(new.content):
         return None
-    if told_of_past(new.content, new.event_start):
+    if told_of_past(new.content, new.event_start) or mood.no_present_value(new.content):
         return None
     strong = _strong_cue(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
-from gitmem.parse import answers, attributes
+from gitmem.parse import answers, attributes, mood
 from gitmem.parse.dates import ends, event_window_at, may_end, starts
 from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
@@ -52,36 +52,6 @@ from gitmem.lazyre import lazy
 
 # A statement that says it holds for now only.
 _FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
-# A statement of an intention or a possibility ("Keeps saying he might move to Porto", "Thinking
-# about selling the van"): no change has happened, so it never goes ahead of what is still true.
-# Not "may" (the month) nor "could" alone ("Could not stand the noise" reports a past state).
-# Wave 8, second pass: a pending step towards a change is no change either ("Applied for a curator
-# post at the Uffizi; the interview is in April", "Had a second interview with a Berlin start-up"),
-# nor a condition ("would go in a heartbeat if the rent were under 1,000"), nor a change that did
-# not happen ("Turned the Berlin offer down", "The Uffizi job went to an internal candidate", "the
-# sale fell through"). Not "called off" nor "pulled out": those end a state ("Pulled out of the
-# Comrades" answers "Is she running it?").
-_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
-               r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|weighing up|tempted)\b", re.I)
-_NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
-                     r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
-                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
-                     r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
-                     r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
-                     r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
-# Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
-_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
-                       " get ")
-
-
-def intends(content: str) -> bool:
-    """Whether a statement says a change is wished, planned, pending, conditional or did not happen
-    (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
-    if _INTENT.search(content):
-        return True
-    low = content.lower()
-    return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
 
 
 # -- statements that assert no present value (wave 12) -------------------------------------------------
@@ -91,29 +61,16 @@ def intends(content: str) -> bool:
 # she lived in a Trieste squat in the nineties"), and a stay that comes back every year ("Rents a beach
 # cottage in Gokarna for a week every Diwali"): the last is a value only when the question asks when.
 # The thing the question names, said to stay as it is ("...; Helm stays where it is"), is no new value
-# of it either. Ranking only: such a line never goes ahead of an older one. Off: False.
+# of it either. Such a line never goes ahead of an older one. The readings that need no question
+# (`intends`, the dream, the story, once a year) live in parse/mood.py: the index's supersession asks
+# them too. Off: False.
 NO_PRESENT_VALUE = True
-_DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:of|about)|fantasi[sz](?:es|ed|ing) about|"
-              r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for)|"
-              r"(?:a|the) viewing|trial (?:service|shift|day|week|lesson))\b",
-              re.I)
-# A story retold: a verb of telling or remembering with a story, or a decade named as when.
-_RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts) (?:\w+ ){0,2}stor(?:y|ies)|remembers|remembered|recalls|recalled|"
-               r"reminisc\w*|(?:in|during|through) the (?:(?:19|20)?\d0'?s|'\d0s|"
-               r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties))\b", re.I)
-# Once a year: "every August", "each summer", "every Diwali", "annually"; not a weekday ("every
-# Friday": a standing routine) nor a capitalised word that qualifies a noun ("every Olympic curling end").
-_YEARLY = lazy(r"\b(?:[Ee]very|[Ee]ach)\s+(?:year|summer|winter|spring|autumn|fall|"
-               r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)[A-Z][a-z]+(?=\s*(?:[,.;:)]|$)|\s+(?:with|for|at|in|on|to|and|"
-               r"when|while|from|since)\b))\b|\b(?:annually|yearly|once a year)\b")
 # A thing said to stay as it is: "Helm stays where it is", "the Epson printer needed nothing".
 # Or its change waiting ("the MySQL upgrade waits until Q4"); not "postponed to 20 May", a new date.
 _UNCHANGED = lazy(r"\b(?:stays?|stayed|remains?|remained)\s+(?:where|as|the same|unchanged|put|on it)\b|\bunchanged\b|"
                   r"\buntouched\b|\bneeded nothing\b|\bno change\b|\bwaits?\s+(?:until|till|for)\b|\bon hold\b", re.I)
 _CLAUSES = lazy(r"[^;.,]+")
-_NO_VALUE_HINTS = ("dream", "outbid", "lost out", "missed out", "bid", "offer", "viewing", "trial", "stor", "remember",
-                   "recall", "reminisc", "0s", "ties", "very", "ach ", "annual", "yearly", "once a year", "stay", "remain",
-                   "unchanged", "untouched", "needed nothing", "no change", "wait", "on hold")
+_UNCHANGED_HINTS = ("stay", "remain", "unchanged", "untouched", "needed nothing", "no change", "wait", "on hold")
 
 
 def asserts_no_value(content: str, q: "Asked", stems: frozenset[str]) -> str:
@@ -123,16 +80,13 @@ def asserts_no_value(content: str, q: "Asked", stems: frozenset[str]) -> str:
     (NO_PRESENT_VALUE)."""
     if not NO_PRESENT_VALUE:
         return ""
-    low = content.lower()
-    if not any(h in low for h in _NO_VALUE_HINTS):
-        return ""
-    if _DREAM.search(content):
-        return "a wish, a step towards a change or a lost bid"
-    if _RETOLD.search(content):
-        return "a story of the past"
-    if "time" not in q.expects and _YEARLY.search(content):
+    why = mood.no_present_value(content)
+    if why:
+        return why
+    if "time" not in q.expects and mood.yearly(content):
         return "once a year"
-    if stems and _UNCHANGED.search(content):
+    low = content.lower()
+    if stems and any(h in low for h in _UNCHANGED_HINTS) and _UNCHANGED.search(content):
         for clause in _CLAUSES.findall(low):
             if _UNCHANGED.search(clause) and any(covered(clause, {st}) for st in stems):
                 return "the thing asked stays as it is"
@@ -466,7 +420,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
-        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and intends(content))
+        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and mood.intends(content))
         and not asserts_no_value(content, q, own)
         and not (TOLD_OF_PAST and bool(ents or row[FACT])
                  and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),

@@ -1,0 +1,101 @@
+"""Mood: statements that say nothing of how things stand now, however new the line.
+
+One owner for these readings, at the bottom floor, because two layers ask them: the index's derived
+supersession (index/supersede.py: such a line replaces nothing) and recall's ranking
+(recall/currency.py: such a line never goes ahead of what holds).
+
+- `intends`: a change wished, planned, pending, conditional or that did not happen.
+- `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold.
+- `yearly`: a stay that comes back once a year (a value only of when: recall asks it per question).
+Measured on bench/current_truth.py: see bench/RESULTS.md (wave 12).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gitmem.lazyre import lazy
+
+# A statement of an intention or a possibility ("Keeps saying he might move to Porto", "Thinking
+# about selling the van"): no change has happened. Not "may" (the month) nor "could" alone ("Could
+# not stand the noise" reports a past state). A pending step towards a change is no change either
+# ("Applied for a curator post at the Uffizi; the interview is in April"), nor a condition ("would go
+# in a heartbeat if the rent were under 1,000"), nor a change that did not happen ("Turned the Berlin
+# offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
+_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
+               r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
+               r"toying with|weighing up|tempted)\b", re.I)
+_NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
+                     r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
+                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
+                     r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
+                     r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
+                     r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
+# Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
+_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
+                       " get ")
+
+
+def intends(content: str) -> bool:
+    """Whether a statement says a change is wished, planned, pending, conditional or did not happen
+    (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
+    if _INTENT.search(content):
+        return True
+    low = content.lower()
+    return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
+
+
+# A dream, a daydream or a bid that was lost: "Daydreams about opening a dive shop on Flores", "Bid
+# on a townhouse ... and was outbid". The verb of dreaming in any form, followed by what was dreamt
+# (of / about / that, or the clause itself: "Dreamt she had quit teaching"), or "had a dream where";
+# not the noun before a noun ("Landed her dream job": a real change) nor "dreamt up" (made up).
+_PERSON = r"(?:she|he|they|I|we|you|her|his|their|my|our)"
+_DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |about |" + _PERSON + r" )|"
+              r"(?:a|the) dream (?:that|where|in which|about)|fantasi[sz](?:es|ed|ing) about|"
+              r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for)|"
+              r"(?:a|the) viewing|trial (?:service|shift|day|week|lesson))\b",
+              re.I)
+# A story retold: a verb of telling or remembering with a story or a span of a life ("Told us about
+# the years he lived on a houseboat"), or a decade named as when: "in the nineties", or a decade of
+# one's life after a past state ("lived on a boat in his twenties"; not "dating a lawyer in his
+# forties", a description).
+_DECADE = r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties"
+_RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts|talked|talks|talking|spoke|speaks) (?:\w+ ){0,2}"
+               r"(?:stor(?:y|ies)|(?:about|of) (?:the|those|his|her|their|my|our) (?:\w+ )?(?:years?|days|time|"
+               r"summers?|winters?|months?|decade))|remembers|remembered|recalls|recalled|reminisc\w*|"
+               r"(?:in|during|through) the (?:(?:19|20)?\d0'?s|'\d0s|" + _DECADE + r")|"
+               r"(?:lived|worked|spent|studied|was|were|had|owned|ran|taught)\b[^.;]{0,80}\b(?:in|during|through) "
+               r"(?:his|her|their|my|our) " + _DECADE + r")\b", re.I)
+# Substrings every _DREAM or _RETOLD match holds: a cheap test first.
+_NO_VALUE_HINTS = ("dream", "fantasi", "some", "would love", "outbid", "lost out", "missed out", "bid", "offer",
+                   "viewing", "trial", "stor", "told", "tell", "recount", "talk", "spoke", "speak", "remember",
+                   "recall", "reminisc", "0s", "ties")
+
+
+def no_present_value(content: str) -> str:
+    """Why a statement gives no value of how things stand now, whatever is asked ("" if it may): a
+    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD)."""
+    low = content.lower()
+    if not any(h in low for h in _NO_VALUE_HINTS):
+        return ""
+    if _DREAM.search(content):
+        return "a wish, a step towards a change or a lost bid"
+    if _RETOLD.search(content):
+        return "a story of the past"
+    return ""
+
+
+# Once a year: "every August", "each summer", "every Diwali", "annually"; not a weekday ("every
+# Friday": a standing routine) nor a capitalised word that qualifies a noun ("every Olympic curling
+# end"). The occasion ends its phrase: a punctuation mark, a preposition, or the clause's subject
+# ("Every Navruz she spends a week at her parents' village").
+_YEARLY = lazy(r"\b(?:[Ee]very|[Ee]ach)\s+(?:year|summer|winter|spring|autumn|fall|"
+               r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)[A-Z][a-z]+(?=\s*(?:[,.;:)]|$)|\s+(?:with|for|at|in|on|to|and|"
+               r"when|while|from|since|she|he|they|I|we)\b))\b|\b(?:annually|yearly|once a year)\b")
+_YEARLY_HINTS = ("very", "ach ", "annual", "yearly", "once a year")
+
+
+def yearly(content: str) -> bool:
+    """Whether a statement tells of something done once a year (a value only of when)."""
+    low = content.lower()
+    return any(h in low for h in _YEARLY_HINTS) and _YEARLY.search(content) is not None
