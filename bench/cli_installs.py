@@ -18,26 +18,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from compare_latency_b import timed  # noqa: E402
 from recall_latency import QUESTIONS, pct  # noqa: E402
-
-
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU ms of one call (CPU: the process and its waited-for children)."""
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, env=env)
-    t1 = time.perf_counter()
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (t1 - t0) * 1000, (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
 
 
 def main() -> int:

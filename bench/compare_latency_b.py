@@ -112,6 +112,16 @@ def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> Non
     print(json.dumps(got))
 
 
+def timed(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
+    """Wall and CPU ms of one call (CPU: the process and its waited-for children, git's too)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env, check=True, capture_output=True)
+    t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (t1 - t0) * 1000, (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
+
+
 def cli(code: Path, repo: Path, questions: list[str], runs: int, offset: int) -> tuple[list[float], list[float]]:
     """`python -m gitmem recall --json Q` from `code`, wall and CPU (with its git children) per run;
     one unmeasured run first warms the page cache."""
@@ -120,24 +130,16 @@ def cli(code: Path, repo: Path, questions: list[str], runs: int, offset: int) ->
     cpu: list[float] = []
     for i in range(runs + 1):
         q = questions[(offset + i) % len(questions)]
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo), "recall", "--json", q], cwd=code,
-                       env=env, check=True, capture_output=True)
-        t1 = time.perf_counter()
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w, c = timed([sys.executable, "-m", "gitmem", "-C", str(repo), "recall", "--json", q], env, code)
         if i:
-            wall.append((t1 - t0) * 1000)
-            cpu.append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
+            wall.append(w)
+            cpu.append(c)
     return wall, cpu
 
 
 def noop(code: Path) -> float:
     """`python -m gitmem --help` from `code`: the interpreter and click doing nothing (the floor)."""
-    env = {**os.environ, "PYTHONPATH": str(code.resolve())}
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "gitmem", "--help"], cwd=code, env=env, check=True, capture_output=True)
-    return (time.perf_counter() - t0) * 1000
+    return timed([sys.executable, "-m", "gitmem", "--help"], {**os.environ, "PYTHONPATH": str(code.resolve())}, code)[0]
 
 
 def main() -> int:
