@@ -71,6 +71,8 @@ _OCCUPATIONS = (
     "paralegal principal headteacher lead"
 )
 
+_TRADES = frozenset(_OCCUPATIONS.split())
+
 FAMILIES: tuple[Family, ...] = (
     _family("residence",
             "live lives lived living reside resides resided resident residence address based <dwelling> "
@@ -320,18 +322,38 @@ def said(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# The question's attribute read from its structure (`asked`, wave 13). Off: False.
+ASKED_STRUCTURE = True
 # "When did she move?" asks about an event, not a schedule.
 _PAST_WHEN = lazy(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
 # "What does Pia do?", "what do they do for a living": the job.
 _WHAT_DO = lazy(r"\bwhat (?:does|do) [\w' -]+? do\b", re.I)
 
 
+# The noun a "what"/"which" question asks for ("What editor does Priyanka use?", "Which doctor does
+# she see?"): the kind of thing the answer is, not a trade of the subject's.
+_WHAT_KIND = lazy(r"^\s*(?:what|which)\s+([\w-]+)\s+(?:does|do|did|is|are|was|were|has|have)\b", re.I)
+
+
 def asked(question: str) -> frozenset[str]:
-    """The families a question asks about ("Which city is Priya based in?" -> {"residence"})."""
+    """The families a question asks about ("Which city is Priya based in?" -> {"residence"}).
+
+    Read from the question's structure, not its wh-word alone (wave 13): "where" asks for a place,
+    and it is the home only when the predicate names no attribute of its own ("Where is Bruno?";
+    "Where does Anouk work?" asks about her work, "Where does Ines play chess?" her pastime). A trade
+    named as the kind of thing asked for ("What editor does Priyanka use?") is a thing, not her job."""
     words = _words(question)
     if _PAST_WHEN.search(question):
         words.discard("when")
-    fams = frozenset(_lookup(words, _ASKED))
+    found = _lookup(words, _ASKED)
+    if ASKED_STRUCTURE:
+        if found.get("residence") == {"where"} and len(found) > 1:
+            del found["residence"]
+        kind = _WHAT_KIND.match(question)
+        noun = kind.group(1).lower() if kind is not None else ""
+        if noun and found.get("work") == {noun} and (_occupation(noun) or any(f in _TRADES for f in _forms(noun))):
+            del found["work"]
+    fams = frozenset(found)
     return fams | {"work"} if _WHAT_DO.search(question) else fams
 
 
