@@ -173,6 +173,16 @@ RECENCY_TOP = 30
 # that gives values of attributes the question does not ask only goes behind one that may answer it,
 # whatever their ages and scores. Off: False.
 ASKED_ATTRIBUTE = True
+# Updates told by their consequence (wave 13, `_old_value_ended`): a newer statement that names an
+# older one's value in a clause ending it and gives a new name goes first. Off: False.
+CONSEQUENCE = True
+# The end of a value, by the classes of issue 13 (given away, over, sold, left, replaced, no longer),
+# read in the clause that names the old value.
+_ENDS_VALUE = lazy(r"\b(?:no longer|(?:gave|given|giving|gives)\s+(?:\w+\s+)?away|passed\s+(?:\w+\s+){0,3}?on|"
+                   r"handed\s+(?:\w+\s+){0,3}?(?:back|over|on)|sold|(?:is|are|was|were|now)\s+(?:over|gone|finished|archived|"
+                   r"retired|history)|ended|left|leaving|farewell|moved out|replaced|swapped|traded)\b", re.I)
+_END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finish", "archiv", "retired", "history", "ended",
+              "left", "leaving", "farewell", "moved out", "replac", "swap", "trad")
 # Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
 # giving a number goes ahead of one of the same subject giving none. Off: False.
 COUNT_ANSWERS = True
@@ -779,6 +789,30 @@ def _asked_attribute(c: _Said, d: _Said, q: Asked) -> bool:
     return all(any(attributes.vocabulary(st, f) for f in q.families - d.gives) for st in lacks)
 
 
+def _old_value_ended(c: _Said, d: _Said) -> str | None:
+    """Why `c`, newer, of one subject with `d`, gives the current value where `d` gave the old one,
+    read from the consequence rather than a verb of change (CONSEQUENCE): a clause of `c` names a
+    content word of `d` (its value: "the Morelia lease", "the iPhone", "the vimrc") with an end of it
+    (`_ENDS_VALUE`: given away, over, sold, left, replaced, no longer) and `c` gives a name `d` does
+    not (the new value: "Sent a photo from her new balcony in Mérida; the Morelia lease is over",
+    "Got an Xperia 10 through work and passed the iPhone on to his nephew"). Not an addition, not
+    something done once that names nothing new ("Sold the old garage fridge")."""
+    if not (CONSEQUENCE and _one_subject(c, d)) or is_additive(c.text):
+        return None
+    low = c.text.lower()
+    if not any(h in low for h in _END_HINTS) or not _ENDS_VALUE.search(c.text):
+        return None
+    old = d.words & c.words
+    if not old:
+        return None
+    ents = tuple(sorted(c.ents))
+    if not any(_ENDS_VALUE.search(clause) and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
+        return None
+    if not answers.values(c.text, "name") - answers.values(d.text, "name"):
+        return None
+    return "the old value ended, a new one given"
+
+
 def _counts_where_none(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because the question asks
     how many or how much and `c` gives a number where `d` gives none, holding every question word `d`
@@ -1046,7 +1080,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
-                           or _resolves(me, them, q)) \
+                           or _resolves(me, them, q) or _old_value_ended(me, them)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
