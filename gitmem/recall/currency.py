@@ -178,7 +178,7 @@ ASKED_ATTRIBUTE = True
 CONSEQUENCE = True
 # The end of a value, by the classes of issue 13 (given away, over, sold, left, replaced, no longer),
 # read in the clause that names the old value.
-_ENDS_VALUE = lazy(r"\b(?:no longer|(?:gave|given|giving|gives)\s+(?:\w+\s+)?away|passed\s+(?:\w+\s+){0,3}?on|"
+_ENDS_VALUE = lazy(r"\b(?:no longer|(?:gave|given|giving|gives)\s+(?:\w+\s+){0,3}?away|passed\s+(?:\w+\s+){0,3}?on|"
                    r"handed\s+(?:\w+\s+){0,3}?(?:back|over|on)|sold|(?:is|are|was|were|now)\s+(?:over|gone|finished|archived|"
                    r"retired|history)|ended|left|leaving|farewell|moved out|replaced|swapped|traded)\b", re.I)
 _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finish", "archiv", "retired", "history", "ended",

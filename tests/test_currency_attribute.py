@@ -1,0 +1,87 @@
+"""What is true now, read from the question's attribute and from an update's consequence (issue 13,
+wave 13, truth15).
+
+A question names what it asks (where someone works, what they do, which editor, how many); a line
+about the same person that gives another attribute only must not answer it, whatever the lines'
+lengths or ages. And a later line that names the old value with an end of it (given away, over, sold)
+and gives a new name is the current answer, whatever verb it chose. Invented sentences; real git
+repository, real index, real recall. Each question checks the content of the first result about the
+entity (as bench/current_truth.py judges)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitrepo import GitRepo
+
+from gitmem.index.indexer import update
+from gitmem.parse import attributes
+from gitmem.recall.search import Options, Session
+from gitmem.workspace import Workspace
+
+
+def _workspace(tmp_path: Path, days: list[tuple[str, list[str]]]) -> Workspace:
+    repo = GitRepo.init(tmp_path / "ws")
+    for day, lines in days:
+        body = f"# {day}\n\n## Retain\n" + "".join(f"- W {b}\n" for b in lines)
+        repo.commit(day, day, {f"memory/{day}.md": body})
+    ws = Workspace(repo.path)
+    update(ws)
+    return ws
+
+
+def _top(ws: Workspace, question: str, entity: str, as_of: str) -> str:
+    with Session(ws) as s:
+        res = s.search(question, Options(k=10, as_of=as_of)).results
+    return next(r.content for r in res if entity.lower() in r.entities)
+
+
+@pytest.mark.parametrize("question, families", [
+    ("Where does Efua work?", {"work"}),  # "where" asks a place; the predicate says which attribute
+    ("Where is Efua?", {"residence"}),  # no predicate of its own: where she is
+    ("Where does Efua live?", {"residence"}),
+    ("What editor does Efua use?", set()),  # a trade named as the kind of thing asked for is a thing
+    ("Is Efua a nurse?", {"work"}),
+])
+def test_the_question_attribute_comes_from_its_predicate(question: str, families: set[str]) -> None:
+    assert attributes.asked(question) == frozenset(families)
+
+
+@pytest.mark.parametrize("lines, question, answer", [
+    (["Lives in Cape Coast.", "Welds hulls at a shipyard in Takoradi."], "Where does Efua work?",
+     "Welds hulls at a shipyard in Takoradi."),
+    (["Is married to Kwame.", "Welder at a shipyard in Takoradi; nights mostly."], "What does Efua do?",
+     "Welder at a shipyard in Takoradi; nights mostly."),
+    (["Data analyst at a bank.", "Writes all her scripts in Emacs with org-mode and a long init file."],
+     "What editor does Efua use?", "Writes all her scripts in Emacs with org-mode and a long init file."),
+    (["Teaches chemistry at a boys' school.", "Owns a little fibreglass motorboat, kept at the lagoon."],
+     "Does Efua have a boat?", "Owns a little fibreglass motorboat, kept at the lagoon."),
+], ids=["where-work", "what-do", "trade-as-thing", "yes-no-own"])
+def test_a_line_of_another_attribute_does_not_answer(tmp_path: Path, lines: list[str], question: str, answer: str) -> None:
+    """The line giving another attribute is shorter and newer (it ranked first on the name alone): it
+    goes behind the line that may answer, whatever their ages."""
+    ws = _workspace(tmp_path, [("2026-02-10", [f"@Efua: {lines[1]}"]), ("2026-02-20", [f"@Efua: {lines[0]}"])])
+    assert _top(ws, question, "Efua", "2026-03-01") == f"@Efua: {answer}"
+
+
+def test_a_count_answers_how_many(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, [("2026-02-10", ["@Efua: Runs the village credit union.",
+                                               "@Efua: Has three daughters, all at school in Accra."])])
+    assert "three daughters" in _top(ws, "How many children does Efua have?", "Efua", "2026-03-01")
+
+
+def test_the_asked_attribute_still_wins_its_own_question(tmp_path: Path) -> None:
+    """The other line keeps its own question: "Where does Efua live?" is still the home."""
+    ws = _workspace(tmp_path, [("2026-02-10", ["@Efua: Lives in Cape Coast.", "@Efua: Welds hulls at a shipyard in Takoradi."])])
+    assert _top(ws, "Where does Efua live?", "Efua", "2026-03-01") == "@Efua: Lives in Cape Coast."
+
+
+def test_an_update_told_by_its_consequence_is_current(tmp_path: Path) -> None:
+    """No verb of change: the old value (Pixel) named with its end (given away) and a new name (Fairphone)."""
+    ws = _workspace(tmp_path, [
+        ("2026-02-10", ["@Kofi: Carries a Pixel 7 as his phone, screen cracked.", "@Kofi: Swims at the lido on Sundays."]),
+        ("2026-05-04", ["@Kofi: Picked up a Fairphone at the repair café and gave the Pixel away to his cousin."])])
+    assert "Fairphone" in _top(ws, "Which phone does Kofi use?", "Kofi", "2026-06-01")
+    # Before the change the old phone is the answer.
+    assert "Pixel 7" in _top(ws, "Which phone does Kofi use?", "Kofi", "2026-03-01")
