@@ -85,3 +85,22 @@ def test_an_update_told_by_its_consequence_is_current(tmp_path: Path) -> None:
     assert "Fairphone" in _top(ws, "Which phone does Kofi use?", "Kofi", "2026-06-01")
     # Before the change the old phone is the answer.
     assert "Pixel 7" in _top(ws, "Which phone does Kofi use?", "Kofi", "2026-03-01")
+
+
+def test_a_new_count_of_the_noun_asked_in_other_words(tmp_path: Path) -> None:
+    """"How many greenhouses": "five houses" counts them by the head noun (a compound and its head:
+    parse.attributes.same_noun), though the newer line holds no word of the question."""
+    ws = _workspace(tmp_path, [("2026-02-10", ["@Oti: Grows tomatoes in two greenhouses behind the farm."]),
+                               ("2026-06-03", ["@Oti: Put up another frame in May; five houses of tomatoes now, with peppers too."])])
+    assert "five houses" in _top(ws, "How many greenhouses does Oti have?", "Oti", "2026-07-01")
+    assert "two greenhouses" in _top(ws, "How many greenhouses does Oti have?", "Oti", "2026-04-01")
+
+
+@pytest.mark.parametrize("old, new, current", [
+    ("Sings tenor in the cathedral choir every Sunday.", "No longer sings; his voice went after the winter flu.", True),
+    ("Swims lengths in the mornings before the office opens.", "Quit the swimming club's committee after the AGM row.", False),
+], ids=["ends-the-predicate", "ends-something-next-to-it"])
+def test_an_end_of_the_state_answers_a_yes_no_question(tmp_path: Path, old: str, new: str, current: bool) -> None:
+    ws = _workspace(tmp_path, [("2026-02-10", [f"@Oti: {old}"]), ("2026-06-03", [f"@Oti: {new}"])])
+    question = "Does Oti sing in the cathedral choir?" if current else "Does Oti swim in the mornings?"
+    assert _top(ws, question, "Oti", "2026-07-01") == f"@Oti: {new if current else old}"

@@ -364,6 +364,7 @@ class Asked(NamedTuple):
     quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
     expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
     relative: str = ""  # the named entity's relative it asks about ("zoe's son": parse.entities.asked_relation)
+    counted: str = ""  # the noun a "how many" question counts (parse.attributes.counted)
 
 
 class _Said(NamedTuple):
@@ -588,6 +589,10 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if q.quantity and QUANTITY_RECENCY and not c.event and (c.asked & d.asked or not d.asked - c.asked) and \
             _new_value(_numbers(c).units, _numbers(d).units):
         return "a new amount in the same unit"
+    # A new count of the noun a "how many" question counts, in any wording around it: "six hives on the
+    # allotment this summer" over "Keeps four beehives" (the nouns' heads agree: parse.attributes.same_noun).
+    if q.counted and COUNT_ANSWERS and _recounted(c, d, q.counted):
+        return "a new count of the thing asked"
     # ... and so it is for a temporary state that speaks of what the older one says ("How does Tomasz
     # get to the lab?": "Taking the tram this week; his bike has a buckled wheel" over "Rides a road
     # bike to the lab every day": both name a bike), asked while it lasts (once over it is past and
@@ -811,6 +816,37 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     if not answers.values(c.text, "name") - answers.values(d.text, "name"):
         return None
     return "the old value ended, a new one given"
+
+
+_HEAD = lazy(attributes.OPENING + r"([A-Za-z][\w-]*)")
+_NEXT_WORD = lazy(r"\s*([A-Za-z][\w-]*)")
+
+
+def _ends_predicate(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, of one subject with `d`, answers a yes/no question in its place (CONSEQUENCE):
+    it ends the very predicate `d` opens with, the word right after the end ("No longer plays; hung
+    up his boots" / "Plays Sunday league football"; "Stopped smoking" / "Smokes ten a day"), whatever
+    thing either names. Not an end of something next to it ("Quit the swimming club committee" /
+    "Swims in the mornings": the end governs "the")."""
+    if not (CONSEQUENCE and "polarity" in q.expects and c.ending and _one_subject(c, d)) or d.ending:
+        return None
+    head = _HEAD.match(d.text)
+    if head is None:
+        return None
+    heads = set(attributes.forms(head.group(1).lower()))
+    for m in attributes.ENDS_STATE.finditer(c.text):
+        nxt = _NEXT_WORD.match(c.text, m.end())
+        if nxt is not None and heads & set(attributes.forms(nxt.group(1).lower())):
+            return "ends the state the older one states"
+    return None
+
+
+def _recounted(c: _Said, d: _Said, noun: str) -> bool:
+    """Whether `c` gives another count of `noun` than `d` does (a number standing before the noun or a
+    compound of it: `_Numbers.units`)."""
+    mine = {n for unit, n in _numbers(c).units if attributes.same_noun(unit, noun)}
+    theirs = {n for unit, n in _numbers(d).units if attributes.same_noun(unit, noun)}
+    return bool(mine and theirs and not mine <= theirs)
 
 
 def _counts_where_none(c: _Said, d: _Said, q: Asked) -> bool:
@@ -1080,7 +1116,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
-                           or _resolves(me, them, q) or _old_value_ended(me, them)) \
+                           or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
