@@ -1,9 +1,8 @@
 """What is true now, read from the question's attribute and from an update's consequence (issue 13,
 wave 13, truth15).
 
-A question names what it asks (where someone works, what they do, which editor, how many); a line
-about the same person that gives another attribute only must not answer it, whatever the lines'
-lengths or ages. And a later line that names the old value with an end of it (given away, over, sold)
+A question names what it asks (where someone works, which editor, how many), read from its predicate
+rather than its wh-word; a count answers "how many". And a later line that names the old value with an end of it (given away, over, sold)
 and gives a new name is the current answer, whatever verb it chose. Invented sentences; real git
 repository, real index, real recall. Each question checks the content of the first result about the
 entity (as bench/current_truth.py judges)."""
@@ -13,28 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo
+from test_currency_mood import _top, _workspace
 
-from gitmem.index.indexer import update
 from gitmem.parse import attributes
-from gitmem.recall.search import Options, Session
-from gitmem.workspace import Workspace
-
-
-def _workspace(tmp_path: Path, days: list[tuple[str, list[str]]]) -> Workspace:
-    repo = GitRepo.init(tmp_path / "ws")
-    for day, lines in days:
-        body = f"# {day}\n\n## Retain\n" + "".join(f"- W {b}\n" for b in lines)
-        repo.commit(day, day, {f"memory/{day}.md": body})
-    ws = Workspace(repo.path)
-    update(ws)
-    return ws
-
-
-def _top(ws: Workspace, question: str, entity: str, as_of: str) -> str:
-    with Session(ws) as s:
-        res = s.search(question, Options(k=10, as_of=as_of)).results
-    return next(r.content for r in res if entity.lower() in r.entities)
 
 
 @pytest.mark.parametrize("question, families", [
@@ -46,23 +26,6 @@ def _top(ws: Workspace, question: str, entity: str, as_of: str) -> str:
 ])
 def test_the_question_attribute_comes_from_its_predicate(question: str, families: set[str]) -> None:
     assert attributes.asked(question) == frozenset(families)
-
-
-@pytest.mark.parametrize("lines, question, answer", [
-    (["Lives in Cape Coast.", "Welds hulls at a shipyard in Takoradi."], "Where does Efua work?",
-     "Welds hulls at a shipyard in Takoradi."),
-    (["Is married to Kwame.", "Welder at a shipyard in Takoradi; nights mostly."], "What does Efua do?",
-     "Welder at a shipyard in Takoradi; nights mostly."),
-    (["Data analyst at a bank.", "Writes all her scripts in Emacs with org-mode and a long init file."],
-     "What editor does Efua use?", "Writes all her scripts in Emacs with org-mode and a long init file."),
-    (["Teaches chemistry at a boys' school.", "Owns a little fibreglass motorboat, kept at the lagoon."],
-     "Does Efua have a boat?", "Owns a little fibreglass motorboat, kept at the lagoon."),
-], ids=["where-work", "what-do", "trade-as-thing", "yes-no-own"])
-def test_a_line_of_another_attribute_does_not_answer(tmp_path: Path, lines: list[str], question: str, answer: str) -> None:
-    """The line giving another attribute is shorter and newer (it ranked first on the name alone): it
-    goes behind the line that may answer, whatever their ages."""
-    ws = _workspace(tmp_path, [("2026-02-10", [f"@Efua: {lines[1]}"]), ("2026-02-20", [f"@Efua: {lines[0]}"])])
-    assert _top(ws, question, "Efua", "2026-03-01") == f"@Efua: {answer}"
 
 
 def test_a_count_answers_how_many(tmp_path: Path) -> None:

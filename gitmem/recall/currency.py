@@ -30,6 +30,10 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
 - No present value (wave 12, `asserts_no_value`): a wish, a lost bid, a story retold, a stay once a
   year, or the thing asked said to stay as it is never moves ahead either.
+- Counts and updates told by their consequence (wave 13): for "how many", a line giving a number goes
+  ahead of one giving none (`_counts_where_none`); a newer line naming the old value with an end of it
+  and a new name (`_old_value_ended`), a new count of the noun counted (`_recounted`) or an end of the
+  older line's own predicate (`_ends_predicate`) goes first.
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
@@ -169,10 +173,6 @@ _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
 _LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
 RECENCY_TOP = 30
-# The question's attribute (wave 13, `_asked_attribute`): of two statements about one subject, one
-# that gives values of attributes the question does not ask only goes behind one that may answer it,
-# whatever their ages and scores. Off: False.
-ASKED_ATTRIBUTE = True
 # Updates told by their consequence (wave 13, `_old_value_ended`): a newer statement that names an
 # older one's value in a clause ending it and gives a new name goes first. Off: False.
 CONSEQUENCE = True
@@ -388,7 +388,6 @@ class _Said(NamedTuple):
     mover: bool  # may go ahead of older statements (not past)
     over: bool  # holds for a while only and that while is over (`past`)
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
-    gives: frozenset[str] = frozenset()  # the attribute families it gives a value of, whatever the question asks
 
 
 def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
@@ -445,8 +444,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
                  and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
         over=row[ID] in past,
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
-        else "",
-        gives=attrs | attributes.said(content) if ents and ASKED_ATTRIBUTE else frozenset())
+        else "")
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -769,31 +767,6 @@ def _one_subject(c: _Said, d: _Said) -> bool:
     return bool(c.own and c.subject and c.subject == d.subject and c.kind == d.kind)
 
 
-def _asked_attribute(c: _Said, d: _Said, q: Asked) -> bool:
-    """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because `d` gives values
-    of attributes the question does not ask only and `c` may answer it (ASKED_ATTRIBUTE): "What does
-    Tobenna do?" is not answered by "Is married to Chidinma", "Where does Anouk work?" not by "Lives in
-    Haarlem", "Does Vilja have a boat?" not by "Teaches sign language". Read from the attribute of the
-    question (parse.attributes.asked: its predicate, not its wh-word) and of each statement (`gives`),
-    not from either's verb: `c` gives an asked attribute, or none but weak ones (its words for the
-    asked one may be unknown: "Paintings conservator at the Rijksmuseum"). A question naming nothing
-    but the subject and no attribute ("Tell me about Ana") cannot tell them apart. `d` keeps its place
-    when it holds a question word `c` lacks, unless that word is the asked attribute's own, used in `d`
-    for something else ("forty minutes each way to work" gives no work)."""
-    if not (ASKED_ATTRIBUTE and _one_subject(c, d)) or d.for_now:
-        return False  # a state for a while ("In Lisbon on a placement until 12 March") is where one is
-    if not d.gives - attributes.WEAK or d.gives & q.families:
-        return False
-    if c.gives - q.families - attributes.WEAK and not c.gives & q.families:
-        return False  # `c` answers something else too
-    if not q.families and not c.stems - _LIGHT:
-        return False
-    lacks = d.asked - c.asked
-    if lacks and c.gives - q.families:
-        return False  # only a statement giving the asked attribute or none passes a word of the question
-    return all(any(attributes.vocabulary(st, f) for f in q.families - d.gives) for st in lacks)
-
-
 def _old_value_ended(c: _Said, d: _Said) -> str | None:
     """Why `c`, newer, of one subject with `d`, gives the current value where `d` gave the old one,
     read from the consequence rather than a verb of change (CONSEQUENCE): a clause of `c` names a
@@ -1109,7 +1082,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
-                                            or _asked_attribute(me, them, q) or _counts_where_none(me, them, q)):
+                                            or _counts_where_none(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
