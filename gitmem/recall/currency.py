@@ -775,10 +775,10 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     not (the new value: "Sent a photo from her new balcony in Mérida; the Morelia lease is over",
     "Got an Xperia 10 through work and passed the iPhone on to his nephew"). Not an addition, not
     something done once that names nothing new ("Sold the old garage fridge")."""
-    if not (CONSEQUENCE and _one_subject(c, d)) or is_additive(c.text):
+    if not (CONSEQUENCE and _one_subject(c, d)):
         return None
-    low = c.text.lower()
-    if not any(h in low for h in _END_HINTS) or not _ENDS_VALUE.search(c.text):
+    low = c.text.lower()  # substring hints first: this runs for every newer pair of one subject
+    if not any(h in low for h in _END_HINTS) or not _ENDS_VALUE.search(c.text) or is_additive(c.text):
         return None
     old = d.words & c.words
     if not old:
