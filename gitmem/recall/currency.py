@@ -770,11 +770,11 @@ def _one_subject(c: _Said, d: _Said) -> bool:
 def _old_value_ended(c: _Said, d: _Said) -> str | None:
     """Why `c`, newer, of one subject with `d`, gives the current value where `d` gave the old one,
     read from the consequence rather than a verb of change (CONSEQUENCE): a clause of `c` names a
-    content word of `d` (its value: "the Morelia lease", "the iPhone", "the vimrc") with an end of it
-    (`_ENDS_VALUE`: given away, over, sold, left, replaced, no longer) and `c` gives a name `d` does
-    not (the new value: "Sent a photo from her new balcony in Mérida; the Morelia lease is over",
-    "Got an Xperia 10 through work and passed the iPhone on to his nephew"). Not an addition, not
-    something done once that names nothing new ("Sold the old garage fridge")."""
+    content word of `d` (its value: "the Pixel", "the Accra lease") with an end of it (`_ENDS_VALUE`:
+    given away, over, sold, left, replaced, no longer) and `c` gives a name `d` does not (the new
+    value: "Picked up a Fairphone at the repair café and gave the Pixel away to his cousin", "Hung
+    the first pictures in the Kumasi flat; the Accra lease is over"). Not an addition, not something
+    done once that names nothing new ("Sold the old garage fridge")."""
     if not (CONSEQUENCE and _one_subject(c, d)):
         return None
     low = c.text.lower()  # substring hints first: this runs for every newer pair of one subject
