@@ -52,7 +52,7 @@ def _family(name: str, said: str, asked: str = "", weak: bool = False) -> Family
 
 
 # Common occupations (a statement naming one gives someone's job). Base forms; plurals and
-# "-s" forms are found by `_forms`.
+# "-s" forms are found by `forms`.
 _OCCUPATIONS = (
     "accountant actor actress administrator analyst animator architect artist assistant astronaut "
     "attorney auditor author baker banker barber barista bartender biologist blacksmith bookkeeper "
@@ -70,6 +70,8 @@ _OCCUPATIONS = (
     "therapist translator tutor veterinarian vet waiter waitress welder writer tester "
     "paralegal principal headteacher lead"
 )
+
+_TRADES = frozenset(_OCCUPATIONS.split())
 
 FAMILIES: tuple[Family, ...] = (
     _family("residence",
@@ -186,7 +188,7 @@ _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
 _NOUNISH = frozenset(("work", "stayed"))
 
 
-def _forms(word: str) -> tuple[str, ...]:
+def forms(word: str) -> tuple[str, ...]:
     """The word and the base forms a regular inflection may come from ("nurses" -> "nurse",
     "relocating" -> "relocate", "stopped" -> "stop")."""
     out = [word]
@@ -255,7 +257,7 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
     for w in words:
         if w in skip:
             continue
-        for f in _forms(w):
+        for f in forms(w):
             for name in table.get(f, ()):
                 out.setdefault(name, set()).add(w)
         if _occupation(w):
@@ -320,18 +322,38 @@ def said(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# The question's attribute read from its structure (`asked`, wave 13). Off: False.
+ASKED_STRUCTURE = True
 # "When did she move?" asks about an event, not a schedule.
 _PAST_WHEN = lazy(r"\bwhen\s+(?:did|was|were|had)\b", re.I)
 # "What does Pia do?", "what do they do for a living": the job.
 _WHAT_DO = lazy(r"\bwhat (?:does|do) [\w' -]+? do\b", re.I)
 
 
+# The noun a "what"/"which" question asks for ("What editor does Priyanka use?", "Which doctor does
+# she see?"): the kind of thing the answer is, not a trade of the subject's.
+_WHAT_KIND = lazy(r"^\s*(?:what|which)\s+([\w-]+)\s+(?:does|do|did|is|are|was|were|has|have)\b", re.I)
+
+
 def asked(question: str) -> frozenset[str]:
-    """The families a question asks about ("Which city is Priya based in?" -> {"residence"})."""
+    """The families a question asks about ("Which city is Priya based in?" -> {"residence"}).
+
+    Read from the question's structure, not its wh-word alone (wave 13): "where" asks for a place,
+    and it is the home only when the predicate names no attribute of its own ("Where is Bruno?";
+    "Where does Anouk work?" asks about her work, "Where does Ines play chess?" her pastime). A trade
+    named as the kind of thing asked for ("What editor does Priyanka use?") is a thing, not her job."""
     words = _words(question)
     if _PAST_WHEN.search(question):
         words.discard("when")
-    fams = frozenset(_lookup(words, _ASKED))
+    found = _lookup(words, _ASKED)
+    if ASKED_STRUCTURE:
+        if found.get("residence") == {"where"} and len(found) > 1:
+            del found["residence"]
+        kind = _WHAT_KIND.match(question)
+        noun = kind.group(1).lower() if kind is not None else ""
+        if noun and found.get("work") == {noun} and (_occupation(noun) or any(f in _TRADES for f in forms(noun))):
+            del found["work"]
+    fams = frozenset(found)
     return fams | {"work"} if _WHAT_DO.search(question) else fams
 
 
@@ -339,6 +361,25 @@ def asked(question: str) -> frozenset[str]:
 # Gaspard pay?", "How much does Pim weigh?", "Which Nextcloud version does Larder run?").
 _QUANTITY = lazy(r"\bhow (?:much|many|old|far|long|big|tall|heavy|often)\b|\bwhich (?:\w+ )?version\b|\bwhat (?:is |'s )?"
                        r"(?:the |his |her |their )?(?:\w+ )?(?:version|price|cost|rent|salary|weight|size|number of)\b", re.I)
+
+
+# "How many beehives ...", "how many kids ...": the noun counted.
+_COUNTED = lazy(r"\bhow many ([a-z][\w-]*)", re.I)
+
+
+def counted(question: str) -> str:
+    """The noun a "how many" question counts, singular and lowercased ("beehive"; "" if none)."""
+    m = _COUNTED.search(question)
+    if m is None:
+        return ""
+    noun = m.group(1).lower()
+    return noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+
+
+def same_noun(a: str, b: str) -> bool:
+    """Whether two nouns name one kind of thing by their head: equal, or one a compound ending in the
+    other ("beehive" / "hive", "grandchild" / "child"; three letters at least)."""
+    return a == b or len(a) > 2 and len(b) > 2 and (a.endswith(b) or b.endswith(a))
 
 
 def asks_quantity(question: str) -> bool:

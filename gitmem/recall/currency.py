@@ -30,6 +30,10 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
 - No present value (wave 12, `asserts_no_value`): a wish, a lost bid, a story retold, a stay once a
   year, or the thing asked said to stay as it is never moves ahead either.
+- Counts and updates told by their consequence (wave 13): for "how many", a line giving a number goes
+  ahead of one giving none (`_counts_where_none`); a newer line naming the old value with an end of it
+  and a new name (`_old_value_ended`), a new count of the noun counted (`_recounted`) or an end of the
+  older line's own predicate (`_ends_predicate`) goes first.
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
@@ -169,6 +173,19 @@ _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
 _LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
 RECENCY_TOP = 30
+# Updates told by their consequence (wave 13, `_old_value_ended`): a newer statement that names an
+# older one's value in a clause ending it and gives a new name goes first. Off: False.
+CONSEQUENCE = True
+# The end of a value, by the classes of issue 13 (given away, over, sold, left, replaced, no longer),
+# read in the clause that names the old value.
+_ENDS_VALUE = lazy(r"\b(?:no longer|(?:gave|given|giving|gives)\s+(?:\w+\s+){0,3}?away|passed\s+(?:\w+\s+){0,3}?on|"
+                   r"handed\s+(?:\w+\s+){0,3}?(?:back|over|on)|sold|(?:is|are|was|were|now)\s+(?:over|gone|finished|archived|"
+                   r"retired|history)|ended|left|leaving|farewell|moved out|replaced|swapped|traded)\b", re.I)
+_END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finish", "archiv", "retired", "history", "ended",
+              "left", "leaving", "farewell", "moved out", "replac", "swap", "trad")
+# Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
+# giving a number goes ahead of one of the same subject giving none. Off: False.
+COUNT_ANSWERS = True
 
 
 class Currency(NamedTuple):
@@ -347,6 +364,7 @@ class Asked(NamedTuple):
     quantity: bool = False  # it asks for an amount, a count or a version (parse.attributes.asks_quantity)
     expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
     relative: str = ""  # the named entity's relative it asks about ("zoe's son": parse.entities.asked_relation)
+    counted: str = ""  # the noun a "how many" question counts (parse.attributes.counted)
 
 
 class _Said(NamedTuple):
@@ -569,6 +587,10 @@ def _same_thing(c: _Said, d: _Said, q: Asked) -> str | None:
     if q.quantity and QUANTITY_RECENCY and not c.event and (c.asked & d.asked or not d.asked - c.asked) and \
             _new_value(_numbers(c).units, _numbers(d).units):
         return "a new amount in the same unit"
+    # A new count of the noun a "how many" question counts, in any wording around it: "six hives on the
+    # allotment this summer" over "Keeps four beehives" (the nouns' heads agree: parse.attributes.same_noun).
+    if q.counted and COUNT_ANSWERS and _recounted(c, d, q.counted):
+        return "a new count of the thing asked"
     # ... and so it is for a temporary state that speaks of what the older one says ("How does Tomasz
     # get to the lab?": "Taking the tram this week; his bike has a buckled wheel" over "Rides a road
     # bike to the lab every day": both name a bike), asked while it lasts (once over it is past and
@@ -737,6 +759,77 @@ def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
     if c.stems - _LIGHT or _done(c):
         return False
     return _gives_where_none(c, d, q)
+
+
+def _one_subject(c: _Said, d: _Said) -> bool:
+    """Whether `c` and `d` are statements of one kind about one subject, `c` about the entity it is
+    filed under."""
+    return bool(c.own and c.subject and c.subject == d.subject and c.kind == d.kind)
+
+
+def _old_value_ended(c: _Said, d: _Said) -> str | None:
+    """Why `c`, newer, of one subject with `d`, gives the current value where `d` gave the old one,
+    read from the consequence rather than a verb of change (CONSEQUENCE): a clause of `c` names a
+    content word of `d` (its value: "the Pixel", "the Accra lease") with an end of it (`_ENDS_VALUE`:
+    given away, over, sold, left, replaced, no longer) and `c` gives a name `d` does not (the new
+    value: "Picked up a Fairphone at the repair café and gave the Pixel away to his cousin", "Hung
+    the first pictures in the Kumasi flat; the Accra lease is over"). Not an addition, not something
+    done once that names nothing new ("Sold the old garage fridge")."""
+    if not (CONSEQUENCE and _one_subject(c, d)):
+        return None
+    low = c.text.lower()  # substring hints first: this runs for every newer pair of one subject
+    if not any(h in low for h in _END_HINTS) or not _ENDS_VALUE.search(c.text) or is_additive(c.text):
+        return None
+    old = d.words & c.words
+    if not old:
+        return None
+    ents = tuple(sorted(c.ents))
+    if not any(_ENDS_VALUE.search(clause) and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
+        return None
+    if not answers.values(c.text, "name") - answers.values(d.text, "name"):
+        return None
+    return "the old value ended, a new one given"
+
+
+_HEAD = lazy(attributes.OPENING + r"([A-Za-z][\w-]*)")
+_NEXT_WORD = lazy(r"\s*([A-Za-z][\w-]*)")
+
+
+def _ends_predicate(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, of one subject with `d`, answers a yes/no question in its place (CONSEQUENCE):
+    it ends the very predicate `d` opens with, the word right after the end ("No longer plays; hung
+    up his boots" / "Plays Sunday league football"; "Stopped smoking" / "Smokes ten a day"), whatever
+    thing either names. Not an end of something next to it ("Quit the swimming club committee" /
+    "Swims in the mornings": the end governs "the")."""
+    if not (CONSEQUENCE and "polarity" in q.expects and c.ending and _one_subject(c, d)) or d.ending:
+        return None
+    head = _HEAD.match(d.text)
+    if head is None:
+        return None
+    heads = set(attributes.forms(head.group(1).lower()))
+    for m in attributes.ENDS_STATE.finditer(c.text):
+        nxt = _NEXT_WORD.match(c.text, m.end())
+        if nxt is not None and heads & set(attributes.forms(nxt.group(1).lower())):
+            return "ends the state the older one states"
+    return None
+
+
+def _recounted(c: _Said, d: _Said, noun: str) -> bool:
+    """Whether `c` gives another count of `noun` than `d` does (a number standing before the noun or a
+    compound of it: `_Numbers.units`)."""
+    mine = {n for unit, n in _numbers(c).units if attributes.same_noun(unit, noun)}
+    theirs = {n for unit, n in _numbers(d).units if attributes.same_noun(unit, noun)}
+    return bool(mine and theirs and not mine <= theirs)
+
+
+def _counts_where_none(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because the question asks
+    how many or how much and `c` gives a number where `d` gives none, holding every question word `d`
+    holds ("How many children does Dervla have?": "Has two kids" over "Runs the parish lotto")
+    (COUNT_ANSWERS)."""
+    if not (COUNT_ANSWERS and q.quantity and _one_subject(c, d)) or not d.asked <= c.asked:
+        return False
+    return bool(_numbers(c).nums) and not _numbers(d).nums
 
 
 def _gives_where_none(c: _Said, d: _Said, q: Asked) -> bool:
@@ -988,14 +1081,15 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if d.score is None or d.uncommitted or d.row[ID] in replaced:
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
-                                            or _answers_instead(me, them, q) or _answers_at_all(me, them, q)):
+                                            or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
+                                            or _counts_where_none(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
-                           or _resolves(me, them, q)) \
+                           or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)

@@ -319,7 +319,7 @@ class Session:
         ranked, cur = settled
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
-                          answers.expects(text), asked_relation(text, wanted))
+                          answers.expects(text), asked_relation(text, wanted), attributes.counted(text))
             same = None
             if report is not None:  # semantic recall only: a lexical one does not import it
                 from gitmem.recall import meaning
