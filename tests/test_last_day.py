@@ -88,13 +88,15 @@ def test_recall_dates_candidates_by_the_stored_day(tmp_path: Path) -> None:
 
 def test_an_index_from_before_the_column_reads_the_text_until_derived_again(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """An index whose rows have no stored day (NULL: indexed before migration 0005) and whose links
-    older rules made answers exactly from the text, as long as it is not derived again (too large
-    for recall to do it: `gitmem index` will); its next update stores every day."""
+    """An index built before migration 0005 (no column; links by rules "3") gets the column on its
+    next open, its rows without a day (NULL), and answers exactly from the text as long as it is
+    not derived again (too large for recall to do it: `gitmem index` will); its next update stores
+    every day."""
     ws = _bob(tmp_path)
     repo = GitRepo(ws.root)
     monkeypatch.setattr(search, "REDERIVE_IN_RECALL", 0)
-    _sql(ws, "UPDATE chunks SET last_day = NULL", f"UPDATE meta SET value = '3' WHERE key = '{rules.DERIVED_RULES}'")
+    _sql(ws, "ALTER TABLE chunks DROP COLUMN last_day", "DELETE FROM _migrations WHERE name = '0005_last_day'",
+         f"UPDATE meta SET value = '3' WHERE key = '{rules.DERIVED_RULES}'")
     with Session(ws) as s:
         answer = s.search("where is Bob Marrakech", Options(as_of="2025-12-10"))
     assert search.STALE_RULES in answer.notes and _trip(answer.results).past is True
