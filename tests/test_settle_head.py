@@ -114,7 +114,7 @@ def test_hybrid_recall_answers_as_before_when_only_the_head_is_dated(tmp_path: P
 
     dated: list[int] = []
     real = currency._date
-    monkeypatch.setattr(currency, "_date", lambda c, day, past: (dated.append(1), real(c, day, past))[1])
+    monkeypatch.setattr(currency, "_date", lambda c, day, past, stored: (dated.append(1), real(c, day, past, stored))[1])
     reaches = _spy_settle(monkeypatch)
     head = answers()
     n_head = len(dated)

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from gitmem.config import load_config
 from gitmem.index import rules, store
 from gitmem.layout import BANK_DIR, in_bank
+from gitmem.index.dating import last_day
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
 from gitmem.index.supersede import Statement, cited_source, has_cue, restates, same_fact, supersedes
 from gitmem.parse import Block, ParsedFile, parse_markdown
@@ -292,8 +293,8 @@ class _Writer:
             c.executemany("INSERT INTO commits VALUES (?,?,?,?,?,?,?,?,?,?,?)", self.commits)
             c.executemany(
                 "INSERT INTO chunks (id, path, start_line, end_line, heading, kind, fact, entities, confidence,"
-                " event_start, event_end, content, ident, valid_from) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                self.inserts,
+                " event_start, event_end, content, ident, valid_from, last_day) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(*r, last_day(r) or "") for r in self.inserts],  # rows in store's column order
             )
             c.executemany(
                 "INSERT INTO chunks_fts (rowid, content, heading, path, entities) VALUES (?,?,?,?,?)",
@@ -397,12 +398,15 @@ def rederive(conn: sqlite3.Connection, result: UpdateResult) -> None:
         conn.execute("DELETE FROM copies")
         last = 0
         while True:
-            rows = conn.execute(f"SELECT {_CHUNK_COLS} FROM chunks WHERE id > ? ORDER BY id LIMIT ?",
+            rows = conn.execute(f"SELECT {_CHUNK_COLS}, last_day FROM chunks WHERE id > ? ORDER BY id LIMIT ?",
                                 (last, _REDERIVE_BATCH)).fetchall()
             if not rows:
                 break
-            writer.inserts = [tuple(r) for r in rows]
+            writer.inserts = [tuple(r[:-1]) for r in rows]
             writer._derive_links()
+            # The stored days by these rules too (index/dating.py); only the changed rows are written.
+            days = [(d, r[0]) for r in rows if (d := last_day(r) or "") != r[-1]]
+            conn.executemany("UPDATE chunks SET last_day = ? WHERE id = ?", days)
             last = rows[-1][0]
         set_meta(conn, rules.DERIVED_RULES, rules.RULES)
         conn.execute("COMMIT")

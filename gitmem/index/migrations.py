@@ -168,6 +168,17 @@ MIGRATIONS: list[tuple[str, str]] = [
         END
         """,
     ),
+    (
+        # The last day of a statement that holds for a while only (gitmem/index/dating.py), read
+        # from the chunk version alone when it is indexed, so recall compares days instead of
+        # reading every candidate's text: "" when it names no end, NULL when not read yet (rows
+        # indexed before this migration, filled when index/rules.py's version makes `gitmem
+        # index` derive the links again; recall reads the text of a NULL row).
+        "0005_last_day",
+        """
+        ALTER TABLE chunks ADD COLUMN last_day TEXT
+        """,
+    ),
 ]
 
 

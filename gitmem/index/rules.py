@@ -8,8 +8,10 @@ links (meta key DERIVED_RULES) and `indexer.update` derives them again, from the
 whenever it differs from RULES: `gitmem index`, recall's catch-up and the hook's background run do;
 the post-commit hook itself only hands that work to its background run (it must stay light).
 
-RULES is the one place this version lives: bump it in the same commit as any change that makes
-supersede.py (or a reading it calls) link other pairs than before. Imported by the hook path: no
+The same version covers the readings stored with each chunk version (`chunks.last_day`:
+index/dating.py), derived again with the links. RULES is the one place this version lives: bump it
+in the same commit as any change that makes supersede.py (or a reading it calls) link other pairs
+than before, or dating.py (or a reading it calls) read another day. Imported by the hook path: no
 imports beyond the index's meta table.
 """
 
@@ -24,8 +26,9 @@ from gitmem.index.db import get_meta
 # climbing partner; ...") names the filed entity (parse/entities.py `subject`); a memory told again
 # supersedes nothing (supersede.told_of_past); a move reported as an event ("Moved to Porto on ...")
 # is a home a later one replaces, and a clause ending in "now" is a cue for its attribute; "3" wave 12:
-# a dream, a lost bid or a story retold supersedes nothing (parse/mood.py `no_present_value`).
-RULES = "3"
+# a dream, a lost bid or a story retold supersedes nothing (parse/mood.py `no_present_value`); "4" wave
+# 13: each chunk version's last day (index/dating.py) is stored with it, read by these rules.
+RULES = "4"
 DERIVED_RULES = "derived_rules"
 
 

@@ -33,14 +33,16 @@ SCORED_ROWS = 3000
 
 COLS = ("c.id, c.path, c.start_line, c.end_line, c.heading, c.kind, c.fact, c.entities, c.confidence,"
         " c.event_start, c.event_end, c.content")
-COLS_ALL = COLS + ", c.valid_from, c.valid_to, c.successor"
+# last_day: the end of a statement that holds for a while only (index/dating.py), read at index time.
+COLS_ALL = COLS + ", c.valid_from, c.valid_to, c.successor, c.last_day"
 NAMES_ALL = tuple(c.strip()[2:] for c in COLS_ALL.split(","))
 # Candidates are ranked as plain tuples (or Rows) in COLS order: cheaper than Rows by name.
 ID, PATH, START, END, HEADING, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT = 0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11
+LAST_DAY = 15  # committed rows only (COLS_ALL, COLS_RANK): the overlay's are never dated (currency.settle)
 # The ranked candidates carry only what ranking reads, in the same positions (NULL elsewhere):
 # building ~700 full rows per question cost ~1 ms at 1M lines; the few returned are re-read whole.
 COLS_RANK = ", ".join(
-    c if i in (ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT) else "NULL"
+    c if i in (ID, PATH, START, END, KIND, FACT, ENTITIES, EVENT_START, EVENT_END, CONTENT, LAST_DAY) else "NULL"
     for i, c in enumerate(COLS_ALL.split(", "))
 )
 # Memory a reflection reads: outside bank/ (its own output), facts or notes that name someone.

@@ -40,22 +40,21 @@ Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "
 # Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
-from datetime import date, timedelta
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, PATH, Link
+from gitmem.index.dating import FOR_NOW, ahead, event_day, last_day, open_end
+from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, LAST_DAY, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
 from gitmem.parse import answers, attributes, mood
-from gitmem.parse.dates import ends, event_window_at, may_end, starts
+from gitmem.parse.dates import event_window_at, starts
 from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
 
 # A statement that says it holds for now only.
-_FOR_NOW = lazy(r"\b(?:currently|right now|at the moment|for now|temporarily|this week)\b", re.I)
 
 
 # -- statements that assert no present value (wave 12) -------------------------------------------------
@@ -197,56 +196,33 @@ class Currency(NamedTuple):
     pending: frozenset[int] = frozenset()  # ids of changes logged before the day they take effect
 
 
-def bounded(row: Any, day: str) -> tuple[str, str] | None:
+def bounded(row: Any, day: str, stored: bool = False) -> tuple[str, str] | None:
     """("past" or "active", the last day) for a statement that holds for a while only (relative to
     `day`, an ISO date), else None: one that says it holds for now and writes its window of days
-    ("Currently in Tokyo (Mar 3-Mar 10)"), or, with OPEN_EXPIRY, a state about someone that names
+    ("Currently in Tokyo (Mar 3-Mar 10)"), with WINDOW_EXPIRY one about someone whose written
+    window was still to come when written, or, with OPEN_EXPIRY, a state about someone that names
     its end ("On sabbatical through May", "away until the 14th": parse.dates.ends, read from the
-    day it was written). A single day is no window: every line of a daily log has its log's day as
-    event time ("I'm currently reading ..." is not over the next day); a report of something done
-    ("Lived in Porto until March") is no state; lines that name no one and are not typed facts
-    (chat logs) are left alone."""
-    start, end, content = row[EVENT_START], row[EVENT_END], row[CONTENT]
-    if start and end and start < end and (_FOR_NOW.search(content) or _ahead(row)):
-        return ("past" if end < day else "active"), end
-    last = _open_end(row)
+    day it was written): index/dating.py `last_day`. A report of something done ("Lived in Porto
+    until March") is no state; lines that name no one and are not typed facts (chat logs) are left
+    alone. `stored`: the row's `last_day` column may be read instead of its text (the index's rules
+    are this code's, and both rules are on, as the index reads them)."""
+    last = row[LAST_DAY] if stored else None
+    if last is None:  # not read at index time (a row written by an older gitmem), or a rule is off
+        last = last_day(row, WINDOW_EXPIRY, OPEN_EXPIRY)
+    elif not last:  # read: no end ("" in the column)
+        return None
     return None if last is None else (("past" if last < day else "active"), last)
 
 
 def _window(row: Any) -> bool:
-    """Whether a statement holds for a written window of days only (`_ahead`)."""
+    """Whether a statement holds for a written window of days only (index/dating.py `ahead`)."""
     start, end = row[EVENT_START], row[EVENT_END]
-    return bool(start and end and start < end and _ahead(row))
-
-
-def _ahead(row: Any) -> bool:
-    """Whether a statement about someone writes a window of days that had not ended when it was
-    written ("On the road with the band's tour, 8 May to 14 June", "Seconded to the Doha project from
-    16 February to 30 April"): a stay, posting or plan for that while, not a report of a past one
-    ("Lived in Porto 2019-2021" was written after its end). With WINDOW_EXPIRY off: only a
-    "currently ..." statement's window ends it."""
-    if not WINDOW_EXPIRY or not (row[ENTITIES] or row[FACT]):
-        return False
-    logged = log_date(row[PATH])
-    if logged is None or row[EVENT_END][:10] < logged.isoformat():
-        return False
-    # A month named alone ("Became design director in June 2025") is when, not a while.
-    start, end = date.fromisoformat(row[EVENT_START][:10]), date.fromisoformat(row[EVENT_END][:10])
-    return not (start.day == 1 and end.month == start.month and (end + timedelta(days=1)).day == 1)
+    return bool(start and end and start < end and WINDOW_EXPIRY and ahead(row))
 
 
 def _open_end(row: Any) -> str | None:
     """The last day of a state about someone that names its end and no start (`bounded`)."""
-    content = row[CONTENT]
-    # may_end first: a cheap necessary condition of dates.ends, which every candidate would reach.
-    if not OPEN_EXPIRY or not (row[ENTITIES] or row[FACT]) or not may_end(content) or is_event(content):
-        return None
-    logged = log_date(row[PATH])
-    written = logged or _event_day(row)
-    last = ends(content, written) if written else None
-    if last is None or (logged is not None and last < logged):
-        return None
-    return last.isoformat()
+    return open_end(row) if OPEN_EXPIRY else None
 
 
 def not_yet(row: Any, day: str) -> bool:
@@ -262,15 +238,9 @@ def not_yet(row: Any, day: str) -> bool:
 def takes_effect_after(row: Any, day: str) -> bool:
     """Whether a statement reports a change that takes effect after `day` (an ISO date), counted
     from the day it was written (its daily log's, else its event's): parse.dates.starts."""
-    written = log_date(row[PATH]) or _event_day(row)
+    written = log_date(row[PATH]) or event_day(row)
     first = starts(row[CONTENT] or "", written) if written else None
     return first is not None and first.isoformat() > day
-
-
-def _event_day(row: Any) -> date | None:
-    """The day a statement's event starts, for one not in a daily log (when it was written then)."""
-    start = row[EVENT_START]
-    return date.fromisoformat(start[:10]) if start else None
 
 
 def _curated_opinion(c: Candidate) -> bool:
@@ -412,7 +382,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     attrs = attributes.said(content) if ents and q.families else frozenset()
     if planned and SLOT_RECENCY:
         attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
-    for_now = _FOR_NOW.search(content) is not None or (bool(q.families) and (_open_end(row) is not None or _window(row)))
+    for_now = FOR_NOW.search(content) is not None or (bool(q.families) and (_open_end(row) is not None or _window(row)))
     if for_now and WINDOW_EXPIRY and "residence" in q.families and _PLACE.search(content):
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
@@ -1144,7 +1114,7 @@ class Settled(NamedTuple):
 
 
 def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
-           include_history: bool, reach: int | None = None) -> Settled:
+           include_history: bool, reach: int | None = None, stored: bool = False) -> Settled:
     """Order the (collapsed) candidates by currency.
 
     A replaced statement hands its score to the statement that replaced it (taken from the pool,
@@ -1156,8 +1126,12 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     window (`_settle_head`), the rest follow in their given order. Those places are exactly as if
     every candidate had been read; `exact` says how far that holds, and `least` is the score a
     candidate must beat to take one of them (a candidate left out whose `best_case` is below it
-    could not have)."""
+    could not have).
+
+    `stored`: the committed rows' `last_day` column holds their reading (the index's rules are
+    this code's: see `bounded`); it is used only while both rules it reads are on."""
     past: dict[int, str] = {}
+    stored = stored and WINDOW_EXPIRY and OPEN_EXPIRY
     # A block that was only an HTML comment (a generated block's marker) has no text left to say;
     # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
     cands = [c for c in cands if c.row[CONTENT] and not is_bookkeeping(c.row[PATH], c.row[CONTENT])]
@@ -1177,11 +1151,11 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     least = None
     if reach is None or include_history or len(cands) <= reach:
         for c in cands:
-            _date(c, day, past)
+            _date(c, day, past, stored)
         cands.sort(key=lambda c: -(c.score or 0.0))
         exact = len(cands)
     else:
-        cands, least = _settle_head(cands, links, day, reach, past)
+        cands, least = _settle_head(cands, links, day, reach, past, stored)
         exact = len(cands) if least is None else reach  # fewer places than `reach` to fill: all were dated
     # Only the head can be moved by `newer_first` (RECENCY_TOP, with room for what collapsing copies
     # drops): reading every candidate cost ~10% of a recall's CPU at 1M lines (600 per question).
@@ -1199,12 +1173,12 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     return Settled(current, past, waiting, exact, least)
 
 
-def _date(c: Candidate, day: str, past: dict[int, str]) -> None:
+def _date(c: Candidate, day: str, past: dict[int, str], stored: bool) -> None:
     """A statement that holds for a while only (`bounded`): its score halved once that while is
     over (its last day into `past`), raised while it lasts."""
     if c.uncommitted or c.score is None:
         return
-    state = bounded(c.row, day)
+    state = bounded(c.row, day, stored)
     if state is not None and state[0] == "past":
         past[c.row[ID]] = state[1]
         c.score *= PAST_FACTOR
@@ -1223,7 +1197,7 @@ def worst_case(score: float) -> float:
 
 
 def _settle_head(cands: list[Candidate], links: dict[int, Link], day: str, reach: int,
-                 past: dict[int, str]) -> tuple[list[Candidate], float | None]:
+                 past: dict[int, str], stored: bool) -> tuple[list[Candidate], float | None]:
     """`cands` with those that can reach the first `reach` places not replaced dated (`_date`) and
     sorted as `settle` sorts all, followed by the others in their given order; and the reach-th
     dated score not replaced (None when fewer are not replaced: every candidate was dated). Read best score
@@ -1240,13 +1214,13 @@ def _settle_head(cands: list[Candidate], links: dict[int, Link], day: str, reach
         c = cands[i]
         if len(kept) >= reach and best_case(c.score or 0.0) < kept[0]:
             break
-        _date(c, day, past)
+        _date(c, day, past, stored)
         done[i] = True
         if c.uncommitted or c.row[ID] not in links:
             (heapq.heappush if len(kept) < reach else heapq.heappushpop)(kept, c.score or 0.0)
     for i, c in enumerate(cands):
         if not done[i] and not c.uncommitted and c.row[ID] in links:
-            _date(c, day, past)
+            _date(c, day, past, stored)
             done[i] = True
     head = [c for c, d in zip(cands, done) if d]
     head.sort(key=lambda c: -(c.score or 0.0))  # stable: equal scores keep their order in `cands`, as in settle

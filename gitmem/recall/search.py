@@ -157,6 +157,9 @@ class Session:
             old_rules = old_rules and rules.stale(self.conn)
         if old_rules and self.tip is not None:
             self.notes.append(STALE_RULES)
+        # The days stored with the chunks (index/dating.py) are this code's reading only when the
+        # index's rules are: until `gitmem index` derives them again, the text is read at recall.
+        self._days_stored = not old_rules
         self._overlay_ready = False
         self._has_links: bool | None = None
 
@@ -442,7 +445,8 @@ class Session:
         # RECENCY_TOP): settle dates only what can reach it. A budget may read any depth:
         # everything is dated.
         scores = [c.score for c in ranked]
-        done = settle(ranked, links, fetched, day, opts.include_history, _reach(opts) if head_only else None)
+        done = settle(ranked, links, fetched, day, opts.include_history, _reach(opts) if head_only else None,
+                      self._days_stored)
         bound, left = (unread.bound, unread.ids) if unread is not None else (None, frozenset())
         if bound is not None and (done.least is None or best_case(bound) >= done.least
                                   or not left.isdisjoint(fetched) or not left.isdisjoint(copies)):
@@ -453,7 +457,7 @@ class Session:
         if out is None:  # rare (many copies near the top): the head read reached past settle's exact places
             for c, s in zip(ranked, scores):
                 c.score = s
-            done = settle(ranked, links, fetched, day, opts.include_history)
+            done = settle(ranked, links, fetched, day, opts.include_history, stored=self._days_stored)
             out, copied = _one_each(done, copies, opts)
             assert out is not None  # every place is exact
         return out, Currency(links, {o: [i for i in more if i != o] for o, more in copied.items()}, done.past,
