@@ -204,7 +204,8 @@ def report(args: argparse.Namespace) -> int:
             return "unrelated" if p.reason else read(need(use(p)), first)
         return judge
 
-    def gained(b: Band | None, use: Callable[[Pair], J.PairScores | None] = lambda p: p.sc) -> None:
+    def gained(b: Band | None, use: Callable[[Pair], J.PairScores | None] = lambda p: p.sc,
+               label: str = "... of which the same-entity class: right / wrong") -> None:
         """What the same-entity class adds to each set on its own: right / wrong answers among its pairs."""
         cells = []
         for k in cols:
@@ -214,7 +215,7 @@ def report(args: argparse.Namespace) -> int:
             got = [(read(need(use(p)), b), p.case.expected) for p in same[k]]
             cells.append(f"+{sum(g == e and g != 'unrelated' for g, e in got)} / "
                          f"+{sum(g != e and g != 'unrelated' for g, e in got)}")
-        print("| ... of which the same-entity class: right / wrong | " + " | ".join(cells) + " | |")
+        print(f"| {label} | " + " | ".join(cells) + f" | {_band(b) if label[0] != '.' else ''} |")
 
     # idea 1: the same-entity class under its own band, fitted on one set (no wrong answer there)
     row("same-entity pairs at the shipped band (no stricter bar)", with_class(shipped))
@@ -226,8 +227,11 @@ def report(args: argparse.Namespace) -> int:
                                                         ("relevance bound and band", {"relevance": True}))
         for how, kw in kws:
             b = fit_class(same[k], shipped, lambda p: p.sc, **kw)
-            row(f"same-entity {how} fitted on {k}", with_class(b), _band(b))
-            gained(b)
+            if k == "calibration":  # the product's way: fitted on the calibration half, every set in full
+                row(f"same-entity {how} fitted on {k}", with_class(b), _band(b))
+                gained(b)
+            else:  # leave-sets-out: what the class adds to each set, fitted on one set alone
+                gained(b, label=f"same-entity {how} fitted on {k} alone: right / wrong it adds")
     # idea 2: contextual calibration (the content-free fact's scores for the same opinion divided out)
     cfs = [p.cf for p in sets["calibration"] if p.cf is not None]
     if cfs:
