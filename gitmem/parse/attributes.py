@@ -367,13 +367,17 @@ _QUANTITY = lazy(r"\bhow (?:much|many|old|far|long|big|tall|heavy|often)\b|\bwhi
 _COUNTED = lazy(r"\bhow many ([a-z][\w-]*)", re.I)
 
 
+def singular(noun: str) -> str:
+    """A lowercased noun without a plural "s" ("hives" -> "hive"; "bus" and "gas" kept): the one
+    form both a "how many" question's noun (`counted`) and the unit after a number (recall's
+    `currency._read_numbers`) are compared in."""
+    return noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+
+
 def counted(question: str) -> str:
     """The noun a "how many" question counts, singular and lowercased ("beehive"; "" if none)."""
     m = _COUNTED.search(question)
-    if m is None:
-        return ""
-    noun = m.group(1).lower()
-    return noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+    return "" if m is None else singular(m.group(1).lower())
 
 
 def same_noun(a: str, b: str) -> bool:

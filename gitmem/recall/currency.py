@@ -488,7 +488,7 @@ def _read_numbers(text: str, stems: frozenset[str]) -> _Numbers:
             continue
         if i + 1 < len(toks) and toks[i + 1].isalpha() and toks[i + 1] not in _NOT_UNITS and len(toks[i + 1]) > 1:
             unit = toks[i + 1]
-            units.add((unit[:-1] if unit.endswith("s") and len(unit) > 3 else unit, n))
+            units.add((attributes.singular(unit), n))
         if not thing:
             nums.add(n)
         for step in (-1, 1):
