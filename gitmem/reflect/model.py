@@ -191,8 +191,8 @@ def model_identity(path: Path) -> str:
 def llama_runtime() -> str:
     """The llama.cpp build the scores come from: llama-cpp-python's version and the CPU features its
     kernels use ("llama-cpp-python 0.3.36; CPU: SSE3 AVX AVX2 FMA AVX512 ... OPENMP REPACK"). The
-    same weights and prompt give log-probabilities that differ by hundredths of a nat between two
-    such builds (bench/RESULTS.md "Reflect judge, wave 14"): a judge calibration records it."""
+    same weights and prompt give log-probabilities a tenth of a nat apart (median) between two such
+    builds (bench/RESULTS.md "Reflect judge, wave 14"): a judge calibration records it."""
     import llama_cpp
 
     info = llama_cpp.llama_print_system_info()
