@@ -45,14 +45,20 @@ LOG2 = """# 2025-11-27
 """
 
 
-def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(repo: GitRepo, bundled: Path) -> None:
-    from gitmem.reflect.model import CachedModel, LlamaModel
-
+def tea_workspace(repo: GitRepo) -> Workspace:
+    """A workspace whose logs hold Alice's tea opinion (LOG) and, a week later, a coffee switch and a cat (LOG2), indexed."""
     repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
     repo.commit("log", "2025-11-20", {"memory/2025-11-20.md": LOG})
     repo.commit("log", "2025-11-27", {"memory/2025-11-27.md": LOG2})
     ws = Workspace.find(repo.path)
     update(ws)
+    return ws
+
+
+def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(repo: GitRepo, bundled: Path) -> None:
+    from gitmem.reflect.model import CachedModel, LlamaModel
+
+    ws = tea_workspace(repo)
     llm = LlamaModel(bundled)
     model = CachedModel.for_workspace(llm, ws)
     res = reflect(ws, RunOptions(model=lambda: model))
@@ -284,11 +290,7 @@ def test_the_real_model_says_which_llama_build_it_runs_on_and_a_calibration_from
         repo: GitRepo, bundled: Path) -> None:
     from gitmem.reflect.model import CachedModel, LlamaModel, llama_runtime
 
-    repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
-    repo.commit("log", "2025-11-20", {"memory/2025-11-20.md": LOG})
-    repo.commit("log", "2025-11-27", {"memory/2025-11-27.md": LOG2})
-    ws = Workspace.find(repo.path)
-    update(ws)
+    ws = tea_workspace(repo)
     llm = LlamaModel(bundled)
     assert llm.runtime == llama_runtime() and llm.runtime.startswith(f"llama-cpp-python {llama_cpp.__version__}; CPU: ")
     assert "=" not in llm.runtime and "|" not in llm.runtime  # the features switched on, by name
