@@ -80,6 +80,8 @@ def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(r
 
 
 def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: Path) -> None:
+    from gitmem.reflect.model import llama_runtime
+
     cases = C.load_cases()
     few = [c for c in cases if c.opinion in ("@Alice: Prefers tea over coffee.", "@Maria: Prefers morning meetings.",
                                              "@Anna: Likes spicy food.", "@Andy: Enjoys running.")]
@@ -96,6 +98,7 @@ def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: 
     from gitmem import schemas
 
     jsonschema.Draft202012Validator(schemas.load("model_check")).validate(out)
+    assert out["runtime"] == llama_runtime() and out["runtime"].startswith("llama-cpp-python ")  # the build it measured on
     gated = sum(not J.relevant(c.fact, c.opinion).passed for c in few)
     assert out["gate"] == {"pairs": 12, "dropped": gated, "dropped_related": 0}
     assert out["model_calls"] == 12 - gated and out["tokens"] > 0 and out["tokens_per_second"] > 0
