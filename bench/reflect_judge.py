@@ -92,18 +92,23 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
     source = "shipped data/calibration.json"
     if cal is None:
         cal, source = report.calibration, "fitted in this run on the shipped calibration half (none shipped)"
+    # as a reflection on this llama.cpp build would use it: thresholds widened when measured on another
+    cal = J.on_runtime(cal, str(getattr(model, "runtime", "")))
+    if cal.slack:
+        source += f", thresholds widened by {cal.slack:.2f} (measured on another llama.cpp build or CPU)"
     # The baseline needs the labels scores (labels and contrast share one question: asked once).
     methods: list[J.Method] = [cal.method] + (["labels"] if with_baseline and cal.method != "labels" else [])
     # A calibration stored before the polarity step is judged without it, as reflection would.
     scored = C.score_cases(model, cases, methods, polarity=cal.polarity, second=False)
     # a second step (query, shots) is asked, as in a reflection, only where the first abstains
-    scored = C.ask_second(model, scored, cal.method, cal.margin, cal.offset, cal.floor, cal.polarity)
+    scored = C.ask_second(model, scored, cal.method, cal.margin, cal.offset, cal.floor, cal.polarity, cal.slack)
     report_half = [s for s in report.scored if s.case.split == "report"]
     if not cal.polarity:
         report_half = C.score_cases(model, [s.case for s in report_half], [cal.method], polarity=False)
-    shipped = C.metrics(report_half, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck)
+    shipped = C.metrics(report_half, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
     base = baseline(model, scored) if with_baseline else None
-    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck), base, scored)
+    return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack),
+                   base, scored)
 
 
 class KindRow(NamedTuple):
@@ -120,7 +125,7 @@ def per_kind(scored: list[C.Scored], cal: J.Calibration) -> list[KindRow]:
     """Where the calibrated judge goes wrong, by the cases' kind and expected label."""
     rows: dict[tuple[str, str], list[int]] = {}
     for s in scored:
-        got = C.predict(s, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck)
+        got = C.predict(s, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
         e = s.case.expected
         r = rows.setdefault((s.case.kind or "-", e), [0, 0, 0, 0, 0])
         r[0] += 1
@@ -257,7 +262,7 @@ def render_heldout(results: list[dict[str, Any]], fresh: list[C.Case], fresh_pat
             b = h.baseline
             lines.append(f"| {name} | baseline: no gate, best label, no margin | fresh held-out ({b.cases}) | "
                          f"{_pct(b.accuracy)} | {_pct(b.wrong_direction)} | {_pct(b.abstain)} |")
-        if not h.source.startswith("shipped"):
+        if h.source != "shipped data/calibration.json":
             lines.append(f"| {name} | calibration {h.source} | | | | |")
         refit = r["report"].calibration
         if (refit.method, refit.margin, refit.offset, refit.floor) != (cal.method, cal.margin, cal.offset, cal.floor):

@@ -908,3 +908,68 @@ def test_model_check_asks_the_second_step_only_of_the_pairs_the_first_leaves_ope
     asked = [user for system, user, _ in scorer.calls if system == J.SHOTS_SYSTEM]
     assert len(asked) == len(band) and all("gladly" not in u for u in asked)
     assert report.calibration.method in ("agree", "shots")
+
+
+class EdgeScorer:
+    """A model whose labels contrast (supports over contradicts) and yes/no lean (yes to "true" over
+    yes to "false") are the given numbers for every pair."""
+
+    name = "edge"
+
+    def __init__(self, contrast: float, lean: float) -> None:
+        self.contrast, self.lean = contrast, lean
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        if tuple(continuations) == J.LABELS:
+            return [self.contrast / 2 - 3.0, -self.contrast / 2 - 3.0, -8.0]
+        half = self.lean / 2 if user.endswith(J.YES_QUESTIONS["supports"]) else -self.lean / 2
+        return [half - 3.0, half - 3.0, -3.0, -3.0]  # yes, Yes, no, No: log-odds of yes = half
+
+
+HERE_RUNTIME = "llama-cpp-python 0.3.36; CPU: SSE3 SSSE3 AVX AVX2 F16C FMA BMI2 AVX512 LLAMAFILE OPENMP REPACK"
+
+
+def test_a_calibration_measured_on_another_llama_build_is_used_with_its_thresholds_widened(repo: GitRepo) -> None:
+    # Scores move with the llama.cpp build and CPU: on wave 13's host the 1.5B's shipped calibration
+    # (measured elsewhere) was 5.7% wrong on heldout3, three of the seven within 0.07 nats of its band.
+    ws = Workspace.find(repo.path)
+    name = "Some-Model.Q4.gguf:1234:abcdef012345"
+    cal = J.Calibration(J.fingerprint(name), name, "agree", 1.0, 0.8, 0.03, 0.3, 129, 8.0, "2026-12-01",
+                        offset=0.0, floor=0.0, polarity=True, runtime=HERE_RUNTIME)
+    path = J.workspace_calibration_path(ws)
+    J.write_table(path, cal._replace(slack=0.5))
+    stored = json.loads(path.read_text())[cal.fingerprint]
+    assert stored["runtime"] == HERE_RUNTIME and "slack" not in stored  # what was measured, not where it is used
+    same = J.trust(ws, name, HERE_RUNTIME)
+    assert same.allowed and same.calibration == cal and "wider" not in same.reason
+    other = J.trust(ws, name, HERE_RUNTIME.replace(" AVX512", ""))
+    assert other.allowed and other.calibration == cal._replace(slack=J.DRIFT_SLACK)
+    assert "\n" not in other.reason and "another llama.cpp build or CPU" in other.reason
+    assert f"{J.DRIFT_SLACK:.2f} nats wider here" in other.reason
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    assert J.relevant(fact, opinion).passed
+    near = J.DRIFT_SLACK / 2
+    # past the band by less than the slack, on either framing: decided only on the build it was measured on
+    for scorer in (EdgeScorer(1.0 + near, 2.0), EdgeScorer(2.0, near), EdgeScorer(-1.0 - near, -2.0), EdgeScorer(-2.0, -near)):
+        assert J.judge(scorer, same.calibration, fact, opinion).relation != "unrelated"  # type: ignore[arg-type, arg-type]
+        assert J.judge(scorer, other.calibration, fact, opinion).relation == "unrelated"  # type: ignore[arg-type, arg-type]
+    # past it by more than the slack: decided on either build, the same way
+    for scorer, relation in ((EdgeScorer(1.0 + 3 * near, 3 * near), "supports"), (EdgeScorer(-1.0 - 3 * near, -3 * near), "contradicts")):
+        assert J.judge(scorer, same.calibration, fact, opinion).relation == relation  # type: ignore[arg-type]
+        assert J.judge(scorer, other.calibration, fact, opinion).relation == relation  # type: ignore[arg-type]
+    # an unknown runtime (a model that cannot say) is not the one measured
+    assert J.trust(ws, name).calibration == cal._replace(slack=J.DRIFT_SLACK)
+
+
+def test_the_shipped_calibrations_record_no_runtime_so_every_build_widens_them() -> None:
+    # They were measured on a host whose build was not recorded (before wave 14).
+    shipped = J.shipped_calibrations()
+    assert shipped and all(c.runtime == "" for c in shipped.values())
+    for cal in shipped.values():
+        assert J.on_runtime(cal, HERE_RUNTIME).slack == J.DRIFT_SLACK
+    # the slack is also what a check's numbers are read with: metrics at the same margin lose the near verdicts
+    case = C.Case("@A: Drank tea.", "@A: Likes tea.", "supports", "direct", "report")
+    sc = J.PairScores(labels=(-1.0 + 1.0 + J.DRIFT_SLACK / 2, -1.0, -6.0), yes_supports=1.0, yes_contradicts=-1.0)
+    scored = [C.Scored(case, False, {"agree": sc})]
+    assert C.metrics(scored, "agree", 1.0, 0.0, 0.0).correct == 1
+    assert C.metrics(scored, "agree", 1.0, 0.0, 0.0, slack=J.DRIFT_SLACK).correct == 0

@@ -45,14 +45,20 @@ LOG2 = """# 2025-11-27
 """
 
 
-def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(repo: GitRepo, bundled: Path) -> None:
-    from gitmem.reflect.model import CachedModel, LlamaModel
-
+def tea_workspace(repo: GitRepo) -> Workspace:
+    """A workspace whose logs hold Alice's tea opinion (LOG) and, a week later, a coffee switch and a cat (LOG2), indexed."""
     repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
     repo.commit("log", "2025-11-20", {"memory/2025-11-20.md": LOG})
     repo.commit("log", "2025-11-27", {"memory/2025-11-27.md": LOG2})
     ws = Workspace.find(repo.path)
     update(ws)
+    return ws
+
+
+def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(repo: GitRepo, bundled: Path) -> None:
+    from gitmem.reflect.model import CachedModel, LlamaModel
+
+    ws = tea_workspace(repo)
     llm = LlamaModel(bundled)
     model = CachedModel.for_workspace(llm, ws)
     res = reflect(ws, RunOptions(model=lambda: model))
@@ -74,6 +80,8 @@ def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(r
 
 
 def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: Path) -> None:
+    from gitmem.reflect.model import llama_runtime
+
     cases = C.load_cases()
     few = [c for c in cases if c.opinion in ("@Alice: Prefers tea over coffee.", "@Maria: Prefers morning meetings.",
                                              "@Anna: Likes spicy food.", "@Andy: Enjoys running.")]
@@ -90,6 +98,7 @@ def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: 
     from gitmem import schemas
 
     jsonschema.Draft202012Validator(schemas.load("model_check")).validate(out)
+    assert out["runtime"] == llama_runtime() and out["runtime"].startswith("llama-cpp-python ")  # the build it measured on
     gated = sum(not J.relevant(c.fact, c.opinion).passed for c in few)
     assert out["gate"] == {"pairs": 12, "dropped": gated, "dropped_related": 0}
     assert out["model_calls"] == 12 - gated and out["tokens"] > 0 and out["tokens_per_second"] > 0
@@ -278,3 +287,32 @@ def test_shots_with_the_real_model_evaluates_its_worked_examples_once_per_proces
     # llama.cpp's prompt cache keeps the block: only the first prompt evaluates it, the next ones
     # only their own pair and question (and the answers' extra tokens)
     assert evaluated[0] > block and all(n < 150 for n in evaluated[1:]), evaluated
+
+
+def test_the_real_model_says_which_llama_build_it_runs_on_and_a_calibration_from_it_is_not_widened(
+        repo: GitRepo, bundled: Path) -> None:
+    from gitmem.reflect.model import CachedModel, LlamaModel, llama_runtime
+
+    ws = tea_workspace(repo)
+    llm = LlamaModel(bundled)
+    assert llm.runtime == llama_runtime() and llm.runtime.startswith(f"llama-cpp-python {llama_cpp.__version__}; CPU: ")
+    assert "=" not in llm.runtime and "|" not in llm.runtime  # the features switched on, by name
+    model = CachedModel.for_workspace(llm, ws)
+    assert model.runtime == llm.runtime
+    # a check records the build its scores came from
+    few = [c for c in C.load_cases() if c.opinion in ("@Alice: Prefers tea over coffee.", "@Maria: Prefers morning meetings.",
+                                                      "@Anna: Likes spicy food.", "@Andy: Enjoys running.")]
+    cal = C.check(model, llm.name, few, ["labels"]).calibration
+    assert cal.runtime == llm.runtime and cal.slack == 0.0
+    # A calibration that decides (the best label, no margin), stored as measured on this build: a
+    # reflection with this build judges with its thresholds as measured.
+    decides = cal._replace(margin=0.0, wrong_direction=0.0, fresh_wrong_direction=None)
+    J.write_table(J.workspace_calibration_path(ws), decides)
+    res = reflect(ws, RunOptions(model=lambda: CachedModel.for_workspace(llm, ws)))
+    [note] = [n for n in res["notes"] if n.startswith("judge: labels, margin 0.00")]
+    assert "wider" not in note, note
+    assert llm.stats.calls >= 1  # the coffee fact was scored
+    # the same calibration, measured on another build: its thresholds are widened, and the note says so
+    other = J.trust(ws, llm.name, llm.runtime.replace("llama-cpp-python ", "llama-cpp-python 0.0.0+"))
+    assert other.allowed and other.calibration is not None and other.calibration.slack == J.DRIFT_SLACK
+    assert f"{J.DRIFT_SLACK:.2f} nats wider here" in other.reason

@@ -36,6 +36,7 @@ def _check_text(r: dict[str, Any]) -> str:
                  f"({g['dropped_related']} related pairs dropped)")
     lines.append(f"  speed: {r['tokens']} prompt tokens in {r['model_calls']} calls, {r['seconds']:.1f} s, "
                  f"{r['tokens_per_second']:.0f} tokens/s")
+    lines.append(f"  measured on: {r['runtime'] or 'an unrecorded llama.cpp build'} (on another, reflection widens the judge's thresholds)")
     if r["summaries"] is not None:
         sm = r["summaries"]
         lines.append(f"  entity summaries: {sm['passed']} of {sm['tried']} pass the page gate"

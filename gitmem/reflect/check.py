@@ -131,7 +131,7 @@ def score_cases(model: Scorer, cases: Sequence[Case], methods: Sequence[J.Method
 
 
 def ask_second(model: Scorer, scored: Sequence[Scored], method: J.Method, margin: float, offset: float,
-               floor: float, polarity: bool = True) -> list[Scored]:
+               floor: float, polarity: bool = True, slack: float = 0.0) -> list[Scored]:
     """`scored` (asked `method`'s first-step questions, `score_cases(..., second=False)`) with its
     `J.SECOND` questions asked, as in a reflection, only of the pairs the first step (these numbers)
     abstains on: the fit of the second step reads no other pair, and on the 1.5B a third to a half
@@ -139,7 +139,7 @@ def ask_second(model: Scorer, scored: Sequence[Scored], method: J.Method, margin
     out = []
     for s in scored:
         sc = s.scores.get(method)
-        if sc is not None and J._decide(sc, method, margin, offset, floor).relation == "unrelated":
+        if sc is not None and J._decide(sc, method, margin, offset, floor, slack).relation == "unrelated":
             for q in J.SECOND.get(method, ()):
                 sc = J.merge(sc, J.ask(model, s.case.fact, s.case.opinion, q, polarity))
             s = s._replace(scores={**s.scores, method: sc})
@@ -157,17 +157,17 @@ class Metrics(NamedTuple):
 
 
 def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, floor: float = J.NO_FLOOR,
-            recheck: J.Recheck = J.NO_RECHECK) -> Relation:
+            recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0) -> Relation:
     if s.gated:
         return "unrelated"
-    return J.decide(s.scores[method], method, margin, offset, floor, recheck).relation
+    return J.decide(s.scores[method], method, margin, offset, floor, recheck, slack).relation
 
 
 def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0,
-            floor: float = J.NO_FLOOR, recheck: J.Recheck = J.NO_RECHECK) -> Metrics:
+            floor: float = J.NO_FLOOR, recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0) -> Metrics:
     confusion = {e: {p: 0 for p in RELATIONS} for e in RELATIONS}
     for s in scored:
-        confusion[s.case.expected][predict(s, method, margin, offset, floor, recheck)] += 1
+        confusion[s.case.expected][predict(s, method, margin, offset, floor, recheck, slack)] += 1
     n = len(scored)
     correct = sum(confusion[e][e] for e in RELATIONS)
     wrong = sum(confusion[e][p] for e in RELATIONS for p in ("supports", "contradicts") if p != e)
@@ -456,7 +456,8 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
         cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
         measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind(), polarity=True,
-        query_yes=recheck.yes, query_unknown=recheck.unknown, query_no=recheck.no)
+        query_yes=recheck.yes, query_unknown=recheck.unknown, query_no=recheck.no,
+        runtime=str(getattr(model, "runtime", "")))
     related = [s for s in scored if s.case.expected != "unrelated"]
     return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
                        sum(s.gated for s in related), calls, tokens, seconds, scored)
@@ -474,7 +475,7 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck
     cal = r.calibration
     return {"model": cal.model, "path": path, "fingerprint": cal.fingerprint, "method": cal.method,
             "margin": cal.margin, "offset": cal.offset, "floor": cal.floor,
-            "gate_kind": cal.gate, "polarity": cal.polarity, "recheck": cal.recheck._asdict(),
+            "gate_kind": cal.gate, "polarity": cal.polarity, "recheck": cal.recheck._asdict(), "runtime": cal.runtime,
             "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
             "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
             "methods": {k: m(v) for k, v in r.per_method.items()},

@@ -52,7 +52,8 @@
    models measured by the project (`data/calibration.json`), and in the workspace's
    `.memory/judge-calibration.json` for models checked there (`gitmem model check`). A model whose
    wrong-direction rate is above `WRONG_DIRECTION_BAR`, or that was never checked, may not move
-   confidence (`trust`).
+   confidence (`trust`). A calibration records the llama.cpp build and CPU features it was measured
+   on (`runtime`); on another one its thresholds are widened (`on_runtime`, DRIFT_SLACK).
 """
 
 from __future__ import annotations
@@ -682,18 +683,18 @@ def yes_lean(scores: PairScores) -> float:
     return scores.yes_supports - scores.yes_contradicts
 
 
-def sides(scores: PairScores, method: Method, floor: float) -> tuple[bool, bool]:
+def sides(scores: PairScores, method: Method, floor: float, slack: float = 0.0) -> tuple[bool, bool]:
     """May the two-sided `method` answer (supports, contradicts) on this pair at all? `likely`: both
     or neither, by its bears-on-it floor; `agree`: the side the yes/no framing points to, against
-    its lean `floor` (exactly on it: neither); `contrast`: both."""
+    its lean `floor` (exactly on it: neither), by more than `slack` (`Calibration.slack`); `contrast`: both."""
     if method == "likely":
-        ok = scores.bears is not None and scores.bears > floor
+        ok = scores.bears is not None and scores.bears > floor + slack
         return ok, ok
     if method in YES_FRAMED:
         if scores.yes_supports is None or scores.yes_contradicts is None:
             return False, False
         y = yes_lean(scores)
-        return y > floor, y < floor
+        return y > floor + slack, y < floor - slack
     return True, True
 
 
@@ -722,17 +723,18 @@ NO_RECHECK = Recheck()
 
 
 def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.0, floor: float = NO_FLOOR,
-           recheck: Recheck = NO_RECHECK) -> Decision:
+           recheck: Recheck = NO_RECHECK, slack: float = 0.0) -> Decision:
     """Pick a relation with `margin` (and, for `contrast`, `likely` and `agree`, the model's `offset`;
     for `likely`, the `floor` its bears-on-it log-odds must clear; for `agree`, the `floor` is the
     yes/no framing's lean; see the module docstring, step 3); "strong" when the evidence clears the
     threshold by STRONG_CLEARANCE or more. `query` and `shots` decide as `agree`, and where that
     abstains, by their `recheck` (its verdicts are weak: one question, read on pairs the others found unclear).
     Scores asked about the opinion's affirmative form (`flipped`) are decided as asked, against the
-    model's own leans, and the verdict is turned."""
-    d = _decide(scores, method, margin, offset, floor)
+    model's own leans, and the verdict is turned. `slack` (`Calibration.slack`): every threshold is
+    moved out by it, so a pair must clear each by more."""
+    d = _decide(scores, method, margin, offset, floor, slack)
     if method in SECOND and d.relation == "unrelated":
-        d = _recheck(scores, recheck)
+        d = _recheck(scores, recheck, slack)
     return d._replace(relation=turn(d.relation)) if scores.flipped else d
 
 
@@ -748,14 +750,14 @@ def second_step(scores: PairScores) -> tuple[float, float] | None:
     return scores.query_yes, scores.query_unknown
 
 
-def _recheck(scores: PairScores, r: Recheck) -> Decision:
+def _recheck(scores: PairScores, r: Recheck, slack: float = 0.0) -> Decision:
     got = second_step(scores)
-    if got is None or not got[1] < r.unknown:
+    if got is None or not got[1] < r.unknown - slack:
         return ABSTAIN
-    if got[0] > r.yes:
-        return Decision("supports", "weak", got[0] - r.yes)
-    if got[0] < r.no:
-        return Decision("contradicts", "weak", r.no - got[0])
+    if got[0] > r.yes + slack:
+        return Decision("supports", "weak", got[0] - r.yes - slack)
+    if got[0] < r.no - slack:
+        return Decision("contradicts", "weak", r.no - slack - got[0])
     return ABSTAIN
 
 
@@ -764,9 +766,10 @@ def turn(relation: Relation) -> Relation:
     return "contradicts" if relation == "supports" else "supports" if relation == "contradicts" else relation
 
 
-def _decide(scores: PairScores, method: Method, margin: float, offset: float, floor: float) -> Decision:
+def _decide(scores: PairScores, method: Method, margin: float, offset: float, floor: float, slack: float = 0.0) -> Decision:
+    margin += slack
     if method in TWO_SIDED:
-        may_support, may_contradict = sides(scores, method, floor)
+        may_support, may_contradict = sides(scores, method, floor, slack)
         if not (may_support or may_contradict) or (method != "likely" and scores.labels is None) or (
                 method == "negate" and scores.negated is None):
             return ABSTAIN
@@ -788,7 +791,7 @@ def _decide(scores: PairScores, method: Method, margin: float, offset: float, fl
     # "yes" that merely falls short of it is still a yes, and a model that says yes to both is
     # confused, not leaning. (Measured: the bundled SmolLM2 at margin 0.15 turned such pairs, both
     # log-odds in 0.05..0.26, into "contradicts"; a larger margin made more verdicts, not fewer.)
-    no = min(margin, 0.0)
+    no = min(margin - slack, 0.0) - slack
     sup = scores.yes_supports > margin and scores.yes_contradicts < no
     con = scores.yes_contradicts > margin and scores.yes_supports < no
     if not (sup or con):
@@ -840,6 +843,13 @@ class Calibration(NamedTuple):
     # Method `shots`: its second step's "contradicts" threshold (`Recheck.no`); `query_yes` and
     # `query_unknown` hold its "supports" threshold and its "unrelated" bound.
     query_no: float = NO_FLOOR
+    # The llama.cpp build and CPU features the scores were measured with (`model.llama_runtime`);
+    # "": not recorded (every calibration stored before wave 14, the shipped ones among them).
+    runtime: str = ""
+    # How far every threshold is moved out when judging (`decide`'s `slack`): DRIFT_SLACK when this
+    # calibration was measured on another runtime than the model runs on (`on_runtime`), else 0.
+    # Set when loading, never stored.
+    slack: float = 0.0
 
     @property
     def recheck(self) -> Recheck:
@@ -951,8 +961,26 @@ def write_table(path: Path, cal: Calibration) -> None:
     except (OSError, UnicodeDecodeError):
         table = {}
     table[cal.fingerprint] = cal
-    body = {k: v._asdict() for k, v in sorted(table.items())}
+    # the slack belongs to where a calibration is used, not to what was measured
+    body = {k: {f: x for f, x in v._asdict().items() if f != "slack"} for k, v in sorted(table.items())}
     write_atomic(path, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+
+
+# How far (nats) a calibration's thresholds are moved out on another llama.cpp build or CPU than the
+# one it was measured on (`on_runtime`). Measured on Qwen2.5-Coder-1.5B Q4_K_M, the same llama.cpp
+# source built with and without AVX-512 on one host, 112 pairs: `agree`'s two numbers moved by a
+# median 0.09 (labels contrast) and 0.10 (yes/no lean), 90% within 0.24: a verdict that clears a
+# threshold by less than the median is one the other build gives the other way about half the time.
+# On that host the shipped calibration (measured elsewhere) went from 5.7% wrong on one labelled set
+# to at most 4.7% on all ten, for 0-4 points of accuracy; 0.25 (the 90% drift) would cost 4-11
+# (bench/RESULTS.md "Reflect judge, wave 14").
+DRIFT_SLACK = 0.10
+
+
+def on_runtime(cal: Calibration, runtime: str) -> Calibration:
+    """`cal` as used on a model running on `runtime` (`model.llama_runtime`, "" when unknown): with
+    DRIFT_SLACK unless it was measured on that same runtime."""
+    return cal._replace(slack=0.0 if cal.runtime == runtime else DRIFT_SLACK)
 
 
 class Trust(NamedTuple):
@@ -961,9 +989,12 @@ class Trust(NamedTuple):
     reason: str  # one line: why confidence will not move, or what was measured
 
 
-def trust(ws: Workspace | None, model_name: str) -> Trust:
-    """May this model move opinion confidence? Only when checked and under the wrong-direction bar."""
+def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
+    """May this model move opinion confidence? Only when checked and under the wrong-direction bar.
+    The calibration comes `on_runtime` (the runtime the model runs on)."""
     cal = load_calibration(ws, model_name)
+    if cal is not None:
+        cal = on_runtime(cal, runtime)
     if cal is None:
         return Trust(False, None, f"opinion confidence not moved: the model {model_name} has not been checked as a "
                                   f"judge; run `gitmem model check`, or set a checked model with `{CONFIG_HINT}`")
@@ -978,7 +1009,10 @@ def trust(ws: Workspace | None, model_name: str) -> Trust:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
                                 f"opinions will not move; set a larger model with `{CONFIG_HINT}`")
     lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck)
-    return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates})")
+    drift = "" if not cal.slack else (
+        f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build or CPU, so its thresholds are "
+        f"{cal.slack:.2f} nats wider here")
+    return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates}){drift}")
 
 
 def describe_rule(method: Method, offset: float, floor: float, polarity: bool = False,
@@ -1009,10 +1043,10 @@ def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
     if cal.never_decides or not relevant(fact, opinion).passed:
         return Verdict("unrelated", "weak")
     scores = score_pair(model, fact, opinion, cal.method, cal.polarity, second=False)
-    d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck)
+    d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
     if d.relation == "unrelated" and cal.method in SECOND and cal.recheck.active:
         # the second step's question is asked only of the pairs the first abstains on
         for q in SECOND[cal.method]:
             scores = merge(scores, ask(model, fact, opinion, q, cal.polarity))
-        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck)
+        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
     return Verdict(d.relation, d.strength)

@@ -188,6 +188,21 @@ def model_identity(path: Path) -> str:
 # --------------------------------------------------------------------------- llama.cpp
 
 
+def llama_runtime() -> str:
+    """The llama.cpp build the scores come from: llama-cpp-python's version and the CPU features its
+    kernels use ("llama-cpp-python 0.3.36; CPU: SSE3 AVX AVX2 FMA AVX512 ... OPENMP REPACK"). The
+    same weights and prompt give log-probabilities a tenth of a nat apart (median) between two such
+    builds (bench/RESULTS.md "Reflect judge, wave 14"): a judge calibration records it."""
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info()
+    text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
+    # "CPU : SSE3 = 1 | AVX = 1 | ... |": the features switched on, in the build's order
+    on = [part.split("=")[0].strip() for part in text.split("|") if part.strip().endswith("= 1")]
+    on = [name.split(":")[-1].strip() for name in on]
+    return f"llama-cpp-python {llama_cpp.__version__}; CPU: {' '.join(on)}"
+
+
 @dataclass
 class ModelStats:
     """Counters for benchmarks and `reflect --verbose`: tokens and wall time of real generation."""
@@ -282,6 +297,7 @@ class LlamaModel:
             ) from e
         self.stats.load_seconds = time.perf_counter() - start
         self._formatter: Any = None
+        self.runtime = llama_runtime()
 
     @classmethod
     def from_workspace(cls, ws: Workspace | None, explicit: str | None = None) -> LlamaModel:
@@ -432,6 +448,11 @@ class CachedModel:
         self._db.commit()
         self.hits = 0
         self.misses = 0
+
+    @property
+    def runtime(self) -> str:
+        """The inner model's llama.cpp build (`llama_runtime`), "" when it has none (a test's fake)."""
+        return str(getattr(self.inner, "runtime", ""))
 
     @classmethod
     def for_workspace(cls, inner: Model, ws: Workspace) -> CachedModel:

@@ -191,7 +191,7 @@ class _Run:
         ops = gather.current_opinions(s)
         if self.model and ops:
             # A model that judges the wrong way too often (or was never checked) may not move beliefs.
-            self.trust = judge.trust(self.ws, self.model.name)
+            self.trust = judge.trust(self.ws, self.model.name, str(getattr(self.model, "runtime", "")))
             self.notes.append(self.trust.reason)
         pairs = self._pairs(s, ops, win) if self.trust and self.trust.allowed else {}
         drafting = bool(logs) and self._drafts_retain()
