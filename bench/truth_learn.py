@@ -46,6 +46,8 @@ from gm import Asker  # noqa: E402
 
 from gitmem.recall import learned  # noqa: E402
 
+GUARDS = learned.GUARD_NAMES  # currency.refusals' eight, then the model's own (learned.BESIDE_A_YES)
+
 DUMP = OUT / "truth-learn" / "pairs.json"
 MODEL = HERE.parent / "gitmem" / "recall" / "learned_model.py"
 L2 = 1.0
@@ -280,7 +282,6 @@ def choose_after(train: dict[str, list[dict[str, Any]]], cost: float = COST_AFTE
     the rules only a handful of positives are left on the sets they were written on: too few to
     place a threshold), then the guards whose decision, at that threshold, does best after the
     rules (ties: more guards). `fixed`: those guards, only the threshold chosen."""
-    from gitmem.recall.currency import GUARDS
 
     # Every pair's out-of-set probability, once; a set of guards only filters them.
     scored: dict[str, list[tuple[dict[str, Any], list[float]]]] = {"": [], ":plain": []}
@@ -315,7 +316,6 @@ def threshold_after(train: dict[str, list[dict[str, Any]]], cost: float = COST_A
 
 
 def _short(gs: frozenset[str]) -> str:
-    from gitmem.recall.currency import GUARDS
 
     return ",".join(str(i + 1) for i, g in enumerate(GUARDS) if g in gs) or "none"
 
@@ -325,7 +325,6 @@ def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False, onl
     guards refuses the newer line, at a threshold (and, with `select`, a set of guards) chosen
     without the held-out set; beside today's rules and the rules' first blind run on each set. `only`:
     these guards instead of all eight (wave 12: the ones against the model's known failures)."""
-    from gitmem.recall.currency import GUARDS
 
     sets = json.loads(DUMP.read_text())
     print("guards: " + "; ".join(f"{i + 1} {g}" for i, g in enumerate(GUARDS)) + "\n")
@@ -360,7 +359,6 @@ def guards() -> None:
     """Where the current line is when recall misses it, and which trap guard refuses it (a question
     counts under a guard when that guard refuses every later line holding the current value); and
     how many right answers some later line could displace, by the guards that refuse such a line."""
-    from gitmem.recall.currency import GUARDS
 
     sets = json.loads(DUMP.read_text())
     for mode in ("", ":plain"):
@@ -551,8 +549,6 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "loso":
         loso(args.real, ":plain" if args.replace else "")
     elif args.step in ("guarded", "meaning"):
-        from gitmem.recall.currency import GUARDS
-
         only = frozenset(GUARDS[int(i) - 1] for i in args.guards.split(",")) if args.guards else None
         if args.step == "guarded":
             guarded(args.real, args.cost, args.select, only)

@@ -36,7 +36,8 @@ TRAPS = [
 
 def test_the_guarded_model_is_shipped_off_with_every_guard() -> None:
     assert learned.MODE == "off"
-    assert learned.GUARDS == frozenset(currency.GUARDS) and len(currency.GUARDS) == 8
+    # The rules' eight (currency.refusals) and, since wave 14, the model's own (learned.BESIDE_A_YES).
+    assert learned.GUARDS == frozenset(currency.GUARDS) | {learned.BESIDE_A_YES} and len(currency.GUARDS) == 8
     assert 0.0 < learned_model.AFTER_THRESHOLD < 1.0
 
 
