@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -398,9 +399,10 @@ def write() -> None:
     MODEL.write_text(
         '"""The weights of recall/learned.py\'s pair model, written by bench/truth_learn.py (do not edit by\n'
         "hand): feature means and scales (standardisation), the weights, the bias and the threshold at which\n"
-        f'a newer statement goes ahead. Trained on: {", ".join(h for h in sets if ":" not in h)}, each ranked with\n'
-        "and without newer_first's rules; THRESHOLD for use in place of the rules, AFTER_THRESHOLD after them past\n"
-        'their trap guards (wave 11)."""\n\n'
+        "a newer statement goes ahead. Trained on:\n"
+        + "".join(f"{line}\n" for line in textwrap.wrap(", ".join(h for h in sets if ":" not in h) + ",", 100))
+        + "each ranked with and without newer_first's rules; THRESHOLD for use in place of the rules,\n"
+        'AFTER_THRESHOLD after them past their trap guards (waves 11, 14)."""\n\n'
         f"MEAN: tuple[float, ...] = {_floats(m.MEAN)}\n"
         f"SCALE: tuple[float, ...] = {_floats(m.SCALE)}\n"
         f"WEIGHTS: tuple[float, ...] = {_floats(m.WEIGHTS)}\n"

@@ -1,8 +1,10 @@
 """The weights of recall/learned.py's pair model, written by bench/truth_learn.py (do not edit by
 hand): feature means and scales (standardisation), the weights, the bias and the threshold at which
-a newer statement goes ahead. Trained on: tune, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10, probe, each ranked with
-and without newer_first's rules; THRESHOLD for use in place of the rules, AFTER_THRESHOLD after them past
-their trap guards (wave 11)."""
+a newer statement goes ahead. Trained on:
+tune, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9,
+heldout10, probe,
+each ranked with and without newer_first's rules; THRESHOLD for use in place of the rules,
+AFTER_THRESHOLD after them past their trap guards (waves 11, 14)."""
 
 MEAN: tuple[float, ...] = (
     0.197932, 1.13885, -0.940916, 0.226736, 0.60709, 0.192024, 0.801329, 0.539143,
