@@ -1,8 +1,8 @@
 """Issue 13, wave 14: the guarded decision's own trap guard (recall/learned.py BESIDE_A_YES). For a
 yes/no question whose older line states the very predicate asked, a newer line reporting something
-done once that ends nothing (an instance of the habit: a stop at its club's cafe) stays behind, where
-wave 11's eight guards let the model put it first; a change told by what is done beside an older line
-that is no direct yes (a visa waited for, then used) still goes first. Real git repositories, real
+done once that ends nothing (an instance of the habit: a drink at its club's bar) stays behind, where
+wave 11's eight guards let the model put it first (that a change beside an older line that is no
+direct yes still goes first: test_current_truth_wave11_guarded, "visa-used"). Real git repositories, real
 index, the shipped weights; MODE "after" set here (it ships off: bench/RESULTS.md, "Current truth,
 wave 14"). The sentences are no bench set's."""
 
@@ -37,19 +37,3 @@ def test_an_instance_of_the_habit_asked_stays_behind_a_direct_yes(tmp_path: Path
     monkeypatch.setattr(learned, "GUARDS", frozenset(currency.GUARDS))
     assert trap in top(ask(repo, q, "2026-05-01"), "marta")
 
-
-def test_a_change_told_by_what_is_done_still_goes_first_beside_no_direct_yes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = history(
-        tmp_path,
-        ("2026-01-12", ("W @Oskar: Is waiting in Lima for his Canadian work visa.", "W @Oskar: Works as a welder.")),
-        ("2026-04-03", ("W @Oskar: Flew into Halifax on Monday with the work visa; starts at the shipyard next week.",)),
-    )
-    q = "Has Oskar got his work visa?"
-    assert "waiting in Lima" in top(ask(repo, q, "2026-05-01"), "oskar")  # the rules keep the old line
-    monkeypatch.setattr(learned, "MODE", "after")
-    results = ask(repo, q, "2026-05-01")
-    assert "Flew into Halifax" in top(results, "oskar")
-    assert nothing_hidden(results) and any("waiting in Lima" in r.content for r in results)
-    # As of a day before the change, only the old line was recorded.
-    assert "waiting in Lima" in top(ask(repo, q, "2026-03-01"), "oskar")
