@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -45,6 +46,8 @@ from current_truth import HALVES, K, build, judge, load, marked_superseded  # no
 from gm import Asker  # noqa: E402
 
 from gitmem.recall import learned  # noqa: E402
+
+GUARDS = learned.GUARD_NAMES  # currency.refusals' eight, then the model's own (learned.BESIDE_A_YES)
 
 DUMP = OUT / "truth-learn" / "pairs.json"
 MODEL = HERE.parent / "gitmem" / "recall" / "learned_model.py"
@@ -280,7 +283,6 @@ def choose_after(train: dict[str, list[dict[str, Any]]], cost: float = COST_AFTE
     the rules only a handful of positives are left on the sets they were written on: too few to
     place a threshold), then the guards whose decision, at that threshold, does best after the
     rules (ties: more guards). `fixed`: those guards, only the threshold chosen."""
-    from gitmem.recall.currency import GUARDS
 
     # Every pair's out-of-set probability, once; a set of guards only filters them.
     scored: dict[str, list[tuple[dict[str, Any], list[float]]]] = {"": [], ":plain": []}
@@ -315,7 +317,6 @@ def threshold_after(train: dict[str, list[dict[str, Any]]], cost: float = COST_A
 
 
 def _short(gs: frozenset[str]) -> str:
-    from gitmem.recall.currency import GUARDS
 
     return ",".join(str(i + 1) for i, g in enumerate(GUARDS) if g in gs) or "none"
 
@@ -325,7 +326,6 @@ def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False, onl
     guards refuses the newer line, at a threshold (and, with `select`, a set of guards) chosen
     without the held-out set; beside today's rules and the rules' first blind run on each set. `only`:
     these guards instead of all eight (wave 12: the ones against the model's known failures)."""
-    from gitmem.recall.currency import GUARDS
 
     sets = json.loads(DUMP.read_text())
     print("guards: " + "; ".join(f"{i + 1} {g}" for i, g in enumerate(GUARDS)) + "\n")
@@ -360,7 +360,6 @@ def guards() -> None:
     """Where the current line is when recall misses it, and which trap guard refuses it (a question
     counts under a guard when that guard refuses every later line holding the current value); and
     how many right answers some later line could displace, by the guards that refuse such a line."""
-    from gitmem.recall.currency import GUARDS
 
     sets = json.loads(DUMP.read_text())
     for mode in ("", ":plain"):
@@ -400,9 +399,10 @@ def write() -> None:
     MODEL.write_text(
         '"""The weights of recall/learned.py\'s pair model, written by bench/truth_learn.py (do not edit by\n'
         "hand): feature means and scales (standardisation), the weights, the bias and the threshold at which\n"
-        f'a newer statement goes ahead. Trained on: {", ".join(h for h in sets if ":" not in h)}, each ranked with\n'
-        "and without newer_first's rules; THRESHOLD for use in place of the rules, AFTER_THRESHOLD after them past\n"
-        'their trap guards (wave 11)."""\n\n'
+        "a newer statement goes ahead. Trained on:\n"
+        + "".join(f"{line}\n" for line in textwrap.wrap(", ".join(h for h in sets if ":" not in h) + ",", 100))
+        + "each ranked with and without newer_first's rules; THRESHOLD for use in place of the rules,\n"
+        'AFTER_THRESHOLD after them past their trap guards (waves 11, 14)."""\n\n'
         f"MEAN: tuple[float, ...] = {_floats(m.MEAN)}\n"
         f"SCALE: tuple[float, ...] = {_floats(m.SCALE)}\n"
         f"WEIGHTS: tuple[float, ...] = {_floats(m.WEIGHTS)}\n"
@@ -551,8 +551,6 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "loso":
         loso(args.real, ":plain" if args.replace else "")
     elif args.step in ("guarded", "meaning"):
-        from gitmem.recall.currency import GUARDS
-
         only = frozenset(GUARDS[int(i) - 1] for i in args.guards.split(",")) if args.guards else None
         if args.step == "guarded":
             guarded(args.real, args.cost, args.select, only)

@@ -36,7 +36,8 @@ TRAPS = [
 
 def test_the_guarded_model_is_shipped_off_with_every_guard() -> None:
     assert learned.MODE == "off"
-    assert learned.GUARDS == frozenset(currency.GUARDS) and len(currency.GUARDS) == 8
+    # The rules' eight (currency.refusals) and, since wave 14, the model's own (learned.BESIDE_A_YES).
+    assert learned.GUARDS == frozenset(currency.GUARDS) | {learned.BESIDE_A_YES} and len(currency.GUARDS) == 8
     assert 0.0 < learned_model.AFTER_THRESHOLD < 1.0
 
 
@@ -62,20 +63,30 @@ def test_after_the_rules_a_trap_the_model_falls_for_stays_behind(
     assert guard in refused and p >= learned_model.AFTER_THRESHOLD
 
 
-def test_after_the_rules_an_opinion_reversed_by_what_is_done_goes_first(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = history(
-        tmp_path,
-        ("2026-01-12", ("W @Ines: Thinks podcasts are a waste of time.", "W @Ines: Works night shifts at a bakery.")),
-        ("2026-04-03", ("W @Ines: Listens to three history podcasts a week on her commute and recommends them "
-                        "to everyone.",)),
-    )
-    q = "What does Ines think of podcasts?"
-    assert "waste of time" in top(ask(repo, q, "2026-05-01"), "ines")  # the rules keep the old line
+# Changes told by what is done, which no rule ties to the older line: an opinion reversed (wave 11),
+# and (wave 14) a yes/no answer changed beside an older line that is no direct yes (a visa waited
+# for, then used), which the model's own guard (learned.BESIDE_A_YES) must not hold back.
+UPDATES = [
+    ((("2026-01-12", ("W @Ines: Thinks podcasts are a waste of time.", "W @Ines: Works night shifts at a bakery.")),
+      ("2026-04-03", ("W @Ines: Listens to three history podcasts a week on her commute and recommends them "
+                      "to everyone.",))),
+     "What does Ines think of podcasts?", "ines", "waste of time", "three history podcasts"),
+    ((("2026-01-12", ("W @Oskar: Is waiting in Lima for his Canadian work visa.", "W @Oskar: Works as a welder.")),
+      ("2026-04-03", ("W @Oskar: Flew into Halifax on Monday with the work visa; starts at the shipyard next week.",))),
+     "Has Oskar got his work visa?", "oskar", "waiting in Lima", "Flew into Halifax"),
+]
+
+
+@pytest.mark.parametrize("days,q,entity,old,new", UPDATES, ids=["opinion-reversed", "visa-used"])
+def test_after_the_rules_a_change_told_by_what_is_done_goes_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days: tuple[tuple[str, tuple[str, ...]], ...], q: str,
+        entity: str, old: str, new: str) -> None:
+    repo = history(tmp_path, *days)
+    assert old in top(ask(repo, q, "2026-05-01"), entity)  # the rules keep the old line
     monkeypatch.setattr(learned, "MODE", "after")
     results = ask(repo, q, "2026-05-01")
-    assert "three history podcasts" in top(results, "ines")
+    assert new in top(results, entity)
     # Ranking only: the older line is still returned, unmarked.
-    assert nothing_hidden(results) and any("waste of time" in r.content for r in results)
+    assert nothing_hidden(results) and any(old in r.content for r in results)
     # As of a day before the change, the model sees only what was recorded by then: the old line.
-    assert "waste of time" in top(ask(repo, q, "2026-03-01"), "ines")
+    assert old in top(ask(repo, q, "2026-03-01"), entity)
