@@ -304,7 +304,8 @@ class Session:
 
                 same = meaning.same_question(self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
             if learned.MODE != "replace":
-                ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
+                ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same,
+                                     self._days_stored)
             # The learned pair model after newer_first's rules or in their place (recall/learned.py).
             ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
