@@ -19,6 +19,15 @@ the dense side's start, the longer of its lexical work and the dense thread's CP
 mostly waiting for a core). p50/p95 of wall and CPU time
 (time.process_time; for the CLI, the process and the git processes it waited for) are over every
 call of every round; the ratios are this / each base.
+
+One run's p95 on a shared host moves by +-20% with the host's spells, so a run can keep its per-call
+samples (`--save FILE`: one JSON line per run, appended) and `--pool FILE [FILE ...]` reports, without
+running anything, each code's p50 / p95 over every call of every saved run (pooled), the spread of
+the runs' own p95, and the pooled ratios: several runs, possibly in different spells, decide
+together instead of the noisiest one.
+
+    .venv/bin/python bench/compare_latency_b.py --size 1m --rounds 6 --repeat 3 --base B:H --save /tmp/s.jsonl  # x3
+    .venv/bin/python bench/compare_latency_b.py --pool /tmp/s.jsonl
 """
 
 from __future__ import annotations
@@ -31,10 +40,13 @@ import resource
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+# The samples kept per code: in-process wall and CPU, the CLI's, `--help`, hybrid wall, CPU, critical path.
+KEYS = ("wall", "cpu", "cli", "cli_cpu", "help", "hybrid_wall", "hybrid_cpu", "hybrid_path")
 
 
 def child(code: Path, repo: Path, repeat: int, plan: str, semantic: bool) -> None:
@@ -142,6 +154,63 @@ def noop(code: Path) -> float:
     return timed([sys.executable, "-m", "gitmem", "--help"], {**os.environ, "PYTHONPATH": str(code.resolve())}, code)[0]
 
 
+def report(got: dict[str, dict[str, list[float]]], loads: list[float], semantic: bool) -> None:
+    """The tables of one run (or of several runs' samples pooled: `pool`), and the ratios this / each base."""
+    from recall_latency import pct
+    if semantic:
+        print("| code | hybrid wall p50 / p95 (ms) | hybrid CPU p50 / p95 (ms) | critical path p50 / p95 (ms) | n |")
+        print("|---|---|---|---|---|")
+        for name, m in got.items():
+            print(f"| {name} | {pct(m['hybrid_wall'], 0.5):.1f} / {pct(m['hybrid_wall'], 0.95):.1f} | "
+                  f"{pct(m['hybrid_cpu'], 0.5):.1f} / {pct(m['hybrid_cpu'], 0.95):.1f} | "
+                  f"{pct(m['hybrid_path'], 0.5):.1f} / {pct(m['hybrid_path'], 0.95):.1f} | {len(m['hybrid_wall'])} |")
+        print()
+    print("| code | in-process wall p50 / p95 (ms) | in-process CPU p50 / p95 (ms) | CLI wall median / p95 (ms) |"
+          " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
+    print("|---|---|---|---|---|---|---|")
+    for name, m in got.items():
+        if not m["wall"]:  # --repeat 0: no in-process column (NaN, left out of the ratios)
+            m["wall"] = m["cpu"] = [math.nan]
+        clis = (f"{pct(m['cli'], 0.5):.0f} / {pct(m['cli'], 0.95):.0f} | {pct(m['cli_cpu'], 0.5):.0f} / "
+                f"{pct(m['cli_cpu'], 0.95):.0f} | {pct(m['help'], 0.5):.0f}") if m["cli"] else "- | - | -"
+        print(f"| {name} | {pct(m['wall'], 0.5):.1f} / {pct(m['wall'], 0.95):.1f} | {pct(m['cpu'], 0.5):.1f} / "
+              f"{pct(m['cpu'], 0.95):.1f} | {clis} | {len(m['wall'])} |")
+    print(f"load average (1 min) after each round: {', '.join(f'{x:.1f}' for x in loads)}")
+    this = got["this"]
+    for name, m in got.items():
+        if name == "this":
+            continue
+        ratios = [f"{k} p{int(p * 100)} {pct(this[k], p) / pct(m[k], p):.3f}"
+                  for k in KEYS if m[k] and this[k] and not math.isnan(m[k][0]) for p in (0.5, 0.95)]
+        print(f"ratio this / {name}: " + ", ".join(ratios))
+
+
+def pool(files: list[Path]) -> None:
+    """Every saved run's per-call samples pooled per code (see the module docstring), with the
+    spread of the runs' own p95 (in-process wall and CPU, hybrid wall when there is one)."""
+    from recall_latency import pct
+
+    runs = [json.loads(line) for f in files for line in f.read_text().splitlines() if line.strip()]
+    if not runs:
+        raise SystemExit(f"no saved runs in {', '.join(map(str, files))}: run with --save FILE first")
+    got: dict[str, dict[str, list[float]]] = {}
+    for run in runs:
+        for name, m in run["samples"].items():
+            mine = got.setdefault(name, {k: [] for k in KEYS})
+            for k in KEYS:
+                mine[k] += [x for x in m.get(k, []) if not math.isnan(x)]
+    print(f"pooled over {len(runs)} run(s): {', '.join(str(r['when']) for r in runs)}")
+    print()
+    print("| code | runs' own wall p95 (ms) | runs' own CPU p95 (ms) | runs' own hybrid wall p95 (ms) |")
+    print("|---|---|---|---|")
+    for name in got:
+        per = [[pct(r["samples"][name][k], 0.95) for r in runs if r["samples"].get(name, {}).get(k)]
+               for k in ("wall", "cpu", "hybrid_wall")]
+        print(f"| {name} | " + " | ".join(", ".join(f"{x:.1f}" for x in xs) or "-" for xs in per) + " |")
+    print()
+    report(got, [x for r in runs for x in r["loads"]], any(m["hybrid_wall"] for m in got.values()))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", action="append", default=[], help="CODE or CODE:REPO (repeatable)")
@@ -151,6 +220,8 @@ def main() -> int:
     ap.add_argument("--cli-runs", type=int, default=0)
     ap.add_argument("--child", nargs=2, type=Path, metavar=("CODE", "REPO"))
     ap.add_argument("--plan", default="")
+    ap.add_argument("--save", type=Path, help="append this run's per-call samples to FILE (JSON lines) for --pool")
+    ap.add_argument("--pool", nargs="+", type=Path, metavar="FILE", help="report the saved runs in FILE(s) pooled; runs nothing")
     ap.add_argument("--semantic", action="store_true",
                     help="also hybrid recall in-process (the history must have vectors: bench/hybrid_latency.py fills them)")
     a = ap.parse_args()
@@ -158,7 +229,10 @@ def main() -> int:
         child(a.child[0], a.child[1], a.repeat, a.plan, a.semantic)
         return 0
     sys.path.insert(0, str(HERE))
-    from recall_latency import QUESTIONS, Session, build, middle_date, pct
+    if a.pool:
+        pool(a.pool)
+        return 0
+    from recall_latency import QUESTIONS, Session, build, middle_date
 
     ws, _ = build(a.size)
     with Session(ws, catch_up=False) as s:
@@ -172,8 +246,7 @@ def main() -> int:
     runs["this"] = (HERE.parent, ws.root)
     for code, _ in runs.values():  # start-up as a user has it: with compiled bytecode
         compileall.compile_dir(str(code / "gitmem"), quiet=1)
-    keys = ("wall", "cpu", "cli", "cli_cpu", "help", "hybrid_wall", "hybrid_cpu", "hybrid_path")
-    got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in keys} for k in runs}
+    got: dict[str, dict[str, list[float]]] = {k: {m: [] for m in KEYS} for k in runs}
     loads: list[float] = []
     for rnd in range(a.rounds):
         # Each code goes first in turn: a round's load falls on all alike.
@@ -198,32 +271,11 @@ def main() -> int:
                 got[name]["help"] += [noop(code) for _ in range(2)]
         loads.append(os.getloadavg()[0])
         print(f"round {rnd + 1}/{a.rounds} done, load {loads[-1]:.1f}", file=sys.stderr)
-    if a.semantic:
-        print("| code | hybrid wall p50 / p95 (ms) | hybrid CPU p50 / p95 (ms) | critical path p50 / p95 (ms) | n |")
-        print("|---|---|---|---|---|")
-        for name, m in got.items():
-            print(f"| {name} | {pct(m['hybrid_wall'], 0.5):.1f} / {pct(m['hybrid_wall'], 0.95):.1f} | "
-                  f"{pct(m['hybrid_cpu'], 0.5):.1f} / {pct(m['hybrid_cpu'], 0.95):.1f} | "
-                  f"{pct(m['hybrid_path'], 0.5):.1f} / {pct(m['hybrid_path'], 0.95):.1f} | {len(m['hybrid_wall'])} |")
-        print()
-    print("| code | in-process wall p50 / p95 (ms) | in-process CPU p50 / p95 (ms) | CLI wall median / p95 (ms) |"
-          " CLI CPU median / p95 (ms) | `--help` median (ms) | n |")
-    print("|---|---|---|---|---|---|---|")
-    for name, m in got.items():
-        if not m["wall"]:  # --repeat 0: no in-process column (NaN, left out of the ratios)
-            m["wall"] = m["cpu"] = [math.nan]
-        clis = (f"{pct(m['cli'], 0.5):.0f} / {pct(m['cli'], 0.95):.0f} | {pct(m['cli_cpu'], 0.5):.0f} / "
-                f"{pct(m['cli_cpu'], 0.95):.0f} | {pct(m['help'], 0.5):.0f}") if m["cli"] else "- | - | -"
-        print(f"| {name} | {pct(m['wall'], 0.5):.1f} / {pct(m['wall'], 0.95):.1f} | {pct(m['cpu'], 0.5):.1f} / "
-              f"{pct(m['cpu'], 0.95):.1f} | {clis} | {len(m['wall'])} |")
-    print(f"load average (1 min) after each round: {', '.join(f'{x:.1f}' for x in loads)}")
-    this = got["this"]
-    for name, m in got.items():
-        if name == "this":
-            continue
-        ratios = [f"{k} p{int(p * 100)} {pct(this[k], p) / pct(m[k], p):.3f}"
-                  for k in keys if m[k] and not math.isnan(m[k][0]) for p in (0.5, 0.95)]
-        print(f"ratio this / {name}: " + ", ".join(ratios))
+    if a.save:
+        with a.save.open("a") as f:  # per-call samples of this run, for --pool
+            f.write(json.dumps({"when": datetime.now().isoformat(timespec="seconds"), "size": a.size, "rounds": a.rounds,
+                                "repeat": a.repeat, "loads": loads, "samples": got}) + "\n")
+    report(got, loads, a.semantic)
     return 0
 
 

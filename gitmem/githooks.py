@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -95,6 +94,7 @@ def hooks_dir(ws: Workspace) -> Path:
 
 def render(hook: str, python: str | None = None) -> bytes:
     """The script `install` writes for `hook`, for the given interpreter (default: this one)."""
+    import shlex
     from importlib.resources import files
 
     template = files("gitmem._hooks").joinpath(TEMPLATE).read_text(encoding="utf-8")
@@ -118,6 +118,8 @@ def is_ours(path: Path) -> bool:
 
 def _interpreter(path: Path) -> str | None:
     """The PY=... value recorded in one of our scripts."""
+    import shlex  # here, not at the top: the hook imports this module and never parses a script
+
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         if line.startswith("PY="):
             parts = shlex.split(line[3:])

@@ -82,9 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from gitmem.index import indexer
 
+        # The indexer's patterns as an earlier run compiled them (recall sessions keep the same file).
+        ws.load_patterns()
         # The background run also takes the lock without waiting: one at a time, and a run that
         # finds another one going leaves the rest to it (or to the next recall, which catches up).
         result = indexer.update(ws, wait=0.0, max_commits=None if background else HOOK_MAX_COMMITS)
+        ws.save_patterns()
         if result.deferred or result.stale_rules:
             _spawn_background(top)
             return 0

@@ -42,7 +42,7 @@ EMBED_SOCKET = "embed.sock"  # the warm embedder the CLI talks to (recall/warm.p
 EMBED_LOCK = "embed.lock"  # one warm embedder per workspace
 EMBED_LOG = "embed.log"  # why the warm embedder stopped or failed
 CONFIG_CACHE = "config.cache"  # .gitmem.toml parsed, with the text it was parsed from (config.py)
-REGEX_CACHE = "regex.cache"  # compiled regular expressions, kept by recall sessions (lazyre.py)
+REGEX_CACHE = "regex.cache"  # compiled regular expressions, kept by recall sessions and the hook (lazyre.py)
 
 # Any of these at the top of a work tree makes it a memory workspace (the hooks skip other repos).
 WORKSPACE_MARKS = (DERIVED_DIR, CONFIG_FILE, CORE_FILE, LOG_DIR)

@@ -8,10 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gitmem import layout
+from gitmem import layout, lazyre
 from gitmem.errors import GitmemError
-from gitmem.safefile import open_nofollow, refuse_symlink
+from gitmem.safefile import open_nofollow, read_capped, refuse_symlink, write_atomic
 from gitmem.timeline import git
+
+_PATTERNS_CAP = 1 << 22  # bytes: the ~100 programs of gitmem's patterns take ~100 KB
+
 
 class Workspace:
     """A git work tree used as memory. Each worktree has its own derived index.
@@ -93,6 +96,27 @@ class Workspace:
         path = self.ensure_derived() / name
         refuse_symlink(path, f"{layout.DERIVED_DIR}/{name}")
         return path
+
+    def load_patterns(self) -> None:
+        """Use the regular expressions an earlier gitmem process compiled (gitmem/lazyre.py, kept
+        in .memory/): on a CLI recall compiling them again was ~10% of the work, and in the
+        post-commit hook the indexer's first uses of its date and statement patterns were 4-8 ms
+        of a ~95 ms run. A cache: anything wrong with it means compiling."""
+        try:
+            lazyre.load(read_capped(self.root, f"{layout.DERIVED_DIR}/{layout.REGEX_CACHE}", _PATTERNS_CAP))
+        except OSError:  # none yet (also NotRegular: a symlink is not read)
+            lazyre.load(b"")
+
+    def save_patterns(self) -> None:
+        """Keep the patterns this process compiled since `load_patterns` for the next process;
+        written only when there are new ones, and never an error (a read-only .memory/ just means
+        compiling again)."""
+        data = lazyre.dump()
+        if data is not None and len(data) <= _PATTERNS_CAP:
+            try:
+                write_atomic(self.derived_file(layout.REGEX_CACHE), data)
+            except (OSError, GitmemError):
+                pass
 
     @contextmanager
     def writing(self) -> Iterator[None]:

@@ -385,3 +385,37 @@ def test_symlinked_user_hook_is_kept_and_restored_as_a_symlink(repo: GitRepo, tm
     assert (repo.path / "legacy.out").exists()
     githooks.uninstall(ws)
     assert os.readlink(_hooks(repo) / "post-commit") == str(target)
+
+
+def test_the_hook_keeps_and_reuses_the_indexers_compiled_patterns(repo: GitRepo) -> None:
+    """Each hook run is a fresh process: the indexer's date and statement patterns (a chunk's last
+    day, index/dating.py) were compiled again on every commit. The hook keeps what it compiled in
+    .memory/regex.cache (the file recall sessions keep) and the next run loads it (wave 14)."""
+    import marshal
+
+    from gitmem.parse import dates
+
+    _init(repo)
+    githooks.install(Workspace(repo.path))
+    repo.commit("day", date="2025-11-26", files={
+        "memory/2025-11-26.md": "# 2025-11-26\n## Retain\n- W @Bob: On sabbatical through March.\n"})
+    ws = Workspace(repo.path)
+    assert githooks.last_hook_error(ws) is None, ws.hook_log.read_text() if ws.hook_log.exists() else ""
+    cache = ws.derived / "regex.cache"
+    _, programs = marshal.loads(cache.read_bytes())
+    # The patterns reading the new line's last day are among them.
+    assert (dates.ENDS_HINT.pattern, int(dates.ENDS_HINT.flags)) in programs  # may_end's
+    assert (dates._UNTIL.pattern, int(dates._UNTIL.flags)) in programs  # ends' "through March"
+    before = cache.stat()
+    repo.commit("day", date="2025-11-27", files={
+        "memory/2025-11-27.md": "# 2025-11-27\n## Retain\n- W @Ana: On leave through April.\n"})
+    assert githooks.last_hook_error(ws) is None
+    # The second run compiled nothing new: it loaded the programs, and the file was not written again.
+    after = cache.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    con = sqlite3.connect(ws.index_path)
+    try:
+        days = dict(con.execute("SELECT content, last_day FROM chunks WHERE content LIKE '%through%'"))
+    finally:
+        con.close()
+    assert days == {"@Bob: On sabbatical through March.": "2026-03-31", "@Ana: On leave through April.": "2026-04-30"}

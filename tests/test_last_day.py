@@ -16,11 +16,12 @@ from gitrepo import GitRepo
 from test_attribute_recency import ask, log
 from test_current_truth_wave7 import history
 
-from gitmem.index import rules
+from gitmem.index import rules, store
 from gitmem.index.dating import last_day
 from gitmem.index.indexer import update
 from gitmem.index.store import COLS_ALL, LAST_DAY
 from gitmem.recall import currency, search
+from gitmem.recall.rank import Candidate
 from gitmem.recall.result import Result
 from gitmem.recall.search import Options, Session
 from gitmem.workspace import Workspace
@@ -139,3 +140,42 @@ def test_an_edited_window_keeps_each_versions_own_day_as_of_any_point(tmp_path: 
     both = ask(repo, "where is Ana Lisbon", as_of="2026-03-20", include_history=True)
     got = {str(r.content): r.past for r in both if "Lisbon" in str(r.content)}
     assert got == {long: False, short: True}
+
+
+def test_newer_first_reads_whether_a_statement_holds_for_a_while_from_the_stored_day(tmp_path: Path,
+                                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`newer_first`'s reading of a candidate (`_said`) asks whether it holds for a while only
+    ("currently ...", a named end, a window still to come): where the index's rules are this code's,
+    the stored day answers it as the text does, and a session passes that on (wave 14)."""
+    ws = _bob(tmp_path)
+    con = sqlite3.connect(ws.index_path)
+    try:
+        ids = [i for (i,) in con.execute("SELECT id FROM chunks")]
+        rows = list(store.tuples_by_id(con, store.COLS_RANK, ids).values())
+    finally:
+        con.close()
+    q = currency.Asked({"where", "bob"}, families=frozenset({"residence"}), entities=frozenset({"bob"}))
+
+    def for_now(row: tuple[object, ...], stored: bool) -> bool:
+        return currency.said_of(Candidate(row, 1.0), q, set(), stored).for_now
+
+    by_text = {r[store.CONTENT]: r for r in rows}
+    assert {c: for_now(r, True) for c, r in by_text.items()} == {TRIP: True, SABBATICAL: True, HOME: False}
+    assert all(for_now(r, True) == for_now(r, False) for r in rows)  # the same reading
+    # The column decides where it is read (tampered days), the text where it is not.
+    no_end = (*by_text[SABBATICAL][:LAST_DAY], "", *by_text[SABBATICAL][LAST_DAY + 1:])
+    an_end = (*by_text[HOME][:LAST_DAY], "2026-01-31", *by_text[HOME][LAST_DAY + 1:])
+    assert (for_now(no_end, True), for_now(no_end, False)) == (False, True)
+    assert (for_now(an_end, True), for_now(an_end, False)) == (True, False)
+    # A session on a current index hands the column to newer_first.
+    seen: list[bool] = []
+    real = currency._for_a_while
+
+    def spy(row: tuple[object, ...], stored: bool) -> bool:
+        seen.append(stored)
+        return real(row, stored)
+
+    monkeypatch.setattr(currency, "_for_a_while", spy)
+    answer = ask(GitRepo(ws.root), "where does Bob live now", as_of="2025-12-10")
+    assert "Lyon" in str(answer[0].content)
+    assert seen and all(seen)

@@ -360,7 +360,9 @@ class _Said(NamedTuple):
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
 
 
-def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
+def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said:
+    """`stored`: the committed row's `last_day` column may answer whether it holds for a while
+    only (as for `bounded`: the index's rules are this code's and both rules are on)."""
     if c.uncommitted:
         return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
                      "", frozenset(), False, False, False, False, False)
@@ -382,7 +384,7 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
     attrs = attributes.said(content) if ents and q.families else frozenset()
     if planned and SLOT_RECENCY:
         attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
-    for_now = FOR_NOW.search(content) is not None or (bool(q.families) and (_open_end(row) is not None or _window(row)))
+    for_now = FOR_NOW.search(content) is not None or (bool(q.families) and _for_a_while(row, stored))
     if for_now and WINDOW_EXPIRY and "residence" in q.families and _PLACE.search(content):
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
@@ -419,6 +421,17 @@ def _said(c: Candidate, q: Asked, past: set[int]) -> _Said:
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
 said_of = _said
+
+
+def _for_a_while(row: Any, stored: bool) -> bool:
+    """Whether a statement names its end or writes a window that had not ended when written
+    (`_open_end`, `_window`). The stored last day (index/dating.py) says the same whenever
+    "currently ..." (FOR_NOW, which `_said` asks first) does not: it is set exactly when the
+    window is written with FOR_NOW or ahead, or an open end is named."""
+    last = row[LAST_DAY] if stored else None
+    if last is not None:
+        return last != ""
+    return _open_end(row) is not None or _window(row)
 
 # A place named in a statement: a preposition before a capitalised word.
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
@@ -1018,7 +1031,7 @@ def _plain_pair(c: _Said, d: _Said) -> bool:
 
 def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
                 past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset(),
-                same_question: Callable[[int, int], str | None] | None = None) -> list[Candidate]:
+                same_question: Callable[[int, int], str | None] | None = None, stored: bool = False) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
@@ -1033,15 +1046,17 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     passed by its heirs; a `pending` one (a change not yet in effect) moves ahead of nothing, and
     what it will change may go ahead of it as of a statement that holds again (`_resumes`).
     `same_question` (hybrid recall: recall/meaning.py) is one more reason for a pair of plain
-    statements (`_plain_pair`) no rule of words relates."""
+    statements (`_plain_pair`) no rule of words relates. `stored`: as for `settle` (the rows'
+    `last_day` column answers `_said`'s "holds for a while only" where it can)."""
     if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
     gone = set(past) | pending
+    stored = stored and WINDOW_EXPIRY and OPEN_EXPIRY
     out: list[Candidate] = []
     keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
-        me = _said(c, q, gone)
+        me = _said(c, q, gone, stored)
         words = frozenset() if me.ents or UNTYPED_MARGIN <= 0 or c.uncommitted else frozenset(
             st for st in q.stems if covered((c.row[CONTENT] or "").lower(), {st}))
         at = len(out)

@@ -15,7 +15,6 @@ import time
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple, Self
 
-from gitmem import layout, lazyre
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import rules, store
 from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
@@ -33,7 +32,6 @@ from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversi
                                 query_stems, rerank, speaker_of)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.recall.semantic import Dense
-from gitmem.safefile import read_capped, write_atomic
 from gitmem.timeline import git
 from gitmem.timeline.when import Point, parse_time, resolve_point
 from gitmem.workspace import Workspace
@@ -94,29 +92,6 @@ def options_for(ws: Workspace, *, k: int | None = None, budget: int | None = Non
     return Options(k=k or cfg.k, budget=budget, **kw)
 
 
-_PATTERNS_CAP = 1 << 22  # bytes: the ~100 programs of gitmem's patterns take ~100 KB
-
-
-def _load_patterns(ws: Workspace) -> None:
-    """Use the regular expressions an earlier session compiled (gitmem/lazyre.py): on a CLI call
-    compiling them again was ~10% of the work. A cache: anything wrong with it means compiling."""
-    try:
-        lazyre.load(read_capped(ws.root, f"{layout.DERIVED_DIR}/{layout.REGEX_CACHE}", _PATTERNS_CAP))
-    except OSError:  # none yet (also NotRegular: a symlink is not read)
-        lazyre.load(b"")
-
-
-def _save_patterns(ws: Workspace) -> None:
-    """Keep the patterns this process compiled for the next session; written only when there are
-    new ones, and never an error (a read-only .memory/ just means compiling again)."""
-    data = lazyre.dump()
-    if data is not None and len(data) <= _PATTERNS_CAP:
-        try:
-            write_atomic(ws.derived_file(layout.REGEX_CACHE), data)
-        except (OSError, GitmemError):
-            pass
-
-
 def normalize_kinds(kinds: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     out: list[str] = []
     for k in kinds:
@@ -144,7 +119,7 @@ class Session:
         self.head = target_commit(ws, located)
         self.conn, note = open_index(ws)
         map_for_reading(self.conn)
-        _load_patterns(ws)
+        ws.load_patterns()
         if note:
             self.notes.append(note)
         self.tip = get_meta(self.conn, "tip")
@@ -180,7 +155,7 @@ class Session:
         self.conn.close()
         if self._status is not None:
             self._status.close()
-        _save_patterns(self.ws)
+        self.ws.save_patterns()
 
     def __enter__(self) -> Self:
         return self
@@ -329,7 +304,8 @@ class Session:
 
                 same = meaning.same_question(self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
             if learned.MODE != "replace":
-                ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same)
+                ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same,
+                                     self._days_stored)
             # The learned pair model after newer_first's rules or in their place (recall/learned.py).
             ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
         results = self._emit(ranked, opts, at, q, cur)
