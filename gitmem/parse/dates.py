@@ -585,9 +585,8 @@ def _for_a_while(low: str, written: date) -> date | None:
 # A value for one month: "12 euros a box for July only", "July only", "only during August", "the
 # Lisbon office for March." (the month closing its clause). Not "in July" alone (when, not a while),
 # "for the July weekend" (a month naming another period) nor "every July" (`_RECURS`).
-_A_MONTH = lazy(r"\b(?:(?:for|during|throughout)\s+(?:the\s+month\s+of\s+)?" + _mon("am") + r"(?!\s*\d)(?=\s*(?:only\b|[.;,!)]|$))|"
-                r"only\s+(?:for|in|during|through(?:out)?)\s+(?:the\s+month\s+of\s+)?" + _mon("bm") + r"(?!\s*\d)|"
-                r"(?!may\b)" + _mon("cm") + r"\s+only\b)", re.I)
+_A_MONTH = lazy(r"\b(?P<pre>(?:for|during|throughout)\s+|only\s+(?:for|in|during|through(?:out)?)\s+)?(?:the\s+month\s+of\s+)?"
+                + _mon("am") + r"(?!\s*\d)(?P<only>\s+only\b)?", re.I)
 # "Working from the Lisbon office this month", "in Oslo this semester", "at the coast this summer":
 # a state for the period it was written in (the week's own reading is `_THIS_WEEK`).
 _THIS_PERIOD = lazy(r"\bthis\s+(?P<rest>month|(?:(?:" + _SEASONS + r")\s+)?(?:semester|term)|" + _SEASONS + r")\b", re.I)
@@ -596,11 +595,21 @@ _THIS_PERIOD = lazy(r"\bthis\s+(?P<rest>month|(?:(?:" + _SEASONS + r")\s+)?(?:se
 def _a_month(low: str, written: date) -> date | None:
     """The last day of a state for one named month (`_A_MONTH`): its next occurrence, this one while
     it lasts."""
-    m = _A_MONTH.search(low)
+    m = next((m for m in _A_MONTH.finditer(low) if _for_the_month(m, low)), None)
     if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
         return None
-    mon = _MONTHS[(m.group("am") or m.group("bm") or m.group("cm"))[:3]]
+    mon = _MONTHS[m.group("am")[:3]]
     return _month_end(written.year + (mon < written.month), mon)
+
+
+def _for_the_month(m: re.Match[str], low: str) -> bool:
+    """Whether a month `_A_MONTH` found is a while: "only" before or after it ("only in August", "July
+    only": not "may only", the modal), or "for" before it closing its clause ("for August.")."""
+    pre = m.group("pre") or ""
+    if pre.startswith("only") or m.group("only") and (pre or m.group("am") != "may"):
+        return True
+    rest = low[m.end():].lstrip()
+    return bool(pre) and (not rest or rest[0] in ".;,!)")
 
 
 def _this_period(low: str, written: date) -> date | None:
