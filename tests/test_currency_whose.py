@@ -78,3 +78,16 @@ def test_a_price_for_one_month_is_over_after_it(tmp_path: Path) -> None:
     question = "How much is Baraka's honey a kilo?"
     assert "700 shillings" in _top(ws, question, "Baraka", "2026-07-20")
     assert "900 shillings" in _top(ws, question, "Baraka", "2026-08-20")
+
+
+@pytest.mark.parametrize("new, current", [
+    ("The Eldoret flat is let out; she and the kids are in a bungalow in Nakuru, near the school.", True),
+    ("The Eldoret flat was repainted over the long weekend, and the kids helped.", False),  # done to it, nothing new
+], ids=["let-out-and-a-new-home", "repainted-nothing-new"])
+def test_an_end_told_in_the_passive(tmp_path: Path, new: str, current: bool) -> None:
+    """No verb of change: the old value (the Eldoret flat) is the subject of a passive clause and a new
+    name is given (Nakuru): the newer line answers. Without a new name it stays behind."""
+    ws = _workspace(tmp_path, [("2026-02-12", ["@Njeri: Lives in Eldoret, near the stadium.", "@Njeri: Sews school uniforms."]),
+                               ("2026-06-03", [f"@Njeri: {new}"])])
+    top = _top(ws, "Where does Njeri live?", "Njeri", "2026-08-01")
+    assert top == (f"@Njeri: {new}" if current else "@Njeri: Lives in Eldoret, near the stadium.")

@@ -180,6 +180,15 @@ CONSEQUENCE = True
 _ENDS_VALUE = lazy(r"\b(?:no longer|(?:gave|given|giving|gives)\s+(?:\w+\s+){0,3}?away|passed\s+(?:\w+\s+){0,3}?on|"
                    r"handed\s+(?:\w+\s+){0,3}?(?:back|over|on)|sold|(?:is|are|was|were|now)\s+(?:over|gone|finished|archived|"
                    r"retired|history)|ended|left|leaving|farewell|moved out|replaced|swapped|traded)\b", re.I)
+# An end told by the grammar of the clause rather than its verb (wave 14, PASSIVE_END): a definite
+# thing done to in the passive, "The Asaba flat is let out", "the old SIM is blocked", "the Carry got
+# traded in": the clause's subject is the old value (it must name a word of the older line) and
+# something was done to it. Whatever the verb: the participle is read by its form (-ed, -en, or the
+# few irregular ones that end in neither). Off: False.
+PASSIVE_END = True
+_PASSIVE = lazy(attributes.OPENING + r"(?:and\s+|but\s+|so\s+)?(?:the|his|her|their|its|my|our)\s+(?:[\w'’-]+\s+){0,4}?"
+                r"(?:is|are|was|were|has\s+been|have\s+been|had\s+been|got|gets)\s+(?:now\s+|already\s+|finally\s+)?"
+                r"(?!(?:seven|eleven|even|often|open)\b)(?:[a-z]+ed|[a-z]+en|let|sold|shut|cut|put|set|sent|lent|kept|gone|done)\b", re.I)
 _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finish", "archiv", "retired", "history", "ended",
               "left", "leaving", "farewell", "moved out", "replac", "swap", "trad")
 # Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
@@ -748,13 +757,15 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     if not (CONSEQUENCE and _one_subject(c, d)):
         return None
     low = c.text.lower()  # substring hints first: this runs for every newer pair of one subject
-    if not any(h in low for h in _END_HINTS) or not _ENDS_VALUE.search(c.text) or is_additive(c.text):
+    ended = any(h in low for h in _END_HINTS) and _ENDS_VALUE.search(c.text) is not None
+    if not (ended or PASSIVE_END) or is_additive(c.text):
         return None
     old = d.words & c.words
     if not old:
         return None
     ents = tuple(sorted(c.ents))
-    if not any(_ENDS_VALUE.search(clause) and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
+    if not any((ended and _ENDS_VALUE.search(clause) or PASSIVE_END and _PASSIVE.match(clause))
+               and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
         return None
     if not answers.values(c.text, "name") - answers.values(d.text, "name"):
         return None
