@@ -121,10 +121,8 @@ _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # case-blind.
 _ABOUT_OTHER = lazy(
     _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
-    r"|(?:(?:his|her|their|(?P<mine>my|our))\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b)"
-    r"|@(?P<owner>[^\W\d_][\w-]*)['’]s\s+(?:\w+\s+)?(?P<orel>" + _RELATIVE + r")\b"
-    r"|(?P<pname>[^\W\d_][\w-]*)['’]s\s+(?:\w+\s+)?(?P<prel>" + _RELATIVE + r")\b"
-    r"|(?P<apos>[^\W\d_][\w-]*),\s+(?:his|her|their)\s+(?:\w+\s+)?(?P<arel>" + _RELATIVE + r")\s*,"
+    r"|(?:(?:his|her|their|(?P<mine>my|our))|(?P<at>@)?(?P<owner>[^\W\d_][\w-]*)['’]s"
+    r"|(?P<apos>[^\W\d_][\w-]*),\s+(?:his|her|their))\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b(?P<comma>\s*,)?"
     r"|@(?P<other>[^\W\d_][\w-]*)(?!['’]s|\s+and\b|[\w-]))",
     re.I,
 )
@@ -133,7 +131,9 @@ _ABOUT_OTHER = lazy(
 def _named_owner(m: re.Match[str]) -> bool:
     """Whether a relation matched after a plain word ("Ana's husband", "Awino, her flatmate,") is
     owned by a name: capitalised, and not a word opening a sentence ("Today's", "It's")."""
-    word = m.group("pname") or m.group("apos")
+    if m.group("apos") and not m.group("comma"):
+        return False  # "Awino, her flatmate" must close its apposition: "Awino, her flatmate, moved"
+    word = m.group("apos") or (m.group("owner") if m.group("at") is None else None)
     return word is None or (word[0].isupper() and word.lower() not in _NOT_OWNERS)
 
 
@@ -162,7 +162,7 @@ def subject(content: str) -> str | None:
     named = m.group("named")
     if named:
         return entity_key(named)
-    if (m.group("mine") or m.group("pname")) and m.group("filed") and _APPOSITION.match(content, m.end()):
+    if (m.group("mine") or m.group("owner") and m.group("at") is None) and m.group("filed") and _APPOSITION.match(content, m.end()):
         # "@Gideon: My climbing partner; an A&E registrar ...", "@Tadeo: Xavier's partner; carries a
         # Pixel": the relation names who the filed entity is (no verb follows it), and what the line
         # goes on to say is theirs.
@@ -180,11 +180,11 @@ def relation(content: str) -> str | None:
     m = _ABOUT_OTHER.match(content)
     if m is None:
         return None
-    owner = m.group("owner") or m.group("pname") or m.group("filed")
+    owner = m.group("owner") or m.group("filed")
     if owner is None:
         keys = mention_keys(content)
         owner = keys[0] if keys else None
-    rel = m.group("rel") or m.group("orel") or m.group("prel") or m.group("arel") or ""
+    rel = m.group("rel") or ""
     return _relation_key(owner, rel) if owner and rel else None
 
 
