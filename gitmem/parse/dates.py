@@ -575,10 +575,12 @@ def _for_a_while(low: str, written: date) -> date | None:
     m = _FOR.search(low)
     if m is None or _LASTED.search(low) or find_dates(low, written) is not None:
         return None
-    if m.group("n") is None and m.group("unit").lower() == "year":
-        return None  # "for the year" may be the calendar's or the school's: no count, no end read
     word = " ".join((m.group("n") or "one").split())
     n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
+    if m.group("unit").lower() == "year" and (m.group("n") is None or n > 2):
+        # "for the year" may be the calendar's or the school's; "for 31 years" counts how long a
+        # state has lasted ("Signalman at Pitlochry for 31 years"): a while ahead is a year or two.
+        return None
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
 
 
@@ -588,8 +590,9 @@ def _for_a_while(low: str, written: date) -> date | None:
 _A_MONTH = lazy(r"\b(?P<pre>(?:for|during|throughout)\s+|only\s+(?:for|in|during|through(?:out)?)\s+)?(?:the\s+month\s+of\s+)?"
                 + _mon("am") + r"(?!\s*\d)(?P<only>\s+only\b)?", re.I)
 # "Working from the Lisbon office this month", "in Oslo this semester", "at the coast this summer":
-# a state for the period it was written in (the week's own reading is `_THIS_WEEK`).
-_THIS_PERIOD = lazy(r"\bthis\s+(?P<rest>month|(?:(?:" + _SEASONS + r")\s+)?(?:semester|term)|" + _SEASONS + r")\b", re.I)
+# a state for the period it was written in (the week's own reading is `_THIS_WEEK`). Not "from this
+# term" (a start: `starts`).
+_THIS_PERIOD = lazy(r"(?<!from )\bthis\s+(?P<rest>month|(?:(?:" + _SEASONS + r")\s+)?(?:semester|term)|" + _SEASONS + r")\b", re.I)
 
 
 def _a_month(low: str, written: date) -> date | None:
