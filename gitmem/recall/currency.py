@@ -189,6 +189,7 @@ PASSIVE_END = True
 _PASSIVE = lazy(attributes.OPENING + r"(?:and\s+|but\s+|so\s+)?(?:the|his|her|their|its|my|our)\s+(?:[\w'’-]+\s+){0,4}?"
                 r"(?:is|are|was|were|has\s+been|have\s+been|had\s+been|got|gets)\s+(?:now\s+|already\s+|finally\s+)?"
                 r"(?!(?:seven|eleven|even|often|open)\b)(?:[a-z]+ed|[a-z]+en|let|sold|shut|cut|put|set|sent|lent|kept|gone|done)\b", re.I)
+_PASSIVE_HINTS = (" is ", " are ", " was ", " were ", " been ", " got ", " gets ")  # `_PASSIVE`'s verbs, as substrings
 _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finish", "archiv", "retired", "history", "ended",
               "left", "leaving", "farewell", "moved out", "replac", "swap", "trad")
 # Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
@@ -758,13 +759,14 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
         return None
     low = c.text.lower()  # substring hints first: this runs for every newer pair of one subject
     ended = any(h in low for h in _END_HINTS) and _ENDS_VALUE.search(c.text) is not None
-    if not (ended or PASSIVE_END) or is_additive(c.text):
+    passive = PASSIVE_END and any(h in low for h in _PASSIVE_HINTS)
+    if not (ended or passive) or is_additive(c.text):
         return None
     old = d.words & c.words
     if not old:
         return None
     ents = tuple(sorted(c.ents))
-    if not any((ended and _ENDS_VALUE.search(clause) or PASSIVE_END and _PASSIVE.match(clause))
+    if not any((ended and _ENDS_VALUE.search(clause) or passive and _PASSIVE.match(clause))
                and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
         return None
     if not answers.values(c.text, "name") - answers.values(d.text, "name"):
