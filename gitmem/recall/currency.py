@@ -33,7 +33,8 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 - Counts and updates told by their consequence (wave 13): for "how many", a line giving a number goes
   ahead of one giving none (`_counts_where_none`); a newer line naming the old value with an end of it
   and a new name (`_old_value_ended`), a new count of the noun counted (`_recounted`) or an end of the
-  older line's own predicate (`_ends_predicate`) goes first.
+  older line's own predicate (`_ends_predicate`) goes first. Since wave 14 the end may be told by the
+  clause's grammar, whatever its verb: the old value the subject of a passive (PASSIVE_END).
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
