@@ -584,8 +584,9 @@ def _for_a_while(low: str, written: date) -> date | None:
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
 
 
-# A value for one month: "12 euros a box for July only", "July only", "only during August", "the
-# Lisbon office for March." (the month closing its clause). Not "in July" alone (when, not a while),
+# A value for one month: "12 euros a box for July only", "July only", "only during August", "buses
+# during July." (the month closing its clause). Not "in July" or "for May" alone (when, not a while:
+# "the test is booked for May"),
 # "for the July weekend" (a month naming another period) nor "every July" (`_RECURS`).
 _A_MONTH = lazy(r"\b(?P<pre>(?:for|during|throughout)\s+|only\s+(?:for|in|during|through(?:out)?)\s+)?(?:the\s+month\s+of\s+)?"
                 + _mon("am") + r"(?!\s*\d)(?P<only>\s+only\b)?", re.I)
@@ -607,12 +608,14 @@ def _a_month(low: str, written: date) -> date | None:
 
 def _for_the_month(m: re.Match[str], low: str) -> bool:
     """Whether a month `_A_MONTH` found is a while: "only" before or after it ("only in August", "July
-    only": not "may only", the modal), or "for" before it closing its clause ("for August.")."""
+    only": not "may only", the modal), or "during" / "throughout" before it closing its clause
+    ("replaced by buses during July.")."""
     pre = m.group("pre") or ""
     if pre.startswith("only") or m.group("only") and (pre or m.group("am") != "may"):
         return True
     rest = low[m.end():].lstrip()
-    return bool(pre) and (not rest or rest[0] in ".;,!)")
+    # "for May" alone may be a date set ("Her driving test is booked for May"): a while only with "only".
+    return pre.startswith(("during", "throughout")) and (not rest or rest[0] in ".;,!)")
 
 
 def _this_period(low: str, written: date) -> date | None:

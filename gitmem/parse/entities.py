@@ -162,7 +162,7 @@ def subject(content: str) -> str | None:
     named = m.group("named")
     if named:
         return entity_key(named)
-    if (m.group("mine") or m.group("owner") and m.group("at") is None) and m.group("filed") and _APPOSITION.match(content, m.end()):
+    if (m.group("mine") or m.group("owner") and m.group("at") is None) and m.group("filed") and _APPOSITION.match(content, m.end("rel")):
         # "@Gideon: My climbing partner; an A&E registrar ...", "@Tadeo: Xavier's partner; carries a
         # Pixel": the relation names who the filed entity is (no verb follows it), and what the line
         # goes on to say is theirs.
