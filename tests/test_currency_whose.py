@@ -67,6 +67,7 @@ def test_a_relatives_move_does_not_answer_where_she_lives(tmp_path: Path) -> Non
     ("You may only park on the left.", "2026-06-20", None),  # the modal, not the month
     ("Moved to Leeds in July.", "2026-08-20", None),  # when, not a while
     ("Her driving test is booked for May.", "2026-02-01", None),  # a date set, not a while
+    ("Moved to Lisbon in 2016 for a year.", "2026-04-11", None),  # a year written dates it
     ("Signalman at Pitlochry station for 31 years.", "2026-08-20", None),  # how long it has lasted
     ("Piano lessons are on Saturdays from this term.", "2026-03-04", None),  # a start, not a while
 ])

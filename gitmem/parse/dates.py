@@ -280,8 +280,9 @@ _NEXT = lazy(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?
 _FOR = lazy(r"\b(?:for|about|around|roughly)\s+(?:(?:the\s+next\s+|another\s+|the\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|"
             r"eight|nine|ten|a\s+couple\s+of|a\s+few|\d{1,2})\s+|the\s+)(?P<unit>day|night|week|fortnight|month|year)s?\b", re.I)
 # "a month" after "for" is the while ("for a month"), elsewhere a rate ("twice a month"); "next" after
-# "the" counts the while from the day written ("for the next ten days"), alone it dates ("next month").
-_LASTED = lazy(r"\b(?:(?:has|have|had)\s+(?:been|had|\w+ed)|been|since|already|ago|now|every|each|per|"
+# "the" counts the while from the day written ("for the next ten days"), alone it dates ("next month");
+# a year written dates it too ("Moved to Lisbon in 2016 for a year").
+_LASTED = lazy(r"\b(?:(?:has|have|had)\s+(?:been|had|\w+ed)|been|since|already|ago|now|every|each|per|(?:19|20)\d\d|"
                      r"(?<!for )a (?:day|week|month|year)|old|"
                      r"long|so far|(?<!the )next|later|"
                      r"january|february|march|april|may|june|july|august|september|october|november|december|"
