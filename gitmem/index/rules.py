@@ -27,8 +27,10 @@ from gitmem.index.db import get_meta
 # supersedes nothing (supersede.told_of_past); a move reported as an event ("Moved to Porto on ...")
 # is a home a later one replaces, and a clause ending in "now" is a cue for its attribute; "3" wave 12:
 # a dream, a lost bid or a story retold supersedes nothing (parse/mood.py `no_present_value`); "4" wave
-# 13: each chunk version's last day (index/dating.py) is stored with it, read by these rules.
-RULES = "4"
+# 13: each chunk version's last day (index/dating.py) is stored with it, read by these rules; "5" wave
+# 14: a line whose subject is a relation of a wider class or owned by a name without "@" ("Her
+# flatmate Awino moved out", "Ana's husband sold the car") is someone else's (parse/entities.py `subject`).
+RULES = "5"
 DERIVED_RULES = "derived_rules"
 
 

@@ -278,15 +278,19 @@ _NEXT = lazy(r"^\s*(?:the\s+end\s+of\s+)?(?:next\s+(?P<unit>week|month)|the\s+(?
 # "For the three weeks he is in Japan", "for the fortnight of the masterclasses": the same while, told
 # with an article (no count: one of the unit).
 _FOR = lazy(r"\b(?:for|about|around|roughly)\s+(?:(?:the\s+next\s+|another\s+|the\s+)?(?P<n>a|an|one|two|three|four|five|six|seven|"
-            r"eight|nine|ten|a\s+couple\s+of|a\s+few|\d{1,2})\s+|the\s+)(?P<unit>day|night|week|fortnight|month)s?\b", re.I)
-_LASTED = lazy(r"\b(?:(?:has|have|had)\s+(?:been|had|\w+ed)|been|since|already|ago|now|every|each|per|a (?:day|week|month|year)|old|"
-                     r"long|so far|next|later|"
+            r"eight|nine|ten|a\s+couple\s+of|a\s+few|\d{1,2})\s+|the\s+)(?P<unit>day|night|week|fortnight|month|year)s?\b", re.I)
+# "a month" after "for" is the while ("for a month"), elsewhere a rate ("twice a month"); "next" after
+# "the" counts the while from the day written ("for the next ten days"), alone it dates ("next month");
+# a year written dates it too ("Moved to Lisbon in 2016 for a year").
+_LASTED = lazy(r"\b(?:(?:has|have|had)\s+(?:been|had|\w+ed)|been|since|already|ago|now|every|each|per|(?:19|20)\d\d|"
+                     r"(?<!for )a (?:day|week|month|year)|old|"
+                     r"long|so far|(?<!the )next|later|"
                      r"january|february|march|april|may|june|july|august|september|october|november|december|"
                      r"(?:" + "|".join(_WEEKDAYS) + r")day|weekend|summer|winter|spring|autumn|easter|christmas)\b",
                      re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10}
-_UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30}
+_UNIT_DAYS = {"day": 1, "night": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 
 
 # ("Has a hire car ... around three weeks" holds for three weeks; "Has lived there for ten years" counts.)
@@ -309,8 +313,8 @@ ENDS_HINT = lazy(r"\b(?:t(?:ill?|hr(?:ough|u)|his week)|until|up to|for|(?:a(?:b
 def may_end(text: str) -> bool:
     """A cheap necessary condition of `ends` naming an end: ENDS_HINT, or "back on / back by" (a
     substring test: a branch for it in the hint cost ~10% more per text, on every candidate)."""
-    if "ack " in text or "ver the" in text or "uring" in text:
-        return True  # back, Back; over the / Over the holidays; during
+    if "ack " in text or "ver the" in text or "uring" in text or "only" in text or "this " in text:
+        return True  # back, Back; over the / Over the holidays; during; July only; this month
     if text.isascii():
         low = text.lower()
         if not ("til" in low or "thr" in low or "this week" in low or "up to" in low or "for" in low
@@ -396,7 +400,13 @@ def _a_while(low: str, written: date) -> date | None:
     last = _for_a_while(low, written) if any(w in low for w in _A_WHILE) else None
     if last is None and any(w in low for w in _FOR_PERIOD_HINTS):
         last = _for_a_period(low, written)
+    if last is None and ("only" in low or any(w in low for w in _FOR_PERIOD_HINTS)):
+        last = _a_month(low, written)
+    if last is None and "this " in low:
+        last = _this_period(low, written)
     return last
+
+
 
 
 # -- named periods ---------------------------------------------------------------------------------
@@ -568,7 +578,55 @@ def _for_a_while(low: str, written: date) -> date | None:
         return None
     word = " ".join((m.group("n") or "one").split())
     n = 2 if word == "a couple of" else 3 if word == "a few" else _COUNTS.get(word) or int(word)
+    if m.group("unit").lower() == "year" and (m.group("n") is None or n > 2):
+        # "for the year" may be the calendar's or the school's; "for 31 years" counts how long a
+        # state has lasted ("Signalman at Pitlochry for 31 years"): a while ahead is a year or two.
+        return None
     return written + timedelta(days=n * _UNIT_DAYS[m.group("unit").lower()])
+
+
+# A value for one month: "12 euros a box for July only", "July only", "only during August", "buses
+# during July." (the month closing its clause). Not "in July" or "for May" alone (when, not a while:
+# "the test is booked for May"),
+# "for the July weekend" (a month naming another period) nor "every July" (`_RECURS`).
+_A_MONTH = lazy(r"\b(?P<pre>(?:for|during|throughout)\s+|only\s+(?:for|in|during|through(?:out)?)\s+)?(?:the\s+month\s+of\s+)?"
+                + _mon("am") + r"(?!\s*\d)(?P<only>\s+only\b)?", re.I)
+# "Working from the Lisbon office this month", "in Oslo this semester", "at the coast this summer":
+# a state for the period it was written in (the week's own reading is `_THIS_WEEK`). Not "from this
+# term" (a start: `starts`).
+_THIS_PERIOD = lazy(r"(?<!from )\bthis\s+(?P<rest>month|(?:(?:" + _SEASONS + r")\s+)?(?:semester|term)|" + _SEASONS + r")\b", re.I)
+
+
+def _a_month(low: str, written: date) -> date | None:
+    """The last day of a state for one named month (`_A_MONTH`): its next occurrence, this one while
+    it lasts."""
+    m = next((m for m in _A_MONTH.finditer(low) if _for_the_month(m, low)), None)
+    if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
+        return None
+    mon = _MONTHS[m.group("am")[:3]]
+    return _month_end(written.year + (mon < written.month), mon)
+
+
+def _for_the_month(m: re.Match[str], low: str) -> bool:
+    """Whether a month `_A_MONTH` found is a while: "only" before or after it ("only in August", "July
+    only": not "may only", the modal), or "during" / "throughout" before it closing its clause
+    ("replaced by buses during July.")."""
+    pre = m.group("pre") or ""
+    if pre.startswith("only") or m.group("only") and (pre or m.group("am") != "may"):
+        return True
+    rest = low[m.end():].lstrip()
+    # "for May" alone may be a date set ("Her driving test is booked for May"): a while only with "only".
+    return pre.startswith(("during", "throughout")) and (not rest or rest[0] in ".;,!)")
+
+
+def _this_period(low: str, written: date) -> date | None:
+    """The last day of a state for the month, season or term it was written in (`_THIS_PERIOD`)."""
+    m = _THIS_PERIOD.search(low)
+    if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
+        return None
+    if m.group("rest") == "month":
+        return _month_end(written.year, written.month)
+    return period_end("this " + m.group("rest"), written)
 
 
 # -- changes logged before they take effect -----------------------------------------------------------

@@ -104,18 +104,41 @@ def entity_slug(name: str) -> str:
 # in Seoul", "@Zoe's parents moved") or another @person as the subject of its sentence ("@Linnea:
 # @Anders opened his own studio"). That statement gives no value of the filed entity's own
 # attributes: it must not replace or pass her own statements (index/supersede.py, recall/currency.py).
+# The relation nouns: kin, household and the people one works or studies beside, a closed class of
+# the language ("Her flatmate Awino moved out", "His niece got a job in Lyon", "Her fiancée's visa came
+# through"). Not the landlord or the employer: what they do ("put the rent up", "moved the office")
+# changes the filed entity's own rent or workplace.
 _RELATIVE = (r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
-             r"partner|boyfriend|girlfriend|friends?|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family)s?")
+             r"partner|boyfriend|girlfriend|friends?|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family|"
+             r"(?:flat|room|house|team|class|work|ship)mate|co-?worker|fianc[eé]e?|spouse|nephew|niece|twin|sibling|"
+             r"step-?(?:mum|mom|dad|father|mother|son|daughter|brother|sister|kids?|children)|in-laws|relatives?|"
+             r"god(?:son|daughter|mother|father|parents?|child(?:ren)?)|lodger|nanny|baby|bestie|buddy|pal)s?")
 _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # Any role named before an @person is theirs, not only a relative's: "Her flatmate @Nkechi works at
-# a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's.
+# a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's. A relation owned by a name
+# written without "@" ("Ana's husband sold the car") or put after one ("Awino, her flatmate, moved
+# out") is someone else's too; the name must be capitalised (`_named_owner`), the pattern being
+# case-blind.
 _ABOUT_OTHER = lazy(
     _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
-    r"|(?:(?:his|her|their|(?P<mine>my|our))\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b)"
-    r"|@(?P<owner>[^\W\d_][\w-]*)'s\s+(?:\w+\s+)?(?P<orel>" + _RELATIVE + r")\b"
-    r"|@(?P<other>[^\W\d_][\w-]*)(?!'s|\s+and\b|[\w-]))",
+    r"|(?:(?:his|her|their|(?P<mine>my|our))|(?P<at>@)?(?P<owner>[^\W\d_][\w-]*)['’]s"
+    r"|(?P<apos>[^\W\d_][\w-]*),\s+(?:his|her|their))\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b(?P<comma>\s*,)?"
+    r"|@(?P<other>[^\W\d_][\w-]*)(?!['’]s|\s+and\b|[\w-]))",
     re.I,
 )
+
+
+def _named_owner(m: re.Match[str]) -> bool:
+    """Whether a relation matched after a plain word ("Ana's husband", "Awino, her flatmate,") is
+    owned by a name: capitalised, and not a word opening a sentence ("Today's", "It's")."""
+    if m.group("apos") and not m.group("comma"):
+        return False  # "Awino, her flatmate" must close its apposition: "Awino, her flatmate, moved"
+    word = m.group("apos") or (m.group("owner") if m.group("at") is None else None)
+    return word is None or (word[0].isupper() and word.lower() not in _NOT_OWNERS)
+
+
+_NOT_OWNERS = frozenset("it that there here today tonight yesterday tomorrow this what who where everyone nobody "
+                        "someone everybody somebody one".split())
 
 
 # What follows a relation that stands alone as the line's first phrase: punctuation or the end.
@@ -130,7 +153,7 @@ def subject(content: str) -> str | None:
     if "@" not in content and not content[:5].lower().startswith(("his ", "her ", "thei", "my ", "our ")):
         return None
     m = _ABOUT_OTHER.match(content)
-    if m is None:
+    if m is None or not _named_owner(m):
         return None
     if m.group("other") is not None:
         other = entity_key(m.group("other"))
@@ -139,9 +162,10 @@ def subject(content: str) -> str | None:
     named = m.group("named")
     if named:
         return entity_key(named)
-    if m.group("mine") and m.group("filed") and _APPOSITION.match(content, m.end()):
-        # "@Gideon: My climbing partner; an A&E registrar ...": the relation names who the filed
-        # entity is to me (no verb follows it), and what the line goes on to say is theirs.
+    if (m.group("mine") or m.group("owner") and m.group("at") is None) and m.group("filed") and _APPOSITION.match(content, m.end("rel")):
+        # "@Gideon: My climbing partner; an A&E registrar ...", "@Tadeo: Xavier's partner; carries a
+        # Pixel": the relation names who the filed entity is (no verb follows it), and what the line
+        # goes on to say is theirs.
         return None
     return ""
 
@@ -160,7 +184,7 @@ def relation(content: str) -> str | None:
     if owner is None:
         keys = mention_keys(content)
         owner = keys[0] if keys else None
-    rel = m.group("rel") or m.group("orel") or ""
+    rel = m.group("rel") or ""
     return _relation_key(owner, rel) if owner and rel else None
 
 

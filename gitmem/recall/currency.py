@@ -33,7 +33,8 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
 - Counts and updates told by their consequence (wave 13): for "how many", a line giving a number goes
   ahead of one giving none (`_counts_where_none`); a newer line naming the old value with an end of it
   and a new name (`_old_value_ended`), a new count of the noun counted (`_recounted`) or an end of the
-  older line's own predicate (`_ends_predicate`) goes first.
+  older line's own predicate (`_ends_predicate`) goes first. Since wave 14 the end may be told by the
+  clause's grammar, whatever its verb: the old value the subject of a passive (PASSIVE_END).
 Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "... wave 8", "... wave 9").
 """
 
@@ -180,6 +181,16 @@ CONSEQUENCE = True
 _ENDS_VALUE = lazy(r"\b(?:no longer|(?:gave|given|giving|gives)\s+(?:\w+\s+){0,3}?away|passed\s+(?:\w+\s+){0,3}?on|"
                    r"handed\s+(?:\w+\s+){0,3}?(?:back|over|on)|sold|(?:is|are|was|were|now)\s+(?:over|gone|finished|archived|"
                    r"retired|history)|ended|left|leaving|farewell|moved out|replaced|swapped|traded)\b", re.I)
+# An end told by the grammar of the clause rather than its verb (wave 14, PASSIVE_END): a definite
+# thing done to in the passive, "The Asaba flat is let out", "the old SIM is blocked", "the Carry got
+# traded in": the clause's subject is the old value (it must name a word of the older line) and
+# something was done to it. Whatever the verb: the participle is read by its form (-ed, -en, or the
+# few irregular ones that end in neither). Off: False.
+PASSIVE_END = True
+_PASSIVE = lazy(attributes.OPENING + r"(?:and\s+|but\s+|so\s+)?(?:the|his|her|their|its|my|our)\s+(?:[\w'’-]+\s+){0,4}?"
+                r"(?:is|are|was|were|has\s+been|have\s+been|had\s+been|got|gets)\s+(?:now\s+|already\s+|finally\s+)?"
+                r"(?!(?:seven|eleven|even|often|open)\b)(?:[a-z]+ed|[a-z]+en|let|sold|shut|cut|put|set|sent|lent|kept|gone|done)\b", re.I)
+_PASSIVE_HINTS = (" is ", " are ", " was ", " were ", " been ", " got ", " gets ")  # `_PASSIVE`'s verbs, as substrings
 _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finish", "archiv", "retired", "history", "ended",
               "left", "leaving", "farewell", "moved out", "replac", "swap", "trad")
 # Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
@@ -761,13 +772,16 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     if not (CONSEQUENCE and _one_subject(c, d)):
         return None
     low = c.text.lower()  # substring hints first: this runs for every newer pair of one subject
-    if not any(h in low for h in _END_HINTS) or not _ENDS_VALUE.search(c.text) or is_additive(c.text):
+    ended = any(h in low for h in _END_HINTS) and _ENDS_VALUE.search(c.text) is not None
+    passive = PASSIVE_END and any(h in low for h in _PASSIVE_HINTS)
+    if not (ended or passive) or is_additive(c.text):
         return None
     old = d.words & c.words
     if not old:
         return None
     ents = tuple(sorted(c.ents))
-    if not any(_ENDS_VALUE.search(clause) and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
+    if not any((ended and _ENDS_VALUE.search(clause) or passive and _PASSIVE.match(clause))
+               and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
         return None
     if not answers.values(c.text, "name") - answers.values(d.text, "name"):
         return None
