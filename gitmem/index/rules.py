@@ -29,7 +29,9 @@ from gitmem.index.db import get_meta
 # a dream, a lost bid or a story retold supersedes nothing (parse/mood.py `no_present_value`); "4" wave
 # 13: each chunk version's last day (index/dating.py) is stored with it, read by these rules; "5" wave
 # 14: a line whose subject is a relation of a wider class or owned by a name without "@" ("Her
-# flatmate Awino moved out", "Ana's husband sold the car") is someone else's (parse/entities.py `subject`).
+# flatmate Awino moved out", "Ana's husband sold the car") is someone else's (parse/entities.py `subject`),
+# and a state's last day is read from more bounded periods ("for a month", "July only", "this
+# semester": parse/dates.py).
 RULES = "5"
 DERIVED_RULES = "derived_rules"
 

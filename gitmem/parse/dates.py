@@ -407,8 +407,6 @@ def _a_while(low: str, written: date) -> date | None:
     return last
 
 
-
-
 # -- named periods ---------------------------------------------------------------------------------
 # A state can end with a period the calendar names rather than a date: "till the end of the month",
 # "until the Easter break", "for the spring semester", "over the holidays". Each period is read
