@@ -169,13 +169,13 @@ def test_newer_first_reads_whether_a_statement_holds_for_a_while_from_the_stored
     assert (for_now(an_end, True), for_now(an_end, False)) == (True, False)
     # A session on a current index hands the column to newer_first.
     seen: list[bool] = []
-    real = currency._for_a_while
+    real = currency._said
 
-    def spy(row: tuple[object, ...], stored: bool) -> bool:
+    def spy(c: Candidate, q: currency.Asked, past: set[int], stored: bool = False) -> object:
         seen.append(stored)
-        return real(row, stored)
+        return real(c, q, past, stored)
 
-    monkeypatch.setattr(currency, "_for_a_while", spy)
+    monkeypatch.setattr(currency, "_said", spy)
     answer = ask(GitRepo(ws.root), "where does Bob live now", as_of="2025-12-10")
     assert "Lyon" in str(answer[0].content)
     assert seen and all(seen)

@@ -45,7 +45,7 @@ from functools import lru_cache
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from gitmem.index.dating import FOR_NOW, ahead, event_day, last_day, open_end
+from gitmem.index.dating import FOR_NOW, event_day, last_day
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, LAST_DAY, PATH, Link
 from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
 from gitmem.parse import answers, attributes, mood
@@ -54,8 +54,6 @@ from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
-
-# A statement that says it holds for now only.
 
 
 # -- statements that assert no present value (wave 12) -------------------------------------------------
@@ -215,25 +213,20 @@ def bounded(row: Any, day: str, stored: bool = False) -> tuple[str, str] | None:
     its end ("On sabbatical through May", "away until the 14th": parse.dates.ends, read from the
     day it was written): index/dating.py `last_day`. A report of something done ("Lived in Porto
     until March") is no state; lines that name no one and are not typed facts (chat logs) are left
-    alone. `stored`: the row's `last_day` column may be read instead of its text (the index's rules
-    are this code's, and both rules are on, as the index reads them)."""
-    last = row[LAST_DAY] if stored else None
-    if last is None:  # not read at index time (a row written by an older gitmem), or a rule is off
-        last = last_day(row, WINDOW_EXPIRY, OPEN_EXPIRY)
-    elif not last:  # read: no end ("" in the column)
-        return None
+    alone. `stored`: see `_last_day`."""
+    last = _last_day(row, stored)
     return None if last is None else (("past" if last < day else "active"), last)
 
 
-def _window(row: Any) -> bool:
-    """Whether a statement holds for a written window of days only (index/dating.py `ahead`)."""
-    start, end = row[EVENT_START], row[EVENT_END]
-    return bool(start and end and start < end and WINDOW_EXPIRY and ahead(row))
-
-
-def _open_end(row: Any) -> str | None:
-    """The last day of a state about someone that names its end and no start (`bounded`)."""
-    return open_end(row) if OPEN_EXPIRY else None
+def _last_day(row: Any, stored: bool) -> str | None:
+    """index/dating.py's `last_day` of a row by recall's rules (WINDOW_EXPIRY, OPEN_EXPIRY). With
+    `stored` (the index's rules are this code's) the committed row's `last_day` column is read
+    instead of its text while both rules are on, as the index reads it; a NULL there (a row written
+    by an older gitmem) reads the text."""
+    last = row[LAST_DAY] if stored and WINDOW_EXPIRY and OPEN_EXPIRY else None
+    if last is None:
+        return last_day(row, WINDOW_EXPIRY, OPEN_EXPIRY)
+    return last or None  # "": read at index time, no end
 
 
 def not_yet(row: Any, day: str) -> bool:
@@ -373,7 +366,7 @@ class _Said(NamedTuple):
 
 def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said:
     """`stored`: the committed row's `last_day` column may answer whether it holds for a while
-    only (as for `bounded`: the index's rules are this code's and both rules are on)."""
+    only (`_last_day`)."""
     if c.uncommitted:
         return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
                      "", frozenset(), False, False, False, False, False)
@@ -395,7 +388,9 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
     attrs = attributes.said(content) if ents and q.families else frozenset()
     if planned and SLOT_RECENCY:
         attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
-    for_now = FOR_NOW.search(content) is not None or (bool(q.families) and _for_a_while(row, stored))
+    # A named end or a window still to come when written ("currently ..." is asked first, so the
+    # stored last day answers the rest: `_last_day`).
+    for_now = FOR_NOW.search(content) is not None or (bool(q.families) and _last_day(row, stored) is not None)
     if for_now and WINDOW_EXPIRY and "residence" in q.families and _PLACE.search(content):
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
@@ -433,16 +428,6 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
 said_of = _said
 
-
-def _for_a_while(row: Any, stored: bool) -> bool:
-    """Whether a statement names its end or writes a window that had not ended when written
-    (`_open_end`, `_window`). The stored last day (index/dating.py) says the same whenever
-    "currently ..." (FOR_NOW, which `_said` asks first) does not: it is set exactly when the
-    window is written with FOR_NOW or ahead, or an open end is named."""
-    last = row[LAST_DAY] if stored else None
-    if last is not None:
-        return last != ""
-    return _open_end(row) is not None or _window(row)
 
 # A place named in a statement: a preposition before a capitalised word.
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
@@ -1066,7 +1051,6 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
     gone = set(past) | pending
-    stored = stored and WINDOW_EXPIRY and OPEN_EXPIRY
     out: list[Candidate] = []
     keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
@@ -1158,9 +1142,8 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     could not have).
 
     `stored`: the committed rows' `last_day` column holds their reading (the index's rules are
-    this code's: see `bounded`); it is used only while both rules it reads are on."""
+    this code's): `_last_day`."""
     past: dict[int, str] = {}
-    stored = stored and WINDOW_EXPIRY and OPEN_EXPIRY
     # A block that was only an HTML comment (a generated block's marker) has no text left to say;
     # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
     cands = [c for c in cands if c.row[CONTENT] and not is_bookkeeping(c.row[PATH], c.row[CONTENT])]
