@@ -773,7 +773,9 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     return "the old value ended, a new one given"
 
 
-_HEAD = lazy(attributes.OPENING + r"([A-Za-z][\w-]*)")
+# The word a statement opens with, its predicate ("Plays ...", "Smokes ..."): `_ends_predicate` here,
+# recall/learned.py's guard beside a direct yes.
+OPENING_WORD = lazy(attributes.OPENING + r"([A-Za-z][\w-]*)")
 _NEXT_WORD = lazy(r"\s*([A-Za-z][\w-]*)")
 
 
@@ -785,7 +787,7 @@ def _ends_predicate(c: _Said, d: _Said, q: Asked) -> str | None:
     "Swims in the mornings": the end governs "the")."""
     if not (CONSEQUENCE and "polarity" in q.expects and c.ending and _one_subject(c, d)) or d.ending:
         return None
-    head = _HEAD.match(d.text)
+    head = OPENING_WORD.match(d.text)
     if head is None:
         return None
     heads = set(attributes.forms(head.group(1).lower()))

@@ -48,7 +48,7 @@ from gitmem.index.store import CONTENT, ENTITIES, ID
 from gitmem.index.supersede import has_cue, is_additive
 from gitmem.lazyre import lazy
 from gitmem.parse import answers, attributes
-from gitmem.recall.currency import _HEAD, GUARDS as RULES_GUARDS, RECENCY_TOP, Asked, refusals, said_of
+from gitmem.recall.currency import GUARDS as RULES_GUARDS, OPENING_WORD, RECENCY_TOP, Asked, refusals, said_of
 from gitmem.recall.rank import Candidate, covered
 
 # How the model decides (see the module's doc for why it is off): "off" (newer_first's rules
@@ -142,7 +142,7 @@ def _beside_a_yes(b: Any, a: Any, q: Asked) -> tuple[str, ...]:
     """(BESIDE_A_YES,) when it refuses `b`, newer, the place of `a` (see BESIDE_A_YES), else ()."""
     if "polarity" not in q.expects or not b.event or b.ending or "no" in answers.values(b.text, "polarity"):
         return ()
-    head = _HEAD.match(a.text)
+    head = OPENING_WORD.match(a.text)
     return (BESIDE_A_YES,) if head is not None and covered(head.group(1).lower(), q.stems) else ()
 
 
