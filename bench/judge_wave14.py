@@ -16,7 +16,7 @@ Three phases, for Qwen2.5-Coder-1.5B Q4_K_M (bench only):
 
     nice -n 19 .venv/bin/python bench/judge_wave14.py --order /tmp/j16/order.jsonl --cache C $H
     nice -n 19 env PYTHONPATH=/tmp/j16/altpkg .venv/bin/python bench/judge_wave14.py --rescore /tmp/j16/avx2.jsonl \\
-        --limit 900 --order /tmp/j16/order.jsonl
+        --limit 900 --order /tmp/j16/order.jsonl --model /work/wt/models-cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
     nice -n 19 .venv/bin/python bench/judge_wave14.py --report --cache C --drift /tmp/j16/avx2.jsonl $H
 """
 
@@ -38,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from judge_wave8 import _fmt, answered  # noqa: E402  (bench scripts import each other by path)
 from judge_wave13 import NAME, _CacheOnly, load_sets  # noqa: E402
 
-MODEL = "/work/wt/models-cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+# bench/models.sh's default cache (../models-cache beside the checkout); `--model` for another.
+MODEL = Path(__file__).resolve().parents[2] / "models-cache" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 SLACKS = (0.0, 0.02, 0.05, 0.08, 0.10, 0.15, 0.20, 0.30)
 
 
@@ -83,10 +84,10 @@ def write_order(sets: dict[str, list[C.Scored]], cal: J.Calibration, path: Path)
     return len(seen)
 
 
-def rescore(order: Path, out: Path, limit: float) -> int:
+def rescore(order: Path, out: Path, limit: float, model: Path) -> int:
     from gitmem.reflect.model import LlamaModel
 
-    llm = LlamaModel(MODEL)
+    llm = LlamaModel(model)
     print(llm.runtime, file=sys.stderr, flush=True)
     done = {(d["fact"], d["opinion"]) for d in map(json.loads, out.open())} if out.exists() else set()
     t0 = time.perf_counter()
@@ -255,11 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--order", type=Path, help="the pairs to re-score (written from the cache unless --rescore)")
     ap.add_argument("--rescore", type=Path, metavar="OUT")
     ap.add_argument("--limit", type=float, default=1500.0, help="seconds of re-scoring")
+    ap.add_argument("--model", type=Path, default=MODEL, help="--rescore: the 1.5B GGUF (default: bench/models.sh's cache)")
     ap.add_argument("--drift", type=Path, action="append", default=[], help="a --rescore output to compare with the cache")
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args(argv)
     if args.rescore:
-        return rescore(args.order, args.rescore, args.limit)
+        return rescore(args.order, args.rescore, args.limit, args.model)
     if args.report:
         return report(args)
     cal = J.shipped_calibrations()[J.fingerprint(NAME)]
