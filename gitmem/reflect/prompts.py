@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 from gitmem.reflect.model import InvalidModelOutput, Model
@@ -64,31 +65,23 @@ def check_schema(value: Any, schema: dict[str, Any], where: str = "answer") -> N
     error = best_match(Draft202012Validator(schema).iter_errors(value))
     if error is not None:
         path = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in error.absolute_path)
-        raise InvalidModelOutput(f"{where}{path}: {_reason(error.validator, error.validator_value, error.instance, error.schema)}")
+        reason = _REASONS.get(str(error.validator), lambda *_: f"fails the schema's {error.validator!r}")
+        raise InvalidModelOutput(f"{where}{path}: {reason(error.validator_value, error.instance, dict(error.schema))}")
 
 
 _TYPE_WORDS = {"object": "an object", "array": "a list", "string": "text", "integer": "an integer", "boolean": "true/false"}
 
-
-def _reason(keyword: Any, bound: Any, value: Any, schema: Any) -> str:
-    """One failed schema keyword in the words reflection's skipped-item lines use."""
-    if keyword == "type":
-        return f"expected {_TYPE_WORDS.get(bound, bound)}, got {type(value).__name__}"
-    if keyword == "enum":
-        return f"{_short(value)} is not one of {', '.join(map(str, bound))}"
-    if keyword == "required":
-        return f"missing key {next(key for key in bound if key not in value)!r}"
-    if keyword == "additionalProperties":
-        return f"unexpected key {_short(sorted(set(value) - set(schema.get('properties', {})))[0])}"
-    if keyword == "minItems":
-        return f"{len(value)} items, need at least {bound}"
-    if keyword == "maxItems":
-        return f"{len(value)} items, at most {bound} allowed"
-    if keyword == "minLength":
-        return "empty or too short"
-    if keyword == "maxLength":
-        return f"{len(value)} characters, at most {bound} allowed"
-    return f"fails the schema's {keyword!r}"
+# A failed schema keyword in the words reflection's skipped-item lines use: (bound, value, schema) -> reason.
+_REASONS: dict[str, Callable[[Any, Any, dict[str, Any]], str]] = {
+    "type": lambda bound, value, _: f"expected {_TYPE_WORDS.get(bound, bound)}, got {type(value).__name__}",
+    "enum": lambda bound, value, _: f"{_short(value)} is not one of {', '.join(map(str, bound))}",
+    "required": lambda bound, value, _: f"missing key {next(key for key in bound if key not in value)!r}",
+    "additionalProperties": lambda _, value, schema: f"unexpected key {_short(sorted(set(value) - set(schema.get('properties', {})))[0])}",
+    "minItems": lambda bound, value, _: f"{len(value)} items, need at least {bound}",
+    "maxItems": lambda bound, value, _: f"{len(value)} items, at most {bound} allowed",
+    "minLength": lambda *_: "empty or too short",
+    "maxLength": lambda bound, value, _: f"{len(value)} characters, at most {bound} allowed",
+}
 
 
 def _short(value: Any, limit: int = 40) -> str:
