@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -123,14 +124,31 @@ class Workspace:
         """Hold gitmem's one writer lock: every gitmem command that commits to or moves the user's
         refs (retain, review --merge/--discard, reflect writing its proposal, forget --yes) runs
         under it, so gitmem's own writers wait for each other instead of racing. Blocks until free.
+        Not reentrant: a second `writing()` in the same process waits for the first."""
+        with self.locked(layout.WRITE_LOCK):
+            yield
+
+    @contextmanager
+    def locked(self, name: str, busy: GitmemError | None = None, wait: float = 0.0) -> Iterator[None]:
+        """Hold the lock file `name` in the derived directory: block until it is free, or, given
+        `busy`, raise it once `wait` seconds have passed.
 
         flock (not a lock file's existence): the kernel releases it if the process dies, so a
-        crashed agent can never wedge every later writer. Not reentrant: a second `writing()` in
-        the same process waits for the first."""
-        fd = open_nofollow(self.derived_file(layout.WRITE_LOCK), os.O_RDWR | os.O_CREAT,
-                           f"{layout.DERIVED_DIR}/{layout.WRITE_LOCK}")
+        crashed agent can never wedge every later writer."""
+        fd = open_nofollow(self.derived_file(name), os.O_RDWR | os.O_CREAT, f"{layout.DERIVED_DIR}/{name}")
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            if busy is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            else:
+                deadline = time.monotonic() + max(wait, 0.0)
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() >= deadline:
+                            raise busy from None
+                        time.sleep(0.05)
             yield
         finally:
             os.close(fd)

@@ -7,7 +7,6 @@ bug report, not deleted) and rebuilt from git; the caller is told so in plain wo
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sqlite3
 import time
@@ -19,7 +18,6 @@ from typing import TYPE_CHECKING
 from gitmem import layout
 from gitmem.errors import IndexLocked, explain, is_corrupt_index
 from gitmem.index import migrations
-from gitmem.safefile import open_nofollow
 from gitmem.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -132,22 +130,7 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str | None) -> None:
 
 @contextmanager
 def writer_lock(ws: Workspace, wait: float) -> Iterator[None]:
-    """Hold the index's single-writer lock. flock is released by the kernel when the process dies,
-    so a SIGKILLed indexer never leaves a stale lock behind."""
-    fd = open_nofollow(ws.derived_file(layout.INDEX_LOCK), os.O_RDWR | os.O_CREAT, f"{layout.DERIVED_DIR}/{layout.INDEX_LOCK}")
-    deadline = time.monotonic() + max(wait, 0.0)
-    try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise IndexLocked(
-                        "another gitmem indexer is updating this index right now",
-                        "wait for it to finish, then run `gitmem index` again",
-                    ) from None
-                time.sleep(0.05)
+    """Hold the index's single-writer lock (a flock: a SIGKILLed indexer never leaves a stale lock)."""
+    busy = IndexLocked("another gitmem indexer is updating this index right now", "wait for it to finish, then run `gitmem index` again")
+    with ws.locked(layout.INDEX_LOCK, busy, wait):
         yield
-    finally:
-        os.close(fd)

@@ -114,26 +114,21 @@ def about(s: Session, entity: str, *, as_of: str | None = None, k: int = 25) -> 
 
 def _chain(s: Session, chunk_id: int) -> list[int]:
     """All versions of a chunk, oldest first, following supersession links both ways."""
-    back: list[int] = []
-    cur = chunk_id
-    seen = {cur}
-    while True:
-        prev = store.predecessor_of(s.conn, cur)
-        if prev is None or prev in seen:
-            break
-        cur = prev
+    seen = {chunk_id}
+    back = _follow(lambda cur: store.predecessor_of(s.conn, cur), chunk_id, seen)
+    return list(reversed(back)) + [chunk_id] + _follow(lambda cur: store.successor_of(s.conn, cur), chunk_id, seen)
+
+
+def _follow(step: Callable[[int], int | None], start: int, seen: set[int]) -> list[int]:
+    """The ids `step` leads to from `start`, in order, stopping at the end or at an id already in
+    `seen` (which it extends): a broken index with a cycle in its links must not loop forever."""
+    out: list[int] = []
+    cur = step(start)
+    while cur is not None and cur not in seen:
         seen.add(cur)
-        back.append(cur)
-    fwd: list[int] = []
-    cur = chunk_id
-    while True:
-        nxt = store.successor_of(s.conn, cur)
-        if nxt is None or nxt in seen:
-            break
-        cur = nxt
-        seen.add(cur)
-        fwd.append(cur)
-    return list(reversed(back)) + [chunk_id] + fwd
+        out.append(cur)
+        cur = step(cur)
+    return out
 
 
 # Reflection's record of confidence steps (reflect.state.opinion_history): handed in by the caller,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 from gitmem.reflect.model import InvalidModelOutput, Model
@@ -54,48 +55,33 @@ RETAIN_MAX_TOKENS = 420
 
 
 def check_schema(value: Any, schema: dict[str, Any], where: str = "answer") -> None:
-    """Strictly check `value` against the JSON-schema subset used by the task schemas here
-    (object/array/string/integer/boolean, enum, required, additionalProperties=false,
-    min/maxItems, min/maxLength). Raises InvalidModelOutput naming the first problem."""
-    kind = schema.get("type")
-    if "enum" in schema and value not in schema["enum"]:
-        raise InvalidModelOutput(f"{where}: {_short(value)} is not one of {', '.join(map(str, schema['enum']))}")
-    if kind == "object":
-        if not isinstance(value, dict):
-            raise InvalidModelOutput(f"{where}: expected an object, got {type(value).__name__}")
-        props: dict[str, Any] = schema.get("properties", {})
-        for key in schema.get("required", []):
-            if key not in value:
-                raise InvalidModelOutput(f"{where}: missing key {key!r}")
-        if schema.get("additionalProperties") is False:
-            extra = sorted(set(value) - set(props))
-            if extra:
-                raise InvalidModelOutput(f"{where}: unexpected key {_short(extra[0])}")
-        for key, sub in props.items():
-            if key in value:
-                check_schema(value[key], sub, f"{where}.{key}")
-    elif kind == "array":
-        if not isinstance(value, list):
-            raise InvalidModelOutput(f"{where}: expected a list, got {type(value).__name__}")
-        if len(value) < schema.get("minItems", 0):
-            raise InvalidModelOutput(f"{where}: {len(value)} items, need at least {schema['minItems']}")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            raise InvalidModelOutput(f"{where}: {len(value)} items, at most {schema['maxItems']} allowed")
-        for i, item in enumerate(value):
-            check_schema(item, schema.get("items", {}), f"{where}[{i}]")
-    elif kind == "string":
-        if not isinstance(value, str):
-            raise InvalidModelOutput(f"{where}: expected text, got {type(value).__name__}")
-        if len(value) < schema.get("minLength", 0):
-            raise InvalidModelOutput(f"{where}: empty or too short")
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            raise InvalidModelOutput(f"{where}: {len(value)} characters, at most {schema['maxLength']} allowed")
-    elif kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidModelOutput(f"{where}: expected an integer, got {type(value).__name__}")
-    elif kind == "boolean":
-        if not isinstance(value, bool):
-            raise InvalidModelOutput(f"{where}: expected true/false, got {type(value).__name__}")
+    """Strictly check `value` against a task's JSON schema (jsonschema, Draft 2020-12). Raises
+    InvalidModelOutput naming the most relevant problem in a short reason that never carries long
+    model output."""
+    # Imported here: only a model's answer is ever checked, and the import costs over 0.1 s.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft202012Validator(schema).iter_errors(value))
+    if error is not None:
+        path = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in error.absolute_path)
+        reason = _REASONS.get(str(error.validator), lambda *_: f"fails the schema's {error.validator!r}")
+        raise InvalidModelOutput(f"{where}{path}: {reason(error.validator_value, error.instance, dict(error.schema))}")
+
+
+_TYPE_WORDS = {"object": "an object", "array": "a list", "string": "text", "integer": "an integer", "boolean": "true/false"}
+
+# A failed schema keyword in the words reflection's skipped-item lines use: (bound, value, schema) -> reason.
+_REASONS: dict[str, Callable[[Any, Any, dict[str, Any]], str]] = {
+    "type": lambda bound, value, _: f"expected {_TYPE_WORDS.get(bound, bound)}, got {type(value).__name__}",
+    "enum": lambda bound, value, _: f"{_short(value)} is not one of {', '.join(map(str, bound))}",
+    "required": lambda bound, value, _: f"missing key {next(key for key in bound if key not in value)!r}",
+    "additionalProperties": lambda _, value, schema: f"unexpected key {_short(sorted(set(value) - set(schema.get('properties', {})))[0])}",
+    "minItems": lambda bound, value, _: f"{len(value)} items, need at least {bound}",
+    "maxItems": lambda bound, value, _: f"{len(value)} items, at most {bound} allowed",
+    "minLength": lambda *_: "empty or too short",
+    "maxLength": lambda bound, value, _: f"{len(value)} characters, at most {bound} allowed",
+}
 
 
 def _short(value: Any, limit: int = 40) -> str:
