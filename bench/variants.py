@@ -77,6 +77,8 @@ VARIANTS |= {
     "next+prf0.25": NEXT | {"rank.PRF_WEIGHT": 0.25},
     "next+prf0.5": NEXT | {"rank.PRF_WEIGHT": 0.5},
 }
+# Smaller bm25 pools (rank.MIN_CANDIDATES, 600) for a cheaper 1M-line question (wave 15): each loses on LoCoMo.
+VARIANTS |= {f"next+pool{n}": NEXT | {"rank.MIN_CANDIDATES": n} for n in (500, 450, 400)}
 BASELINE = "main"  # always run: the variants are judged against it
 
 

@@ -164,6 +164,27 @@ def test_a_rare_term_is_kept_when_common_terms_are_pruned(repo: GitRepo, monkeyp
     assert got == ["the rare zanzibar line"]
 
 
+def test_the_last_match_by_bm25_still_wins_when_the_rerank_lifts_it(repo: GitRepo) -> None:
+    # Guards any bound on what the rerank reads (wave 15: at 1M lines the pool's bm25 is flat,
+    # the 600th score 0.90 of the 1st, and a quarter of the returned results rank 400th or
+    # lower by bm25): the line bm25 puts last of every "zebra" line answers the whole question
+    # ("stripes" is in most lines, so its weight is nil) and must come first; reading only the
+    # head of the bm25 order would lose it.
+    from gitmem.index import store
+
+    gap = "\n" * 6  # beyond the neighbour credit's 4 lines
+    zebras = [f"- zebra note {i} about the herd" for i in range(12)]
+    target = "- a zebra with faint grey stripes by the gate"
+    others = [f"- stripes on shirt {i}" for i in range(20)]
+    repo.commit("day", date="2025-11-03", files={"memory.md": gap.join([*zebras, target, *others]) + "\n"})
+    with Session(Workspace(repo.path)) as s:
+        q = build("zebra stripes")
+        by_bm25 = [row[store.CONTENT] for row, _ in s._candidates(q, store.Filter().compile()[0], 600, None)]
+        assert [c for c in by_bm25 if "zebra" in c][-1] == target[2:]  # last of the zebra lines by bm25
+        got = [r.content for r in s.search("zebra stripes", Options(k=3)).results]
+    assert got[0] == target[2:]
+
+
 def test_coverage_counts_stems_at_word_starts_only() -> None:
     from gitmem.recall.rank import covered as _covered
 
