@@ -62,6 +62,36 @@ def score(cache: Path, names: Sequence[str], model_path: Path) -> int:
     return 0
 
 
+def same(cache: Path, names: Sequence[str], model_path: Path) -> int:
+    """A model's scores under the new scheme against its old-scheme scores in the cache, prompt by
+    prompt (every set of `names` asked through the cache first), and `gitmem model check`'s fit
+    on the calibration half under each."""
+    llama = LlamaModel(model_path)
+    sets = load_sets(HELDOUT)
+    old = OldScheme(_CacheOnly(llama.name), cache)  # type: ignore[arg-type]
+    with CachedModel(llama, cache) as model:
+        for name in names:
+            t0 = time.perf_counter()
+            new_scored = C.score_cases(model, sets[name], J.DEFAULT_METHODS, second=False)
+            old_scored = cached(old, sets[name])
+            if old_scored is None:
+                print(f"{name}: no old-scheme scores cached", file=sys.stderr)
+                continue
+            diffs = [abs(a - b) for so, sn in zip(old_scored, new_scored) if not so.gated
+                     for a, b in zip(_flat(so.scores["agree"]), _flat(sn.scores["agree"]))]
+            print(f"{name}: {len(diffs)} numbers of {sum(not s.gated for s in new_scored)} pairs, "
+                  f"{sum(d > 0 for d in diffs)} differ, largest {max(diffs, default=0):.2e}; {time.perf_counter() - t0:.0f} s")
+            if name == "calibration":
+                for label, sc in (("old", old_scored), ("new", new_scored)):
+                    f = C.choose(sc, J.DEFAULT_METHODS)
+                    print(f"  fit on {label}: {f.method} margin {f.margin} offset {f.offset} floor {f.floor}: {_fmt(f.metrics)}")
+    return 0
+
+
+def _flat(sc: J.PairScores) -> list[float]:
+    return [*(sc.labels or ()), sc.yes_supports or 0.0, sc.yes_contradicts or 0.0]
+
+
 def order_check(n: int, model_path: Path) -> int:
     llama = LlamaModel(model_path)
     cases = [c for c in load_sets([])["calibration"] if J.relevant(c.fact, c.opinion).passed][:n]
@@ -152,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", default="calibration,report,heldout10,heldout3,heldout9,heldout8,heldout6,heldout5,heldout7,heldout4,heldout2")
     ap.add_argument("--order-check", type=int, default=0, metavar="N")
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--same", action="store_true", help="--model's new-scheme scores of --sets against its old-scheme ones")
     args = ap.parse_args(argv)
+    if args.same:
+        return same(args.cache, args.sets.split(","), args.model)
     if args.order_check:
         return order_check(args.order_check, args.model)
     if args.score:

@@ -197,10 +197,11 @@ def model_identity(path: Path) -> str:
 
 
 def llama_runtime() -> str:
-    """The llama.cpp build the scores come from: llama-cpp-python's version and the CPU features its
-    kernels use ("llama-cpp-python 0.3.36; CPU: SSE3 AVX AVX2 FMA AVX512 ... OPENMP REPACK"). The
-    same weights and prompt give log-probabilities a tenth of a nat apart (median) between two such
-    builds (bench/RESULTS.md "Reflect judge, wave 14"): a judge calibration records it."""
+    """How the scores come about: llama-cpp-python's version, the CPU features its kernels use and
+    the `SCORE_SCHEME` ("llama-cpp-python 0.3.36; CPU: SSE3 AVX AVX2 FMA AVX512 ... OPENMP REPACK;
+    scores: pieces"). The same weights and prompt give log-probabilities a tenth of a nat apart
+    (median) between two such builds, or two schemes (bench/RESULTS.md "Reflect judge, wave 14" and
+    "wave 15"): a judge calibration records it."""
     import llama_cpp
 
     info = llama_cpp.llama_print_system_info()
@@ -208,7 +209,7 @@ def llama_runtime() -> str:
     # "CPU : SSE3 = 1 | AVX = 1 | ... |": the features switched on, in the build's order
     on = [part.split("=")[0].strip() for part in text.split("|") if part.strip().endswith("= 1")]
     on = [name.split(":")[-1].strip() for name in on]
-    return f"llama-cpp-python {llama_cpp.__version__}; CPU: {' '.join(on)}"
+    return f"llama-cpp-python {llama_cpp.__version__}; CPU: {' '.join(on)}; scores: {SCORE_SCHEME}"
 
 
 @dataclass
