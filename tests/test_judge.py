@@ -944,7 +944,7 @@ def test_a_calibration_measured_on_another_llama_build_is_used_with_its_threshol
     assert same.allowed and same.calibration == cal and "wider" not in same.reason
     other = J.trust(ws, name, HERE_RUNTIME.replace(" AVX512", ""))
     assert other.allowed and other.calibration == cal._replace(slack=J.DRIFT_SLACK)
-    assert "\n" not in other.reason and "another llama.cpp build or CPU" in other.reason
+    assert "\n" not in other.reason and "another llama.cpp build, CPU or scoring" in other.reason
     assert f"{J.DRIFT_SLACK:.2f} nats wider here" in other.reason
     fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
     assert J.relevant(fact, opinion).passed

@@ -6,6 +6,7 @@ deterministic; answer quality is measured by bench/reflect_judge.py, not asserte
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
 import time
@@ -57,7 +58,7 @@ def test_scores_are_log_probabilities_and_do_not_depend_on_the_cached_prefix(mod
     # for the shared prefix only, and the numbers are the same as from a cold start.
     model.score(J.SCORE_SYSTEM, J.pair_prompt("Anna renewed her passport.", OPINION) + J.LABEL_QUESTION, J.LABELS)
     again = model.score(J.SCORE_SYSTEM, user, J.LABELS)
-    assert again == pytest.approx(first, abs=1e-3)
+    assert again == first
     assert model.stats.calls == calls + 3
     full = len(model._tokens(model._chat_prompt(J.SCORE_SYSTEM, user)))
     # The third call evaluated its own part, not the shared system prompt again.
@@ -66,6 +67,56 @@ def test_scores_are_log_probabilities_and_do_not_depend_on_the_cached_prefix(mod
     first_token = model._llm.detokenize(model._tokens(model._chat_prompt(J.SCORE_SYSTEM, user) + "contradicts")[full:][:1])
     [lp_first] = model.score(J.SCORE_SYSTEM, user, [first_token.decode()])
     assert first[1] <= lp_first + 1e-6
+
+
+def test_a_prompt_is_evaluated_in_the_same_pieces_and_scored_the_same_whatever_was_asked_before(model: LlamaModel) -> None:
+    """Issue 15 (the order finding, bench/RESULTS.md "Reflect judge, wave 14"): reusing the longest
+    prefix shared with the previous prompt made a prompt's batches, and on the 1.5B judge its scores
+    (up to 0.31 nats), depend on the pair asked before it. Judge prompts of four pairs (two sharing
+    an opinion, two sharing a fact's opening) asked in two orders: every prompt is evaluated in the
+    pieces it is evaluated in from a cold start, or a tail of them (the pieces before reused whole),
+    and scores exactly the same."""
+    pairs = [("@Peter: Asked for the whole relay plan inline, not as a file.", "@Peter: Prefers concise replies."),
+             ("@Peter: Asked for the whole plan in short bullet points.", "@Peter: Prefers concise replies."),
+             ("@Alice: Adopted a cat named Miso.", "@Alice: Prefers tea to coffee."),
+             ("@Alice: Orders a double espresso every morning now.", "@Alice: Prefers tea to coffee.")]
+    questions = [J.LABEL_QUESTION, *J.YES_QUESTIONS.values()]
+    prompts = [J.pair_prompt(fact, opinion) + q for fact, opinion in pairs for q in questions]
+    spans: list[tuple[int, int]] = []
+    real_eval = model._llm.eval
+
+    def recording_eval(tokens: list[int]) -> None:
+        spans.append((model._llm.n_tokens, model._llm.n_tokens + len(tokens)))
+        real_eval(tokens)
+
+    def ask(user: str) -> tuple[list[float], list[tuple[int, int]]]:
+        del spans[:]
+        out = model.score(J.SCORE_SYSTEM, user, J.LABELS)
+        n = len(model._tokens(model._chat_prompt(J.SCORE_SYSTEM, user)))
+        return out, [s for s in spans if s[0] < n]  # not the continuations' decodes after the prompt
+
+    model._llm.eval = recording_eval  # type: ignore[method-assign]
+    try:
+        cold = {}
+        for user in prompts:
+            with contextlib.suppress(InvalidModelOutput):  # a generation in between: the KV cache, spent
+                model.complete_json("Answer with a JSON object.", "{}", {"type": "object"}, 4)
+            cold[user] = ask(user)
+        orders = [prompts, prompts[::-1], prompts[1::2] + prompts[0::2]]
+        warm = [{user: ask(user) for user in order} for order in orders]
+    finally:
+        del model._llm.eval
+    for user in prompts:
+        scores, pieces = cold[user]
+        assert len(pieces) == 3 and pieces[0][0] == 0  # the system prompt, the pair, the question
+        for asked in warm:
+            again, evaluated = asked[user]
+            assert again == scores
+            assert evaluated == pieces[len(pieces) - len(evaluated):]
+    # The pieces are where the user message and its last line start: a pair's second question
+    # evaluates the question only, a new pair everything after the system prompt.
+    first, second = warm[0][prompts[0]][1], warm[0][prompts[1]][1]
+    assert len(first) == 2 and len(second) == 1
 
 
 def test_summarize_is_capped_plain_text(model: LlamaModel) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sqlite3
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,7 +20,7 @@ from gitmem.parse import RetainFact, parse_retain_bullet
 from gitmem.reflect import model as M
 from gitmem.reflect import judge as J
 from gitmem.reflect import prompts as P
-from gitmem.reflect.model import CachedModel, InvalidModelOutput, Model, resolve_model_path
+from gitmem.reflect.model import CachedModel, InvalidModelOutput, Model, cache_key, resolve_model_path
 from gitmem.workspace import Workspace
 from gitrepo import GitRepo
 
@@ -280,6 +281,43 @@ def test_cache_keys_on_model_name_and_every_input(tmp_path: Path) -> None:
     with CachedModel(other, path) as cached_b:
         assert cached_b.complete_json("s", "u", P.SUMMARY_SCHEMA, 10) == {"summary": "B."}
     assert len(other.calls) == 1
+
+
+class FixedScorer:
+    """A scorer that answers every prompt with the same log-probabilities and counts its calls."""
+
+    def __init__(self, scores: list[float]) -> None:
+        self.name = "model-a"
+        self.scores = scores
+        self.calls = 0
+
+    def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+        raise InvalidModelOutput("only scores")
+
+    def score(self, system: str, user: str, continuations: Any) -> list[float]:
+        self.calls += 1
+        return list(self.scores)
+
+
+def test_scores_cached_under_the_old_evaluation_scheme_are_never_read(tmp_path: Path) -> None:
+    """Issue 15: scores evaluated with the old prefix reuse depend on the prompt asked before them
+    (bench/RESULTS.md "Reflect judge, wave 14"); a cache written then (key: model, prompt and
+    continuations only, as before SCORE_SCHEME) must be asked again, not mixed with new scores."""
+    path = tmp_path / "cache.sqlite"
+    with CachedModel(FixedScorer([-0.5, -1.5]), path):
+        pass  # the table, as any version creates it
+    db = sqlite3.connect(path)
+    old_key = cache_key("model-a", "s", "u", {"score": ["yes", "no"]}, 0)
+    with db:
+        db.execute("INSERT INTO answers (key, model, result, error, created, prompt) VALUES (?, 'model-a', '[-3.0, -0.1]', NULL, 0, 'u')",
+                   (old_key,))
+    db.close()
+    scorer = FixedScorer([-0.5, -1.5])
+    with CachedModel(scorer, path) as cached:
+        assert cached.score("s", "u", ["yes", "no"]) == [-0.5, -1.5]
+        assert cached.score("s", "u", ["yes", "no"]) == [-0.5, -1.5]
+        assert (scorer.calls, cached.hits, cached.misses) == (1, 1, 1)
+        assert cached.score_key("s", "u", ["yes", "no"]) != old_key
 
 
 def test_cache_remembers_rejected_answers(tmp_path: Path) -> None:

@@ -843,8 +843,9 @@ class Calibration(NamedTuple):
     # Method `shots`: its second step's "contradicts" threshold (`Recheck.no`); `query_yes` and
     # `query_unknown` hold its "supports" threshold and its "unrelated" bound.
     query_no: float = NO_FLOOR
-    # The llama.cpp build and CPU features the scores were measured with (`model.llama_runtime`);
-    # "": not recorded (every calibration stored before wave 14, the shipped ones among them).
+    # The llama.cpp build, CPU features and scoring scheme the scores were measured with
+    # (`model.llama_runtime`); "": not recorded (every calibration stored before wave 14, the
+    # shipped ones among them). Those of wave 14 name no scheme: the old one, widened everywhere.
     runtime: str = ""
     # How far every threshold is moved out when judging (`decide`'s `slack`): DRIFT_SLACK when this
     # calibration was measured on another runtime than the model runs on (`on_runtime`), else 0.
@@ -1010,7 +1011,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
                                 f"opinions will not move; set a larger model with `{CONFIG_HINT}`")
     lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck)
     drift = "" if not cal.slack else (
-        f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build or CPU, so its thresholds are "
+        f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build, CPU or scoring, so its thresholds are "
         f"{cal.slack:.2f} nats wider here")
     return Trust(True, cal, f"judge: {cal.method}, margin {cal.margin:.2f}{lean} ({rates}){drift}")
 

