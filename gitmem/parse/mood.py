@@ -5,7 +5,7 @@ supersession (index/supersede.py: such a line replaces nothing) and recall's ran
 (recall/currency.py: such a line never goes ahead of what holds).
 
 - `intends`: a change wished, planned, pending, conditional or that did not happen.
-- `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold.
+- `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold, hearsay.
 - `yearly`: a stay that comes back once a year (a value only of when: recall asks it per question).
 Measured on bench/current_truth.py: see bench/RESULTS.md (wave 12).
 """
@@ -22,17 +22,20 @@ from gitmem.lazyre import lazy
 # ("Applied for a curator post at the Uffizi; the interview is in April"), nor a condition ("would go
 # in a heartbeat if the rent were under 1,000"), nor a change that did not happen ("Turned the Berlin
 # offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
-_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
+# The same verbs in the past tell an intention of then ("Considered rewriting the backend in Go;
+# decided it's not worth it", "Was all set to move to Vilnius; the offer got pulled"), as does the
+# future of the past ("was going to", "was due to").
+_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|considered|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|weighing up|tempted)\b", re.I)
+               r"toying with|toyed with|weighing up|weighed up|tempted|(?:was|were) (?:all )?set to|(?:was|were) going to)\b", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
-                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
+                     r"would\b[^.;]{0,60}\bif|\bif\b[^.;]{0,60}(?:\bwould|\bwill|['’]ll)\b|"
                      r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
                      r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
                      r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
 # Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
-_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
+_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "if ", "turned", "declined", "fell through", "went to",
                        " get ")
 
 
@@ -58,18 +61,27 @@ _DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |a
 # A story retold: a verb of telling or remembering with a story or a span of a life ("Told us about
 # the years he lived on a houseboat"), or a decade named as when: "in the nineties", or a decade of
 # one's life after a past state ("lived on a boat in his twenties"; not "dating a lawyer in his
-# forties", a description).
+# forties", a description). A span of a life talked about is a story whatever the verb before it:
+# "about" a span that a past clause or "as / at / in / when" defines ("went on about her years as a
+# corporate lawyer", "Laughed about the year she lived in a hostel"); not "of her time in Leeds"
+# ("Spends most of her time in Leeds" is how things stand).
 _DECADE = r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties"
+_PERSON_SUBJ = r"(?:she|he|they|I|we)"
 _RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts|talked|talks|talking|spoke|speaks) (?:\w+ ){0,2}"
                r"(?:stor(?:y|ies)|(?:about|of) (?:the|those|his|her|their|my|our) (?:\w+ )?(?:years?|days|time|"
                r"summers?|winters?|months?|decade))|remembers|remembered|recalls|recalled|reminisc\w*|"
                r"(?:in|during|through) the (?:(?:19|20)?\d0'?s|'\d0s|" + _DECADE + r")|"
+               r"about (?:the|those|his|her|their|my|our) (?:\w+ )?(?:years?|days|summers?|winters?) "
+               r"(?:as|at|in|when|" + _PERSON_SUBJ + r" \w+ed)\b|"
                r"(?:lived|worked|spent|studied|was|were|had|owned|ran|taught)\b[^.;]{0,80}\b(?:in|during|through) "
                r"(?:his|her|their|my|our) " + _DECADE + r")\b", re.I)
 # Substrings every _DREAM or _RETOLD match holds: a cheap test first.
 _NO_VALUE_HINTS = ("dream", "fantasi", "some", "would love", "outbid", "lost out", "missed out", "bid", "offer",
                    "viewing", "trial", "stor", "told", "tell", "recount", "talk", "spoke", "speak", "remember",
-                   "recall", "reminisc", "0s", "ties")
+                   "recall", "reminisc", "0s", "ties", "about ", "gossip", "rumo", "hearsay")
+# Hearsay: what others say may be so ("Office gossip says she's off to Leeds", "Rumour has it he's
+# leaving") is no statement of how things stand.
+_HEARSAY = lazy(r"\b(?:gossip|rumou?r(?:s|ed)?|hearsay)\b", re.I)
 
 
 def no_present_value(content: str) -> str:
@@ -82,6 +94,8 @@ def no_present_value(content: str) -> str:
         return "a wish, a step towards a change or a lost bid"
     if _RETOLD.search(content):
         return "a story of the past"
+    if _HEARSAY.search(content):
+        return "hearsay"
     return ""
 
 
