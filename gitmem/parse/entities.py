@@ -110,7 +110,7 @@ def entity_slug(name: str) -> str:
 # changes the filed entity's own rent or workplace.
 _RELATIVE = (r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
              r"partner|boyfriend|girlfriend|friends?|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family|"
-             r"(?:flat|room|house|team|class|work|ship)mate|co-?worker|fianc[eé]e?|spouse|nephew|niece|twin|sibling|"
+             r"(?:flat|room|house|team|class|work|ship|club|band|school|crew|course|gym|play)mate|co-?worker|fianc[eé]e?|spouse|nephew|niece|twin|sibling|"
              r"step-?(?:mum|mom|dad|father|mother|son|daughter|brother|sister|kids?|children)|in-laws|relatives?|"
              r"god(?:son|daughter|mother|father|parents?|child(?:ren)?)|lodger|nanny|baby|bestie|buddy|pal)s?")
 _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
