@@ -85,3 +85,38 @@ def test_a_line_telling_nothing_of_now_stays_behind(tmp_path: Path, old: str, ne
 def test_a_real_change_still_goes_first(tmp_path: Path, old: str, new: str, question: str) -> None:
     ws = _workspace(tmp_path, [("2026-02-10", [f"@Orla: {old}"]), ("2026-05-04", [f"@Orla: {new}"])])
     assert _top(ws, question, "Orla", "2026-06-01") == f"@Orla: {new}"
+
+
+@pytest.mark.parametrize("line", [
+    "@Liviu: His clubmate Eoin is still running the Dublin 10k and will pace the 50-minute group.",
+    "@Liviu: Her bandmate Niall moved to Cork.",
+])
+def test_a_clubmate_is_someone_else(line: str) -> None:
+    assert subject(line) == ""
+
+
+@pytest.mark.parametrize("old, new, question", [
+    ("Sings in a ceilidh band called The Gorse Bushes.",
+     "Posters for the Galway festival bill her band as Salt Marsh.",
+     "What is Orla's band called?"),
+    ("Runs a coffee cart called Bean There at the pier.",
+     "The awning and the cups all read Tidewater since the relaunch; same pier, same hours.",
+     "What is Orla's coffee cart called?"),
+    ("Keeps a budgeting app called Pinchpenny on the go with two friends.",
+     "Rebranded as Ledgerly and launched on the App Store in May.",
+     "What is Orla's budgeting app called?"),
+], ids=["billed-as", "a-sign-reads", "rebranded-as"])
+def test_a_name_told_by_a_label_or_a_launch_goes_first(tmp_path: Path, old: str, new: str, question: str) -> None:
+    ws = _workspace(tmp_path, [("2026-02-10", [f"@Orla: {old}", "@Orla: Swims at Blackrock on Sundays."]),
+                               ("2026-05-04", [f"@Orla: {new}"])])
+    assert _top(ws, question, "Orla", "2026-06-01") == f"@Orla: {new}"
+
+
+@pytest.mark.parametrize("line", [
+    "She says Leeds is too dear for a second flat.",  # a person says: no label
+    "Works as a nurse at the Mercy.",  # a role, no name
+    "Same as Galway, the rent is high.",
+])
+def test_no_name_given(line: str) -> None:
+    from gitmem.parse.attributes import names_anew
+    assert names_anew(line) == (False, "")
