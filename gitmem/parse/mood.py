@@ -22,27 +22,33 @@ from gitmem.lazyre import lazy
 # ("Applied for a curator post at the Uffizi; the interview is in April"), nor a condition ("would go
 # in a heartbeat if the rent were under 1,000"), nor a change that did not happen ("Turned the Berlin
 # offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
-# The same verbs in the past tell an intention of then ("Considered rewriting the backend in Go;
-# decided it's not worth it", "Was all set to move to Vilnius; the offer got pulled"), as does the
-# future of the past ("was going to", "was due to").
-_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|considered|plans? to|planning to|hoping to|hopes to|"
+_INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
-               r"toying with|toyed with|weighing up|weighed up|tempted|(?:was|were) (?:all )?set to|(?:was|were) going to)\b", re.I)
+               r"toying with|weighing up|tempted)\b", re.I)
+# A statement that is itself an intention of then or a condition, read from its opening (after the
+# entity it is filed under and a subject pronoun or a verb of saying): the same verbs in the past
+# ("Considered rewriting the backend in Go; decided it's not worth it"), the future of the past ("Was
+# all set to move to Vilnius; the offer got pulled", "was going to"), a future on a condition ("Says
+# if the Volvo fails its MOT he'll go cargo bike"). Only as the opening: a clause of it after a
+# change ("Moved to Sligo; if the job works out she'll buy") leaves the change standing.
+_THEN_OR_IF = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?(?:(?:she|he|they|I|we)\s+)?(?:(?:says|said|reckons|thinks)\s+(?:that\s+)?)?"
+                   r"(?:considered|toyed with|weighed up|(?:was|were)\s+(?:all\s+)?set\s+to|(?:was|were)\s+going\s+to|"
+                   r"if\b[^.;]{0,80}(?:\bwill|\bwould|['’]ll|\bgoing to)\b)", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
-                     r"would\b[^.;]{0,60}\bif|\bif\b[^.;]{0,60}(?:\bwould|\bwill|['’]ll)\b|"
+                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
                      r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
                      r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
                      r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
 # Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
-_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "if ", "turned", "declined", "fell through", "went to",
+_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
                        " get ")
 
 
 def intends(content: str) -> bool:
     """Whether a statement says a change is wished, planned, pending, conditional or did not happen
     (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
-    if _INTENT.search(content):
+    if _INTENT.search(content) or _THEN_OR_IF.match(content):
         return True
     low = content.lower()
     return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
