@@ -22,6 +22,7 @@ from gitmem.lazyre import lazy
 # ("Applied for a curator post at the Uffizi; the interview is in April"), nor a condition ("would go
 # in a heartbeat if the rent were under 1,000"), nor a change that did not happen ("Turned the Berlin
 # offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
+_PERSON_SUBJ = r"(?:she|he|they|I|we)"  # a subject pronoun
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
                r"toying with|weighing up|tempted)\b", re.I)
@@ -31,7 +32,7 @@ _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning
 # all set to move to Vilnius; the offer got pulled", "was going to"), a future on a condition ("Says
 # if the Volvo fails its MOT he'll go cargo bike"). Only as the opening: a clause of it after a
 # change ("Moved to Sligo; if the job works out she'll buy") leaves the change standing.
-_THEN_OR_IF = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?(?:(?:she|he|they|I|we)\s+)?(?:(?:says|said|reckons|thinks)\s+(?:that\s+)?)?"
+_THEN_OR_IF = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?(?:" + _PERSON_SUBJ + r"\s+)?(?:(?:says|said|reckons|thinks)\s+(?:that\s+)?)?"
                    r"(?:considered|toyed with|weighed up|(?:was|were)\s+(?:all\s+)?set\s+to|(?:was|were)\s+going\s+to|"
                    r"if\b[^.;]{0,80}(?:\bwill|\bwould|['’]ll|\bgoing to)\b)", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
@@ -47,7 +48,7 @@ _NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "dec
 
 def intends(content: str) -> bool:
     """Whether a statement says a change is wished, planned, pending, conditional or did not happen
-    (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
+    (_INTENT, _THEN_OR_IF, _NOT_HAPPENED): no change to rank ahead of what holds."""
     if _INTENT.search(content):
         return True
     low = content.lower()
@@ -77,7 +78,6 @@ _DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |a
 # corporate lawyer", "Laughed about the year she lived in a hostel"); not "of her time in Leeds"
 # ("Spends most of her time in Leeds" is how things stand).
 _DECADE = r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties"
-_PERSON_SUBJ = r"(?:she|he|they|I|we)"
 _RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts|talked|talks|talking|spoke|speaks) (?:\w+ ){0,2}"
                r"(?:stor(?:y|ies)|(?:about|of) (?:the|those|his|her|their|my|our) (?:\w+ )?(?:years?|days|time|"
                r"summers?|winters?|months?|decade))|remembers|remembered|recalls|recalled|reminisc\w*|"
@@ -98,7 +98,7 @@ _HEARSAY = lazy(r"\b(?:gossip|rumou?r(?:s|ed)?|hearsay)\b", re.I)
 
 def no_present_value(content: str) -> str:
     """Why a statement gives no value of how things stand now, whatever is asked ("" if it may): a
-    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD)."""
+    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD), hearsay (_HEARSAY)."""
     low = content.lower()
     if not any(map(low.__contains__, _NO_VALUE_HINTS)) and not ("about " in low and ("year" in low or "days" in low or "summer" in low
                                                                               or "winter" in low)):
