@@ -34,8 +34,8 @@ the one loss is heldout4's "@Gwendolyn: @Ceridwen's retirement do ...", a posses
 the filed entity (parse's reading, not this model's), so it stays off until that reading holds
 ("Current truth, wave 14"). Wave 15: with that reading (parse.entities `subject`: another
 @person's thing opening the clause is theirs), thirteen sets, nine guards: +12 / -0 leave-one-set-out,
-gains on six sets, false supersession unchanged, no cost measured beside the rules: MODE "after"
-("Current truth, wave 15"). Both ways are asked on the next blind set (`bench/current_truth.py --learned`).
+gains on six sets, false supersession unchanged, its cost within the latency runs' spread: MODE
+"after" ("Current truth, wave 15"). Both ways are asked on the next blind set (`bench/current_truth.py --learned`).
 
 RECORD is a bench hook: when it is a list, every question's scored pairs are appended to it (the
 training data is read through the same code that ranks).
