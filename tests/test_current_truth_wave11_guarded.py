@@ -1,5 +1,5 @@
 """Issue 13, wave 11: the learned pair model after the rules, past their trap guards
-(gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped on since wave 15.
+(gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped off: recall is the rules'.
 Real git repositories, real index, the shipped weights. The sentences are no bench set's:
 traps of the probe's shapes (a thing of the same topic sold, an instance of an activity, a relative's
 move, another amount of money, the date of another event) on which the model alone puts the trap first, and an opinion reversed
@@ -34,8 +34,8 @@ TRAPS = [
 ]
 
 
-def test_the_guarded_model_is_shipped_on_with_every_guard() -> None:
-    assert learned.MODE == "after"
+def test_the_guarded_model_is_shipped_off_with_every_guard() -> None:
+    assert learned.MODE == "off"
     # The rules' eight (currency.refusals) and, since wave 14, the model's own (learned.BESIDE_A_YES).
     assert learned.GUARDS == frozenset(currency.GUARDS) | {learned.BESIDE_A_YES} and len(currency.GUARDS) == 8
     assert 0.0 < learned_model.AFTER_THRESHOLD < 1.0

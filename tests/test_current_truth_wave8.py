@@ -63,7 +63,7 @@ def test_a_newer_time_for_the_same_thing_goes_first(tmp_path: Path, monkeypatch:
     assert nothing_hidden(results)
     order = [r.content for r in results]
     assert next(i for i, t in enumerate(order) if "7 a.m." in t) < next(i for i, t in enumerate(order) if "yoga" in t)
-    # The rule switched off, the rules alone (the guarded pair model, on since wave 15, moves this too).
+    # The rule switched off, the rules alone (the guarded pair model, when on, moves this too).
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
     monkeypatch.setattr(learned, "MODE", "off")
     assert "7 a.m." in top(repo, "When does Marit go to the pool?", "marit", "2026-04-01")
