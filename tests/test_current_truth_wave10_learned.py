@@ -1,6 +1,6 @@
 """Issue 13, wave 10: the learned pair model in currency (gitmem/recall/learned.py), trained offline
-by bench/truth_learn.py and shipped as weights (gitmem/recall/learned_model.py). It is off by default
-(recall is the rules'); switched on, it takes newer_first's place. Real git repositories, real index,
+by bench/truth_learn.py and shipped as weights (gitmem/recall/learned_model.py). It is off by default (recall is the rules');
+in "replace" it takes newer_first's place. Real git repositories, real index,
 the shipped weights. The sentences are not any bench set's: each change is told in words the rules
 do not tie to the older line (a car gone to the scrapyard, an opinion reversed by what is done, a
 grading passed), and the trap the model keeps is a stay that answers nothing about a home."""
@@ -55,7 +55,8 @@ def test_switched_on_a_change_in_new_words_goes_first(tmp_path: Path, monkeypatc
                                                        days: tuple[tuple[str, tuple[str, ...]], ...], q: str,
                                                        entity: str, old: str, new: str) -> None:
     repo = history(tmp_path, *days)
-    # Off (as shipped): the rules keep the older line first; nothing ties the new words to it.
+    # Off: the rules keep the older line first; nothing ties the new words to it.
+    monkeypatch.setattr(learned, "MODE", "off")
     assert old in top(ask(repo, q, "2026-05-01"), entity)
     monkeypatch.setattr(learned, "MODE", "replace")
     results = ask(repo, q, "2026-05-01")

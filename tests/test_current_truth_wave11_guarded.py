@@ -1,6 +1,6 @@
 """Issue 13, wave 11: the learned pair model after the rules, past their trap guards
-(gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped off: recall is the
-rules'. Real git repositories, real index, the shipped weights. The sentences are no bench set's:
+(gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped off: recall is the rules'.
+Real git repositories, real index, the shipped weights. The sentences are no bench set's:
 traps of the probe's shapes (a thing of the same topic sold, an instance of an activity, a relative's
 move, another amount of money, the date of another event) on which the model alone puts the trap first, and an opinion reversed
 by what is done, which no rule ties to the older line and the guarded model puts first."""
@@ -47,10 +47,12 @@ def test_after_the_rules_a_trap_the_model_falls_for_stays_behind(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days: tuple[tuple[str, tuple[str, ...]], ...], q: str,
         entity: str, old: str, trap: str, guard: str) -> None:
     repo = history(tmp_path, *days)
-    assert old in top(ask(repo, q, "2026-05-01"), entity)  # off (as shipped): the rules keep the old line
-    # The model alone is fooled: it puts the newer line of the same topic first.
+    monkeypatch.setattr(learned, "MODE", "off")
+    assert old in top(ask(repo, q, "2026-05-01"), entity)  # off: the rules keep the old line
+    # The model alone is fooled: it puts the newer line of the same topic first (the relative's move no
+    # longer, with the weights trained on thirteen sets in wave 15).
     monkeypatch.setattr(learned, "MODE", "replace")
-    assert trap in top(ask(repo, q, "2026-05-01"), entity)
+    assert (trap in top(ask(repo, q, "2026-05-01"), entity)) == (guard != currency.SOMEONE_ELSE)
     # After the rules, the guard that names the trap refuses it, whatever the model's probability.
     monkeypatch.setattr(learned, "MODE", "after")
     monkeypatch.setattr(learned, "RECORD", [])
@@ -82,6 +84,7 @@ def test_after_the_rules_a_change_told_by_what_is_done_goes_first(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, days: tuple[tuple[str, tuple[str, ...]], ...], q: str,
         entity: str, old: str, new: str) -> None:
     repo = history(tmp_path, *days)
+    monkeypatch.setattr(learned, "MODE", "off")
     assert old in top(ask(repo, q, "2026-05-01"), entity)  # the rules keep the old line
     monkeypatch.setattr(learned, "MODE", "after")
     results = ask(repo, q, "2026-05-01")

@@ -4,7 +4,7 @@ done once that ends nothing (an instance of the habit: a drink at its club's bar
 wave 11's eight guards let the model put it first (that a change beside an older line that is no
 direct yes still goes first: test_current_truth_wave11_guarded, "visa-used"). Real git repositories, real
 index, the shipped weights; MODE "after" set here (it ships off: bench/RESULTS.md, "Current truth,
-wave 14"). The sentences are no bench set's."""
+wave 15"). The sentences are no bench set's."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ HABIT = (("2026-01-12", ("W @Marta: Plays squash on Tuesday evenings at the leis
 def test_an_instance_of_the_habit_asked_stays_behind_a_direct_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = history(tmp_path, *HABIT)
     q, old, trap = "Does Marta play squash?", "Tuesday evenings", "squash club bar"
-    assert old in top(ask(repo, q, "2026-05-01"), "marta")  # off (as shipped): the rules keep the old line
+    monkeypatch.setattr(learned, "MODE", "off")
+    assert old in top(ask(repo, q, "2026-05-01"), "marta")  # off: the rules keep the old line
     monkeypatch.setattr(learned, "MODE", "after")
     monkeypatch.setattr(learned, "RECORD", [])
     results = ask(repo, q, "2026-05-01")

@@ -31,8 +31,11 @@ from gitmem.index.db import get_meta
 # 14: a line whose subject is a relation of a wider class or owned by a name without "@" ("Her
 # flatmate Awino moved out", "Ana's husband sold the car") is someone else's (parse/entities.py `subject`),
 # and a state's last day is read from more bounded periods ("for a month", "July only", "this
-# semester": parse/dates.py).
-RULES = "5"
+# semester": parse/dates.py); "6" wave 15: another @person's thing opening the clause is theirs ("@Gwendolyn:
+# @Ceridwen's retirement do ...", "His clubmate Sorin ...": parse/entities.py `subject`), "up to" an amount is no end (parse/dates.py
+# `ends`), and a past intention, a conditional future, a span of a life talked about and hearsay say
+# nothing of now (parse/mood.py).
+RULES = "6"
 DERIVED_RULES = "derived_rules"
 
 

@@ -403,7 +403,18 @@ _NAMING = lazy(
     r"\b(?i:re-?named|re-?christened|christened)\s+(?:(?i:it|her|him|them)\s+|(?i:the|his|her|their)\s+"
     r"(?P<thing1>[a-z]+)\s+)?(?:(?i:to|as)\s+)?['\"‘“]?[A-Z]|"
     r"(?:^|[:;.]\s*)(?i:the|his|her|their)\s+(?P<thing2>[a-z]+)\s+(?i:is)\s+(?:(?i:now)\s+)?(?:(?i:called|named)\s+)?"
-    + _NAME_RUN + r"\s*(?:(?i:now)\b|[;.,]|$)")
+    + _NAME_RUN + r"\s*(?:(?i:now)\b|[;.,]|$)|"
+    # A thing put out, entered or billed under a name ("Rebranded as Trailmark", "Went out to the
+    # public as Pennywise", "re-registered the mare as Boira", "bill his band as The Umgeni Drifters"):
+    # a verb in -ed / -s (or "bill", "went out"), not one that takes a role ("works as", "joined as").
+    r"\b(?!(?i:works|worked|serves|served|joined|started|signed|qualified|trained|acts|acted|poses|posed|is|was|has|does)\b)"
+    r"(?i:[a-z-]+ed|[a-z-]+s|bill|went|goes|go)\s+(?:(?i:it|her|him|them)\s+|(?i:the|his|her|their|its)\s+(?P<thing3>[a-z]+)\s+)?"
+    r"(?:(?i:out)\s+(?:(?i:to\s+the)\s+[a-z]+\s+)?)?(?i:as)\s+['\"‘“]?(?!I\b)[A-Z]|"
+    # A label reads a name: a thing (no person: "she says Leeds ...", no manner: "regularly read The
+    # Atlantic") that says, reads or carries it ("her badge says Vlinder Group now", "the team kit says
+    # Kilele FC", "all read Tidewater Life").
+    r"\b(?!(?i:she|he|they|I|we|you|who|it|everyone|people|gossip)\b)(?![a-z]*ly\b)[a-z]+\s+(?i:says|say|read|reads|carry|carries|bears?)\s+"
+    + _NAME_RUN)
 
 
 def names_anew(text: str) -> tuple[bool, str]:
@@ -412,7 +423,7 @@ def names_anew(text: str) -> tuple[bool, str]:
     m = _NAMING.search(text)
     if m is None:
         return False, ""
-    return True, (m.group("thing1") or m.group("thing2") or "").lower()
+    return True, (m.group("thing1") or m.group("thing2") or m.group("thing3") or "").lower()
 
 
 # After an old value, in its clause: what it is traded for ("the Trafic in for an electric Vauxhall

@@ -343,8 +343,14 @@ def ends(text: str, written: date) -> date | None:
             return last
     if "unti" not in low and "thr" not in low and "til" not in low and "up to" not in low:
         return _a_while(low, written)
-    for m in _UNTIL.finditer(text[:SCAN_LIMIT]):
-        rest = m.group("rest")
+    at = 0
+    while (m := _UNTIL.search(text, at, SCAN_LIMIT)) is not None:
+        at, rest = m.end(), m.group("rest")
+        if m.group("word").lower() == "up to" and _an_amount(rest, written):
+            # "putting the rent up to NZ$585 a week from 1 March": a value raised to, not an end; an
+            # until-word after it is read on its own ("up to six hives, until March").
+            at = m.start("rest")
+            continue
         last = _end_of(rest, written)
         if last is None:
             # "until the Easter break", "till the end of the month", "through the spring semester".
@@ -352,6 +358,20 @@ def ends(text: str, written: date) -> date | None:
         if last is not None:
             return last
     return _a_while(low, written)
+
+
+# "up to" before an amount is how high, not how long: a number or a currency that no date opens
+# ("up to 910", "up to NZ$585 a week from 1 March", "up to six hives"), or a date written later on.
+_AMOUNT = lazy(r"^\s*(?:[A-Z]{0,3}[$€£¥₹]|\d|(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
+               r"a\s+(?:few|dozen|hundred|thousand))\b)", re.I)
+
+
+def _an_amount(rest: str, written: date) -> bool:
+    """Whether the words after "up to" open with an amount rather than a date."""
+    if _AMOUNT.match(rest) is None:
+        return False
+    found = _first_date(rest, written)
+    return found is None or bool(rest[:found[0].start()].strip())
 
 
 def _end_of(rest: str, written: date) -> date | None:

@@ -110,7 +110,7 @@ def entity_slug(name: str) -> str:
 # changes the filed entity's own rent or workplace.
 _RELATIVE = (r"(?:brother|sister|mother|father|mum|mom|dad|parents?|son|daughter|kids?|children|wife|husband|"
              r"partner|boyfriend|girlfriend|friends?|cousin|aunt|uncle|grand\w*|colleague|boss|neighbou?r|family|"
-             r"(?:flat|room|house|team|class|work|ship)mate|co-?worker|fianc[eé]e?|spouse|nephew|niece|twin|sibling|"
+             r"(?:flat|room|house|team|class|work|ship|club|band|school|crew|course|gym|play)mate|co-?worker|fianc[eé]e?|spouse|nephew|niece|twin|sibling|"
              r"step-?(?:mum|mom|dad|father|mother|son|daughter|brother|sister|kids?|children)|in-laws|relatives?|"
              r"god(?:son|daughter|mother|father|parents?|child(?:ren)?)|lodger|nanny|baby|bestie|buddy|pal)s?")
 _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
@@ -118,12 +118,14 @@ _FILED = r"^\s*(?:@(?P<filed>[^\W\d_][\w-]*(?:\.[^\W_]\w*)*)\s*:\s*)?"
 # a law firm", "His landlord @Ivo raised the rent" are Nkechi's and Ivo's. A relation owned by a name
 # written without "@" ("Ana's husband sold the car") or put after one ("Awino, her flatmate, moved
 # out") is someone else's too; the name must be capitalised (`_named_owner`), the pattern being
-# case-blind.
+# case-blind. Another @person's thing opening the clause is theirs whatever the noun ("@Gwendolyn:
+# @Ceridwen's retirement do was at the rugby club" tells of Ceridwen's do, not where Gwendolyn is).
 _ABOUT_OTHER = lazy(
     _FILED + r"(?:(?:(?:his|her|their|my|our)\s+(?:\w+\s+)?[^\W\d_][\w-]*,?\s*(?P<named>@[^\W\d_][\w-]*))"
     r"|(?:(?:his|her|their|(?P<mine>my|our))|(?P<at>@)?(?P<owner>[^\W\d_][\w-]*)['’]s"
     r"|(?P<apos>[^\W\d_][\w-]*),\s+(?:his|her|their))\s+(?:\w+\s+)?(?P<rel>" + _RELATIVE + r")\b(?P<comma>\s*,)?"
-    r"|@(?P<other>[^\W\d_][\w-]*)(?!['’]s|\s+and\b|[\w-]))",
+    r"|@(?P<other>[^\W\d_][\w-]*)(?!['’]s|\s+and\b|[\w-])"
+    r"|@(?P<owns>[^\W\d_][\w-]*)['’]s\s+[^\W\d_])",
     re.I,
 )
 
@@ -155,8 +157,8 @@ def subject(content: str) -> str | None:
     m = _ABOUT_OTHER.match(content)
     if m is None or not _named_owner(m):
         return None
-    if m.group("other") is not None:
-        other = entity_key(m.group("other"))
+    if m.group("other") is not None or m.group("owns") is not None:
+        other = entity_key(m.group("other") or m.group("owns"))
         filed = entity_key(m.group("filed") or "")
         return None if not filed or other == filed else other
     named = m.group("named")

@@ -5,7 +5,7 @@ supersession (index/supersede.py: such a line replaces nothing) and recall's ran
 (recall/currency.py: such a line never goes ahead of what holds).
 
 - `intends`: a change wished, planned, pending, conditional or that did not happen.
-- `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold.
+- `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold, hearsay.
 - `yearly`: a stay that comes back once a year (a value only of when: recall asks it per question).
 Measured on bench/current_truth.py: see bench/RESULTS.md (wave 12).
 """
@@ -22,9 +22,19 @@ from gitmem.lazyre import lazy
 # ("Applied for a curator post at the Uffizi; the interview is in April"), nor a condition ("would go
 # in a heartbeat if the rent were under 1,000"), nor a change that did not happen ("Turned the Berlin
 # offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
+_PERSON_SUBJ = r"(?:she|he|they|I|we)"  # a subject pronoun
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
                r"toying with|weighing up|tempted)\b", re.I)
+# A statement that is itself an intention of then or a condition, read from its opening (after the
+# entity it is filed under and a subject pronoun or a verb of saying): the same verbs in the past
+# ("Considered rewriting the backend in Go; decided it's not worth it"), the future of the past ("Was
+# all set to move to Vilnius; the offer got pulled", "was going to"), a future on a condition ("Says
+# if the Volvo fails its MOT he'll go cargo bike"). Only as the opening: a clause of it after a
+# change ("Moved to Sligo; if the job works out she'll buy") leaves the change standing.
+_THEN_OR_IF = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?(?:" + _PERSON_SUBJ + r"\s+)?(?:(?:says|said|reckons|thinks)\s+(?:that\s+)?)?"
+                   r"(?:considered|toyed with|weighed up|(?:was|were)\s+(?:all\s+)?set\s+to|(?:was|were)\s+going\s+to|"
+                   r"if\b[^.;]{0,80}(?:\bwill|\bwould|['’]ll|\bgoing to)\b)", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
                      r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
@@ -38,11 +48,16 @@ _NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "dec
 
 def intends(content: str) -> bool:
     """Whether a statement says a change is wished, planned, pending, conditional or did not happen
-    (_INTENT, _NOT_HAPPENED): no change to rank ahead of what holds."""
+    (_INTENT, _THEN_OR_IF, _NOT_HAPPENED): no change to rank ahead of what holds."""
     if _INTENT.search(content):
         return True
     low = content.lower()
-    return any(h in low for h in _NOT_HAPPENED_HINTS) and _NOT_HAPPENED.search(content) is not None
+    # Substrings every _THEN_OR_IF match holds, tested one by one (recall reads every head candidate:
+    # a generator over a tuple of them cost ~1 us a text more).
+    if ("if " in low or "consider" in low or "toyed" in low or "weighed" in low or " set " in low or "going to" in low) \
+            and _THEN_OR_IF.match(content):
+        return True
+    return any(map(low.__contains__, _NOT_HAPPENED_HINTS)) and _NOT_HAPPENED.search(content) is not None
 
 
 # A dream, a daydream or a bid that was lost: "Daydreams about opening a dive shop on Flores", "Bid
@@ -58,30 +73,42 @@ _DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |a
 # A story retold: a verb of telling or remembering with a story or a span of a life ("Told us about
 # the years he lived on a houseboat"), or a decade named as when: "in the nineties", or a decade of
 # one's life after a past state ("lived on a boat in his twenties"; not "dating a lawyer in his
-# forties", a description).
+# forties", a description). A span of a life talked about is a story whatever the verb before it:
+# "about" a span that a past clause or "as / at / in / when" defines ("went on about her years as a
+# corporate lawyer", "Laughed about the year she lived in a hostel"); not "of her time in Leeds"
+# ("Spends most of her time in Leeds" is how things stand).
 _DECADE = r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties"
 _RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts|talked|talks|talking|spoke|speaks) (?:\w+ ){0,2}"
                r"(?:stor(?:y|ies)|(?:about|of) (?:the|those|his|her|their|my|our) (?:\w+ )?(?:years?|days|time|"
                r"summers?|winters?|months?|decade))|remembers|remembered|recalls|recalled|reminisc\w*|"
                r"(?:in|during|through) the (?:(?:19|20)?\d0'?s|'\d0s|" + _DECADE + r")|"
+               r"about (?:the|those|his|her|their|my|our) (?:\w+ )?(?:years?|days|summers?|winters?) "
+               r"(?:as|at|in|when|" + _PERSON_SUBJ + r" \w+ed)\b|"
                r"(?:lived|worked|spent|studied|was|were|had|owned|ran|taught)\b[^.;]{0,80}\b(?:in|during|through) "
                r"(?:his|her|their|my|our) " + _DECADE + r")\b", re.I)
 # Substrings every _DREAM or _RETOLD match holds: a cheap test first.
 _NO_VALUE_HINTS = ("dream", "fantasi", "some", "would love", "outbid", "lost out", "missed out", "bid", "offer",
                    "viewing", "trial", "stor", "told", "tell", "recount", "talk", "spoke", "speak", "remember",
-                   "recall", "reminisc", "0s", "ties")
+                   "recall", "reminisc", "0s", "ties", "gossip", "rumo", "hearsay")
+# A span of a life talked about (`_RETOLD`) holds "about " and "year", "days", "summer" or "winter".
+# Hearsay: what others say may be so ("Office gossip says she's off to Leeds", "Rumour has it he's
+# leaving") is no statement of how things stand.
+_HEARSAY = lazy(r"\b(?:gossip|rumou?r(?:s|ed)?|hearsay)\b", re.I)
 
 
 def no_present_value(content: str) -> str:
     """Why a statement gives no value of how things stand now, whatever is asked ("" if it may): a
-    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD)."""
+    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD), hearsay (_HEARSAY)."""
     low = content.lower()
-    if not any(h in low for h in _NO_VALUE_HINTS):
+    if not any(map(low.__contains__, _NO_VALUE_HINTS)) and not ("about " in low and ("year" in low or "days" in low or "summer" in low
+                                                                              or "winter" in low)):
         return ""
     if _DREAM.search(content):
         return "a wish, a step towards a change or a lost bid"
     if _RETOLD.search(content):
         return "a story of the past"
+    if _HEARSAY.search(content):
+        return "hearsay"
     return ""
 
 
