@@ -15,7 +15,7 @@ stale, and the score cache keys the scheme. For Qwen2.5-Coder-1.5B Q4_K_M (bench
   record re-fitted on the new scheme's calibration half as `gitmem model check` fits it), the plain
   baseline (no gate, best label; old-scheme scores, the only ones asked for every case).
 
-    C=/work/wt/caches/judge17-cache.sqlite
+    C=bench/out/judge-cache.sqlite   # any file; a re-run asks only what it lacks
     nice -n 19 .venv/bin/python bench/judge_wave15.py --score --cache $C --sets calibration,report,heldout10,heldout3
     nice -n 19 .venv/bin/python bench/judge_wave15.py --report --cache $C
 """
@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path)
     ap.add_argument("--model", type=Path, default=MODEL)
     ap.add_argument("--score", action="store_true")
-    ap.add_argument("--sets", default="calibration,report,heldout10,heldout3,heldout9,heldout8,heldout6,heldout5,heldout7,heldout4,heldout2,heldout11")
+    ap.add_argument("--sets", default="calibration,report,heldout10,heldout3,heldout9,heldout8,heldout6,heldout5,heldout7,heldout4,"
+                                          "heldout2,heldout11")
     ap.add_argument("--order-check", type=int, default=0, metavar="N")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--same", action="store_true", help="--model's new-scheme scores of --sets against its old-scheme ones")
