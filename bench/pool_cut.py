@@ -35,9 +35,12 @@ from gitmem.workspace import Workspace  # noqa: E402
 Setting = tuple[str, int]  # ("pool" | "scored", value)
 
 
+SHIPPED = (rank.MIN_CANDIDATES, store.SCORED_ROWS)  # read once, before any setting changes them
+
+
 def _set(setting: Setting) -> None:
     name, value = setting
-    rank.MIN_CANDIDATES, store.SCORED_ROWS = (value, 3000) if name == "pool" else (600, value)
+    rank.MIN_CANDIDATES, store.SCORED_ROWS = (value, SHIPPED[1]) if name == "pool" else (SHIPPED[0], value)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=4)
     args = ap.parse_args(argv)
     settings: list[Setting] = [("pool", int(v)) for v in args.pool.split(",")]
-    settings += [("scored", int(v)) for v in args.scored.split(",") if int(v) != 3000]
-    shipped: Setting = ("pool", 600)
+    settings += [("scored", int(v)) for v in args.scored.split(",") if int(v) != SHIPPED[1]]
+    shipped: Setting = ("pool", SHIPPED[0])
     answers: dict[tuple[Setting, str | None, str], list[int | None]] = {}
     cpu: dict[Setting, list[float]] = {s: [] for s in settings}
     depth: list[int] = []
@@ -74,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
                     if setting == shipped:
                         at = {row[0]: i for i, (row, _) in enumerate(pool)}
                         depth += [at[i] for i in got if i in at]
-                        if len(pool) >= 600:
-                            flat.append(pool[599][1] / pool[0][1])
+                        if len(pool) >= SHIPPED[0]:
+                            flat.append(pool[SHIPPED[0] - 1][1] / pool[0][1])
         finally:
             store.ranked = ranked
         steady_collector()
