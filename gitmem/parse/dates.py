@@ -418,9 +418,10 @@ def _a_while(low: str, written: date) -> date | None:
     if "week" in low and _THIS_WEEK.search(low) is not None and not _LASTED.search(low.replace("weekend", "")):
         return written + timedelta(days=6 - written.weekday())
     last = _for_a_while(low, written) if any(w in low for w in _A_WHILE) else None
-    if last is None and any(w in low for w in _FOR_PERIOD_HINTS):
+    period = any(w in low for w in _FOR_PERIOD_HINTS)
+    if last is None and period:
         last = _for_a_period(low, written)
-    if last is None and ("only" in low or any(w in low for w in _FOR_PERIOD_HINTS)):
+    if last is None and ("only" in low or period):
         last = _a_month(low, written)
     if last is None and "this " in low:
         last = _this_period(low, written)
@@ -582,10 +583,16 @@ def period_end(rest: str, written: date, to_its_start: bool = False) -> date | N
     return end
 
 
+def _dated_or_recurring(low: str, written: date) -> bool:
+    """Whether a statement names a date of its own or a recurrence ("every July"): then a named
+    period or month in it says when, not for how long from the day it was written."""
+    return _RECURS.search(low) is not None or find_dates(low, written) is not None
+
+
 def _for_a_period(low: str, written: date) -> date | None:
     """The end of a state "for the spring semester", "over the holidays", "during the Easter break"."""
     m = _FOR_PERIOD.search(low)
-    if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
+    if m is None or _dated_or_recurring(low, written):
         return None
     return period_end(m.group("rest"), written)
 
@@ -619,7 +626,7 @@ def _a_month(low: str, written: date) -> date | None:
     """The last day of a state for one named month (`_A_MONTH`): its next occurrence, this one while
     it lasts."""
     m = next((m for m in _A_MONTH.finditer(low) if _for_the_month(m, low)), None)
-    if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
+    if m is None or _dated_or_recurring(low, written):
         return None
     mon = _MONTHS[m.group("am")[:3]]
     return _month_end(written.year + (mon < written.month), mon)
@@ -640,7 +647,7 @@ def _for_the_month(m: re.Match[str], low: str) -> bool:
 def _this_period(low: str, written: date) -> date | None:
     """The last day of a state for the month, season or term it was written in (`_THIS_PERIOD`)."""
     m = _THIS_PERIOD.search(low)
-    if m is None or _RECURS.search(low) or find_dates(low, written) is not None:
+    if m is None or _dated_or_recurring(low, written):
         return None
     if m.group("rest") == "month":
         return _month_end(written.year, written.month)
