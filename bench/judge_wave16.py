@@ -226,8 +226,10 @@ def main(argv: list[str] | None = None) -> int:
         learned("learned + the gate's overlap, leave-one-set-out, pooled at most 2%", with_gate, None)
         learned("learned + the gate's overlap, leave-one-set-out, each at most 3%", with_gate, 0.03)
         for bound in (0.03, BLIND_PER_SET):
-            row(f"two-stage (related? then which way?), leave-one-set-out, each at most {bound:.0%}", lambda k, bound=bound: _fmt(
-                C.tally(sets[k], [two_stage({j: v for j, v in sets.items() if j != k}, scores_only, bound)(s) for s in sets[k]])))
+            def staged(k: str, bound: float = bound) -> str:
+                judge = two_stage({j: v for j, v in sets.items() if j != k}, scores_only, bound)
+                return _fmt(C.tally(sets[k], [judge(s) for s in sets[k]]))
+            row(f"two-stage (related? then which way?), leave-one-set-out, each at most {bound:.0%}", staged)
 
     def base(k: str) -> str:
         b = baseline(new, cases[k])
