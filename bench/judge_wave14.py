@@ -56,10 +56,7 @@ def numbers(sc: J.PairScores, cal: J.Calibration) -> tuple[float, float]:
 
 def clearance(sc: J.PairScores, cal: J.Calibration) -> float | None:
     """How far a verdict of the shipped band clears its nearer threshold (None: it abstains)."""
-    x, y = numbers(sc, cal)
-    if abs(x) <= cal.margin or (x > 0) != (y > 0) or y == 0:
-        return None
-    return min(abs(x) - cal.margin, abs(y))
+    return J.clearance(sc, cal.method, cal.margin, cal.offset, cal.floor)
 
 
 def write_order(sets: dict[str, list[C.Scored]], cal: J.Calibration, path: Path) -> int:

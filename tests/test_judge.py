@@ -149,6 +149,38 @@ def test_yesno_decides_only_when_exactly_one_answer_is_yes() -> None:
     assert J.decide(J.PairScores(yes_supports=-0.1, yes_contradicts=-0.5), "yesno", -0.2).relation == "supports"
 
 
+@pytest.mark.parametrize("margin", [0.5, 0.0, -0.2])
+def test_yesno_with_a_slack_moves_the_yes_bound_up_and_the_no_bound_down(margin: float) -> None:
+    # Both bounds move outward, never inward: "yes" above margin + slack, "no" below min(margin, 0) - slack.
+    slack, eps = 0.1, 1e-6
+    yes_bar, no_bar = margin + slack, min(margin, 0.0) - slack
+
+    def verdict(yes: float, no: float) -> str:
+        return J.decide(J.PairScores(yes_supports=yes, yes_contradicts=no), "yesno", margin, slack=slack).relation
+
+    assert verdict(yes_bar + eps, no_bar - eps) == "supports"
+    assert verdict(no_bar - eps, yes_bar + eps) == "contradicts"
+    assert verdict(yes_bar - eps, no_bar - eps) == "unrelated"  # a yes inside the slack
+    assert verdict(yes_bar + eps, no_bar + eps) == "unrelated"  # a no inside the slack
+    # without the slack the same pairs decide
+    assert J.decide(J.PairScores(yes_supports=yes_bar - eps, yes_contradicts=no_bar + eps), "yesno", margin).relation == "supports"
+
+
+def test_clearance_is_the_largest_slack_at_which_a_verdict_still_stands() -> None:
+    # agree: contrast 1.3 past offset 0 with margin 1.0 (0.3 clear), yes/no lean 0.2 past its floor (0.2 clear)
+    sc = J.PairScores(labels=(-1.0, -2.3, -5.0), yes_supports=0.7, yes_contradicts=0.0)
+    c = J.clearance(sc, "agree", 1.0, 0.0, 0.5)
+    assert c is not None and abs(c - 0.2) < 1e-9
+    assert J.decide(sc, "agree", 1.0, 0.0, 0.5, slack=c - 1e-6).relation == "supports"
+    assert J.decide(sc, "agree", 1.0, 0.0, 0.5, slack=c + 1e-6).relation == "unrelated"
+    # the contrast framing nearer: its clearance
+    c = J.clearance(sc, "agree", 1.0, 0.0, -1.0)
+    assert c is not None and abs(c - 0.3) < 1e-9
+    # abstaining, or a method without a band: no clearance
+    assert J.clearance(sc, "agree", 2.0, 0.0, 0.5) is None
+    assert J.clearance(sc, "labels", 0.5) is None
+
+
 def test_contrast_decides_against_the_models_own_lean() -> None:
     # A model that leans to "contradicts" on every pair: supports-vs-contradicts log-odds -1.7 on a
     # pair that is neither. Against zero, a supporting fact at -0.6 would read as "contradicts".

@@ -165,9 +165,14 @@ def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, flo
 
 def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0,
             floor: float = J.NO_FLOOR, recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0) -> Metrics:
+    return tally(scored, [predict(s, method, margin, offset, floor, recheck, slack) for s in scored])
+
+
+def tally(scored: Sequence[Scored], answers: Sequence[Relation]) -> Metrics:
+    """The metrics of `answers`, one per case of `scored`."""
     confusion = {e: {p: 0 for p in RELATIONS} for e in RELATIONS}
-    for s in scored:
-        confusion[s.case.expected][predict(s, method, margin, offset, floor, recheck, slack)] += 1
+    for s, answer in zip(scored, answers, strict=True):
+        confusion[s.case.expected][answer] += 1
     n = len(scored)
     correct = sum(confusion[e][e] for e in RELATIONS)
     wrong = sum(confusion[e][p] for e in RELATIONS for p in ("supports", "contradicts") if p != e)

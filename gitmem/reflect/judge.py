@@ -761,13 +761,23 @@ def _recheck(scores: PairScores, r: Recheck, slack: float = 0.0) -> Decision:
     return ABSTAIN
 
 
+def clearance(scores: PairScores, method: Method, margin: float, offset: float = 0.0, floor: float = NO_FLOOR) -> float | None:
+    """How far a two-sided verdict clears its nearest threshold, the yes/no framing's included for
+    the `YES_FRAMED` methods: the largest slack at which `_decide` still gives it (None: it abstains
+    at slack 0). A verdict whose clearance is below DRIFT_SLACK abstains on another build."""
+    d = _decide(scores, method, margin, offset, floor)
+    if d.relation == "unrelated" or method not in TWO_SIDED:
+        return None
+    return min(d.clearance, abs(yes_lean(scores) - floor)) if method in YES_FRAMED else d.clearance
+
+
 def turn(relation: Relation) -> Relation:
     """The relation to an opinion of a fact whose relation to the opinion's affirmative form is `relation`."""
     return "contradicts" if relation == "supports" else "supports" if relation == "contradicts" else relation
 
 
 def _decide(scores: PairScores, method: Method, margin: float, offset: float, floor: float, slack: float = 0.0) -> Decision:
-    margin += slack
+    calibrated, margin = margin, margin + slack
     if method in TWO_SIDED:
         may_support, may_contradict = sides(scores, method, floor, slack)
         if not (may_support or may_contradict) or (method != "likely" and scores.labels is None) or (
@@ -791,7 +801,9 @@ def _decide(scores: PairScores, method: Method, margin: float, offset: float, fl
     # "yes" that merely falls short of it is still a yes, and a model that says yes to both is
     # confused, not leaning. (Measured: the bundled SmolLM2 at margin 0.15 turned such pairs, both
     # log-odds in 0.05..0.26, into "contradicts"; a larger margin made more verdicts, not fewer.)
-    no = min(margin - slack, 0.0) - slack
+    # "yes" above the calibrated margin and "no" below 0 (or below a negative margin), each moved
+    # out by the slack: yes > calibrated + slack (`margin`), no < min(calibrated, 0) - slack.
+    no = min(calibrated, 0.0) - slack
     sup = scores.yes_supports > margin and scores.yes_contradicts < no
     con = scores.yes_contradicts > margin and scores.yes_supports < no
     if not (sup or con):
