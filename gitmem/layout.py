@@ -172,3 +172,10 @@ def is_bookkeeping(rel: str, content: str) -> bool:
     """Whether a chunk of `rel` is one of those bookkeeping lines (or "no evidence judged yet"):
     never a recall result."""
     return rel == OPINIONS_PAGE and _BOOKKEEPING.match(content) is not None
+
+
+def says_something(rel: str, content: str | None) -> bool:
+    """Whether a chunk of `rel` is memory at all (a recall result, a line of `gitmem changes`): a
+    block that was only an HTML comment (a template's guidance, a generated block's marker) has no
+    text left to say, and an opinion's bookkeeping says nothing about the world."""
+    return bool(content) and not is_bookkeeping(rel, content or "")

@@ -46,13 +46,25 @@ def _check_text(r: dict[str, Any]) -> str:
         lines.append(f"  Retain bullets: {rt['passed']} of {rt['tried']} drafted from {len(C.load_logs())} daily logs pass "
                      "the Retain gate" + ("" if rt["share"] >= J.DRAFT_BAR else
                                            "; reflection will not ask this model to draft Retain sections"))
-    if r["trusted"]:
-        lines.append(f"OK: wrong direction {r['report']['wrong_direction']:.0%} is within the bar "
-                     f"({r['bar']:.0%}); reflection may move opinion confidence with this model.")
+    # What the verdict means for reflection holds only for a stored check: one that is not stored
+    # (custom cases, or no workspace) leaves reflection with the stored or shipped calibration.
+    stored = bool(r["stored"])
+    scope = "" if stored else " on these cases"
+    wrong = f"wrong direction {r['report']['wrong_direction']:.0%}"
+    if not r["decides"]:
+        lines.append(f"NEVER DECIDES{scope}: no way of deciding got enough related labelled pairs right ({wrong}, "
+                     f"abstain {r['report']['abstain']:.0%}); "
+                     + ("reflection will not move opinion confidence with this model. " if stored else "")
+                     + "Set a larger model with `gitmem config reflect.model PATH`.")
+    elif r["trusted"]:
+        lines.append(f"OK{scope}: {wrong} is within the bar ({r['bar']:.0%}); "
+                     + ("reflection may move opinion confidence with this model." if stored else
+                        "this check does not change what reflection does."))
     else:
-        lines.append(f"NOT TRUSTED: wrong direction {r['report']['wrong_direction']:.0%} is above the bar ({r['bar']:.0%}); "
-                     "reflection will not move opinion confidence with it. "
-                     "Set a larger model with `gitmem config reflect.model PATH`.")
+        lines.append(f"NOT TRUSTED{scope}: {wrong} is above the bar ({r['bar']:.0%}); "
+                     + ("reflection will not move opinion confidence with it. "
+                        "Set a larger model with `gitmem config reflect.model PATH`." if stored else
+                        "this check does not change what reflection does."))
     if r["stored"]:
         lines.append(f"Calibration stored in {r['stored']}.")
     else:

@@ -115,10 +115,11 @@ def why_command(ctx: click.Context, target: str, as_json: bool) -> None:
             prev = v
             if v.get("valid_until"):
                 lines.append(f"     until {v['valid_until']['time']} ({v['valid_until']['commit'][:7]})")
-        for link in d.get("superseded_by", []):
-            r = link["result"]
-            lines.append(f"   superseded by ({link['reason']}), {r['record_time'] or '-'}:")
-            lines.append(f"     {r['content']} ({r['source']})")
+        for key, says in (("superseded_by", "superseded by"), ("supersedes", "replaced")):
+            for link in d.get(key, []):
+                r = link["result"]
+                lines.append(f"   {says} ({link['reason']}), {r['record_time'] or '-'}:")
+                lines.append(f"     {r['content']} ({r['source']})")
         return "\n".join(lines)
 
     emit(data, as_json, text)

@@ -51,7 +51,7 @@ from gitmem.index.supersede import content_words, fact_words, is_additive, is_ev
 from gitmem.parse import answers, attributes, mood
 from gitmem.parse.dates import event_window_at, starts
 from gitmem.parse.entities import relation, subject as attributed
-from gitmem.layout import OPINIONS_PAGE, in_bank, is_bookkeeping, log_date
+from gitmem.layout import OPINIONS_PAGE, in_bank, log_date, says_something
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
 
@@ -1146,9 +1146,7 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     `stored`: the committed rows' `last_day` column holds their reading (the index's rules are
     this code's): `_last_day`."""
     past: dict[int, str] = {}
-    # A block that was only an HTML comment (a generated block's marker) has no text left to say;
-    # an opinion's bookkeeping ("confidence: 0.70 (stated ...)") says nothing about the world.
-    cands = [c for c in cands if c.row[CONTENT] and not is_bookkeeping(c.row[PATH], c.row[CONTENT])]
+    cands = [c for c in cands if says_something(c.row[PATH], c.row[CONTENT])]
     by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
     matched = set(by_id)
     # With history asked for, every statement keeps its own relevance (`why` finds the statement

@@ -145,9 +145,15 @@ def opinions(s: Session, *, entity: str | None = None, min_confidence: float = 0
     written (the log line's edits, the bank line's), in time order, and the confidence steps
     reflection recorded in bank/.reflect.json (read by `history`)."""
     answer = s.search("", Options(k=1000, as_of=as_of, entity=entity, kinds=("opinion",), collapse=False))
+    # An opinion a newer statement replaced is left out (recall leaves it out too), also when
+    # reflection curated it before: its bank/ line is the replaced statement again.
+    at = (answer.as_of or {}).get("position")
+    quoted = store.originals_of(s.conn, [r.id for r in answer.results if r.id is not None])
+    replaced = store.superseded_by(s.conn, sorted(set(quoted.values())), at)
+    kept = [r for r in answer.results if quoted.get(r.id or 0) not in replaced]
     merged: dict[str, dict[str, Any]] = {}
     places: dict[str, list[int]] = {}
-    for r in sorted(answer.results, key=lambda r: r.id or 0):
+    for r in sorted(kept, key=lambda r: r.id or 0):
         key = opinion_key(r.content)
         evidence = {"relation": "stated", "content": r.content, "source": r.source,
                     "confidence": r.confidence}
@@ -191,12 +197,18 @@ def why(s: Session, target: str) -> dict[str, Any]:
         if chunk_id >= 1 << 63 or not store.chunk_exists(s.conn, chunk_id):
             raise GitmemError(f"no chunk with id {chunk_id}", "take an id from `gitmem recall --json` results")
     else:
-        hits = s.search(target, Options(k=1, include_history=True)).results
-        ids_found = [h.id for h in hits if h.id is not None]
-        if not ids_found:
+        hits = [h for h in s.search(target, Options(k=WHY_HITS, include_history=True)).results if h.id]
+        if not hits:
             raise GitmemError(f"nothing in memory's history matches {target!r}", "try fewer or other words")
-        chunk_id = ids_found[0]
-    ids = _chain(s, chunk_id)
+        # The statement that says the words asked about, before one that only ranks higher:
+        # `why "Moved to Porto"` is about the Porto line, not the Madrid line that replaced it.
+        said = _words(target)
+        chunk_id = next((h.id for h in hits if h.id and said in _words(h.content)), hits[0].id or 0)
+    # A bank/ line quoting a statement (a curated opinion, an entity page's fact) is that statement:
+    # its history is the original's versions, then the copy's (reflection's curation of it).
+    original = store.originals_of(s.conn, [chunk_id]).get(chunk_id)
+    quoted = _chain(s, original) if original is not None else []
+    ids = sorted(set(_chain(s, chunk_id)) | set(quoted))
     records = s.results_by_id(ids)
     # Each version's result already names its commit; add who made it and why.
     by_oid = store.commits_by_oid(s.conn, [r.commit for r in records if r.commit])
@@ -205,8 +217,17 @@ def why(s: Session, target: str) -> dict[str, Any]:
         c = by_oid.get(r.commit) if r.commit else None
         versions.append({**r.to_json(), "author": c["author"] if c else None,
                          "message": c["message"].splitlines()[0] if c and c["message"] else None})
-    return {"target": target, "match": chunk_id, "versions": versions, "superseded_by": _replaced_by(s, ids[-1]),
-            "index": s.index_info(), "notes": notes}
+    # Replaced is what the statement is, not its bank/ copy: the original's newest version says.
+    last = max(quoted) if quoted else ids[-1]
+    return {"target": target, "match": chunk_id, "versions": versions, "superseded_by": _replaced_by(s, last),
+            "supersedes": _replaced(s, ids), "index": s.index_info(), "notes": notes}
+
+
+WHY_HITS = 20  # the statements `why TEXT` looks through for the one that says TEXT
+
+
+def _words(text: str | None) -> str:
+    return " ".join((text or "").casefold().split())
 
 
 def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
@@ -223,6 +244,23 @@ def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
     return [{"reason": reason, "result": r.to_json()} for r, (_, reason) in zip(records, chain)]
 
 
+def _replaced(s: Session, ids: list[int]) -> list[dict[str, Any]]:
+    """The statements the versions `ids` replaced in other places, and those they replaced in turn,
+    newest first, each with the rule's reason: `why "Moved to Madrid"` names the Porto line."""
+    found: list[tuple[int, str]] = []
+    seen = set(ids)
+    todo = list(ids)
+    while todo:
+        for link in store.supersedes_what(s.conn, todo.pop(0)):
+            if link.old not in seen:
+                seen.add(link.old)
+                found.append((link.old, link.reason))
+                todo.append(link.old)
+    found.sort(key=lambda x: -x[0])
+    records = s.results_by_id([i for i, _ in found])
+    return [{"reason": reason, "result": r.to_json()} for r, (_, reason) in zip(records, found)]
+
+
 def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entity: bool = False) -> dict[str, Any]:
     if until and s.point(since, end_of_day=False).timestamp > s.point(until).timestamp:
         from gitmem.errors import BadUsage
@@ -232,13 +270,30 @@ def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entit
     p1 = s.position(until)[0] if until else store.last_position(s.conn)
     added_ids = store.ids_added(s.conn, p0, p1)
     gone_ids = store.ids_ended(s.conn, p0, p1)
-    rows = {r.id: r for r in s.results_by_id(sorted(set(added_ids) | set(gone_ids)))}
+    # One line per fact, as recall gives it: a bank/ line quoting a fact (a merged reflection's
+    # entity pages and world.md) is the fact again, not a change, unless it says another
+    # confidence than the statement it quotes (reflection moved a curated opinion).
+    originals = store.originals_of(s.conn, sorted(set(added_ids) | set(gone_ids)))
+    rows = {r.id: r for r in s.results_by_id(sorted(set(added_ids) | set(gone_ids) | set(originals.values())))}
     predecessor = store.predecessors(s.conn, added_ids)
     out: list[dict[str, Any]] = []
     replaced: set[int] = set()
+    left_out = 0
+
+    def said(i: int) -> bool:
+        return layout.says_something(rows[i].path, rows[i].content)
+
+    def repeats(i: int, prev: int | None) -> bool:  # prev: the version it replaced, if any
+        o = originals.get(i)
+        same = rows[i].confidence
+        return o is not None and same in (None, rows[o].confidence) and (prev not in rows or rows[prev].confidence == same)
+
     for i in added_ids:
-        r = rows[i].to_json()
         prev = predecessor.get(i)
+        if not said(i) or repeats(i, prev):
+            left_out += int(said(i))
+            continue
+        r = rows[i].to_json()
         if prev is not None and prev in rows:
             r["change"] = "changed"
             r["previous"] = {"content": rows[prev].content, "source": rows[prev].source,
@@ -250,11 +305,18 @@ def changes(s: Session, *, since: str = "7d", until: str | None = None, by_entit
     for i in gone_ids:
         if i in replaced or rows[i].status == "superseded" and rows[i].successor in rows:
             continue
+        if not said(i) or i in originals:
+            left_out += int(said(i))
+            continue
         r = rows[i].to_json()
         r["change"] = "removed"
         out.append(r)
+    notes = list(s.notes)
+    if left_out:
+        notes.append(f"{left_out} line(s) of bank/ pages that only repeat a fact left out "
+                     "(`gitmem recall` lists them under `also in`)")
     data: dict[str, Any] = {"since": since, "until": until, "from_position": p0, "to_position": p1,
-                            "changes": out, "index": s.index_info(), "notes": list(s.notes)}
+                            "changes": out, "index": s.index_info(), "notes": notes}
     if by_entity:
         groups: dict[str, list[dict[str, Any]]] = {}
         for r in out:

@@ -481,7 +481,7 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck
     return {"model": cal.model, "path": path, "fingerprint": cal.fingerprint, "method": cal.method,
             "margin": cal.margin, "offset": cal.offset, "floor": cal.floor,
             "gate_kind": cal.gate, "polarity": cal.polarity, "recheck": cal.recheck._asdict(), "runtime": cal.runtime,
-            "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted,
+            "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted, "decides": not cal.never_decides,
             "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
             "methods": {k: m(v) for k, v in r.per_method.items()},
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},

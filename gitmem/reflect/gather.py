@@ -98,7 +98,11 @@ def candidates(s: Session, opinion: Result, pool: list[Result], base: str) -> li
 
 
 def current_opinions(s: Session) -> list[Result]:
-    return s.results(store.current_opinions(s.conn))
+    """The opinions in memory now, without those a newer statement replaced (`gitmem why` shows
+    which): reflection neither curates nor judges a belief the user has since changed."""
+    rows = store.current_opinions(s.conn)
+    replaced = store.superseded_by(s.conn, [r["id"] for r in rows])
+    return s.results([r for r in rows if r["id"] not in replaced])
 
 
 def rename_statements(s: Session) -> list[str]:
