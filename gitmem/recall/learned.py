@@ -66,7 +66,13 @@ MODE = "off"
 # it cannot give another answer in its place. The rules never move such a line (`_an_instance`
 # refuses it unless it names the thing asked, which an instance of a habit does).
 BESIDE_A_YES = "something done once beside a direct yes"
-GUARD_NAMES: tuple[str, ...] = (*RULES_GUARDS, BESIDE_A_YES)
+# Wave 16: two statements with one event day are neither older nor newer. The model reads a pair as
+# "the later one answers in place of the earlier", which a day's log does not order: its lines are
+# written together ("Writes his thesis on a 2021 MacBook Air" and "PhD student in marine biology at
+# Brest", one log) and both hold. The rules order such a pair by what each gives of the question
+# (`currency._answers_instead`); the model does not move either.
+SAME_DAY = "said the same day"
+GUARD_NAMES: tuple[str, ...] = (*RULES_GUARDS, BESIDE_A_YES, SAME_DAY)
 # The trap guards the model's decision must pass; bench/truth_learn.py varies it.
 GUARDS: frozenset[str] = frozenset(GUARD_NAMES)
 # Only statements newer_first may move (`_Said.mover`) are scored.
@@ -142,12 +148,17 @@ def features(a: Any, b: Any, q: Asked, rank_a: int, rank_b: int, score_a: float 
     ]
 
 
-def _beside_a_yes(b: Any, a: Any, q: Asked) -> tuple[str, ...]:
-    """(BESIDE_A_YES,) when it refuses `b`, newer, the place of `a` (see BESIDE_A_YES), else ()."""
+def _beside_a_yes(b: Any, a: Any, q: Asked) -> bool:
+    """Whether BESIDE_A_YES refuses `b`, newer, the place of `a`."""
     if "polarity" not in q.expects or not b.event or b.ending or "no" in answers.values(b.text, "polarity"):
-        return ()
+        return False
     head = OPENING_WORD.match(a.text)
-    return (BESIDE_A_YES,) if head is not None and covered(head.group(1).lower(), q.stems) else ()
+    return head is not None and covered(head.group(1).lower(), q.stems)
+
+
+def own_refusals(b: Any, a: Any, q: Asked) -> tuple[str, ...]:
+    """The model's own trap guards that refuse `b` the place of `a`, beside the rules' (`refusals`)."""
+    return ((SAME_DAY,) if a.ev and a.ev == b.ev else ()) + ((BESIDE_A_YES,) if _beside_a_yes(b, a, q) else ())
 
 
 def _sigmoid(z: float) -> float:
@@ -192,10 +203,13 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
         # ahead (`mover`), whatever the model says.
         if b.kind != a.kind or (a.ev and b.ev and b.ev < a.ev) or (MOVERS_ONLY and not b.mover):
             continue
+        # After the rules, the model decides only where none of the trap guards refuses B: a refused
+        # pair is not scored at all (its features are most of the model's cost), unless recorded.
+        refused = own_refusals(b, a, q) + refusals(b, a, q) if MODE == "after" or RECORD is not None else ()
+        if RECORD is None and GUARDS.intersection(refused):
+            continue
         x = features(a, b, q, top, j, a_c.score, c.score)
         p = probability(x, model) if model.WEIGHTS else 0.0
-        # After the rules, the model decides only where none of their trap guards refuses B.
-        refused = refusals(b, a, q) + _beside_a_yes(b, a, q) if MODE == "after" or RECORD is not None else ()
         if RECORD is not None:
             rec.append((c.row[CONTENT] or "", x, p, refused))
         acts = p >= model.THRESHOLD if MODE == "replace" else \
