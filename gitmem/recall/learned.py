@@ -175,9 +175,10 @@ def probability(x: list[float], model: Any) -> float:
 
 
 def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: frozenset[int],
-          pending: frozenset[int], model: Any = None) -> list[Candidate]:
+          pending: frozenset[int], model: Any = None, readings: dict[int, Any] | None = None) -> list[Candidate]:
     """`ranked` with the best newer statement moved ahead of the first one naming the question's
-    entity, when the model says it answers in place of it (see the module's doc)."""
+    entity, when the model says it answers in place of it (see the module's doc). `readings`: what
+    `newer_first` read of the head's candidates by row id (`said_of`'s readings: not read again)."""
     if not (MODE != "off" or RECORD is not None) or not q.entities or len(ranked) < 2:
         return ranked
     if model is None:
@@ -193,6 +194,7 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
     skip = gone | replaced
     a_c = head[top]
     a = None  # read when some newer candidate names the entity (most questions have none)
+    read = readings or {}
     guarded = MODE == "after" or RECORD is not None
     best, best_p = None, 0.0
     rec: list[tuple[str, list[float], float, tuple[str, ...]]] = []
@@ -202,8 +204,8 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
             continue
         if not q.entities & set((c.row[ENTITIES] or "").split()):
             continue
-        a = a or said_of(a_c, q, gone)
-        b = said_of(c, q, gone)
+        a = a or read.get(a_c.row[ID]) or said_of(a_c, q, gone)
+        b = read.get(c.row[ID]) or said_of(c, q, gone)
         # The rules' hard guard stays in front: a plan, a wish, a memory told again never moves
         # ahead (`mover`), whatever the model says.
         if b.kind != a.kind or (a.ev and b.ev and b.ev < a.ev) or (MOVERS_ONLY and not b.mover):
