@@ -3,6 +3,7 @@
     .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2..heldout12|probe|all] [--write]
     .venv/bin/python bench/current_truth.py --semantic --half all   # lexical and hybrid side by side
     .venv/bin/python bench/current_truth.py --learned --half all    # lexical rules and the learned model side by side
+    .venv/bin/python bench/current_truth.py --semantic --guarded --half all  # the guarded model (ships on) on beside off
 
 With `--learned` (wave 10) every question is also asked with recall/learned.py's pair model in place of
 newer_first's rules (lexical; the shipped weights, trained on every set in bench/ by
