@@ -3,6 +3,7 @@
     .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2..heldout12|probe|all] [--write]
     .venv/bin/python bench/current_truth.py --semantic --half all   # lexical and hybrid side by side
     .venv/bin/python bench/current_truth.py --learned --half all    # lexical rules and the learned model side by side
+    .venv/bin/python bench/current_truth.py --semantic --guarded --half all  # the guarded model (ships on) on beside off
 
 With `--learned` (wave 10) every question is also asked with recall/learned.py's pair model in place of
 newer_first's rules (lexical; the shipped weights, trained on every set in bench/ by
@@ -378,18 +379,19 @@ def side_by_side(rows: list[tuple[str, list[Report]]]) -> list[str]:
     return out + ([""] + diff if diff else []) + [""]
 
 
-def learned_mode(scenarios: list[Scenario], root: Path, mode: str = "replace") -> Report:
+def learned_mode(scenarios: list[Scenario], root: Path, mode: str = "replace", dense: Any = None) -> Report:
     """Every question asked with recall/learned.py's pair model in place of newer_first's rules
     (`mode` "replace", reported as "learned") or after them, past their trap guards ("after",
-    reported as "guarded")."""
+    reported as "guarded"); with `dense`, hybrid recall ("guarded-hybrid")."""
     from gitmem.recall import learned
 
+    saved = learned.MODE
     learned.MODE = mode
     try:
-        rep = evaluate(scenarios, root)
+        rep = evaluate(scenarios, root, dense)
     finally:
-        learned.MODE = "off"
-    rep.mode = "learned" if mode == "replace" else "guarded"
+        learned.MODE = saved
+    rep.mode = ("learned" if mode == "replace" else "guarded") + ("-hybrid" if dense is not None else "")
     return rep
 
 
@@ -400,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="which set to run (default all; both = tune and heldout)")
     ap.add_argument("--semantic", action="store_true",
                     help="also embed each workspace and ask with hybrid recall; both modes side by side")
+    ap.add_argument("--guarded", action="store_true",
+                    help="also ask with the learned pair model after the rules past their trap guards (MODE "
+                         "\"after\"), lexical and, with --semantic, hybrid: the model on beside off in one run")
     ap.add_argument("--learned", action="store_true",
                     help="also ask with the learned pair model (recall/learned.py) in place of the rules and "
                          "after them past their trap guards, side by side")
@@ -411,6 +416,10 @@ def main(argv: list[str] | None = None) -> int:
         from gitmem.recall.semantic import InProcess, load_embedder
 
         embedder = load_embedder()  # one model for every set
+    if args.guarded:  # the plain columns are the model off, whatever recall ships
+        from gitmem.recall import learned
+
+        learned.MODE = "off"
     halves = {"all": list(HALVES), "both": ["tune", "heldout"]}.get(args.half, [args.half])
     for half in halves:
         if not HALVES[half].exists():
@@ -427,6 +436,12 @@ def main(argv: list[str] | None = None) -> int:
             hybrid = evaluate(scenarios, root, InProcess(embedder))
             out += report(half, scenarios, hybrid)
             modes.append(hybrid)
+        if args.guarded:
+            modes.append(learned_mode(scenarios, root, "after"))
+            out += report(half, scenarios, modes[-1])
+            if embedder is not None:
+                modes.append(learned_mode(scenarios, root, "after", InProcess(embedder)))
+                out += report(half, scenarios, modes[-1])
         if args.learned:
             for mode in ("replace", "after"):
                 learned = learned_mode(scenarios, root, mode)

@@ -193,7 +193,7 @@ def real(half: str, model: SimpleNamespace, plain: bool = False, guarded: bool =
     rules, ahead = search.newer_first, learned.ahead
     if not plain and not guarded:
         # The model after the rules, unguarded (lexical: no meaning pair test): newer_first, then the model.
-        learned.ahead = lambda ranked, q, rep, past, pend: ahead(rules(ranked, q, rep, past, pend), q, rep, past, pend)
+        learned.ahead = lambda ranked, q, rep, past, pend, **kw: ahead(rules(ranked, q, rep, past, pend), q, rep, past, pend)
     try:
         scenarios = load(HALVES[half])
         root = workspace(half)

@@ -1,5 +1,5 @@
 """Issue 13, wave 11: the learned pair model after the rules, past their trap guards
-(gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped off: recall is the rules'.
+(gitmem/recall/learned.py MODE "after", gitmem/recall/currency.refusals). Shipped on since wave 16.
 Real git repositories, real index, the shipped weights. The sentences are no bench set's:
 traps of the probe's shapes (a thing of the same topic sold, an instance of an activity, a relative's
 move, another amount of money, the date of another event) on which the model alone puts the trap first, and an opinion reversed
@@ -34,10 +34,12 @@ TRAPS = [
 ]
 
 
-def test_the_guarded_model_is_shipped_off_with_every_guard() -> None:
-    assert learned.MODE == "off"
-    # The rules' eight (currency.refusals) and, since wave 14, the model's own (learned.BESIDE_A_YES).
-    assert learned.GUARDS == frozenset(currency.GUARDS) | {learned.BESIDE_A_YES} and len(currency.GUARDS) == 8
+def test_the_guarded_model_is_shipped_on_with_every_guard() -> None:
+    assert learned.MODE == "after"
+    # The rules' eight (currency.refusals) and the model's own: since wave 14 learned.BESIDE_A_YES,
+    # since wave 16 learned.SAME_DAY.
+    assert learned.GUARDS == frozenset(currency.GUARDS) | {learned.BESIDE_A_YES, learned.SAME_DAY}
+    assert len(currency.GUARDS) == 8
     assert 0.0 < learned_model.AFTER_THRESHOLD < 1.0
 
 
@@ -62,7 +64,9 @@ def test_after_the_rules_a_trap_the_model_falls_for_stays_behind(
     scored = [(p, g) for b, _, p, g in learned.RECORD[0].others if trap in b]
     assert len(scored) == 1
     p, refused = scored[0]
-    assert guard in refused and p >= learned_model.AFTER_THRESHOLD
+    # The guard holds it where the model is past its threshold; with the weights trained on fourteen
+    # sets (wave 16) the relative's move is not (and the guard still names it).
+    assert guard in refused and (p >= learned_model.AFTER_THRESHOLD) == (guard != currency.SOMEONE_ELSE)
 
 
 # Changes told by what is done, which no rule ties to the older line: an opinion reversed (wave 11),

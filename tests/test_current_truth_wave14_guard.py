@@ -3,8 +3,8 @@ yes/no question whose older line states the very predicate asked, a newer line r
 done once that ends nothing (an instance of the habit: a drink at its club's bar) stays behind, where
 wave 11's eight guards let the model put it first (that a change beside an older line that is no
 direct yes still goes first: test_current_truth_wave11_guarded, "visa-used"). Real git repositories, real
-index, the shipped weights; MODE "after" set here (it ships off: bench/RESULTS.md, "Current truth,
-wave 15"). The sentences are no bench set's."""
+index, the shipped weights; MODE "after" set here (it ships on since wave 16: bench/RESULTS.md,
+"Current truth, wave 16"). The sentences are no bench set's."""
 
 from __future__ import annotations
 

@@ -1032,7 +1032,8 @@ def _plain_pair(c: _Said, d: _Said) -> bool:
 
 def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
                 past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset(),
-                same_question: Callable[[int, int], str | None] | None = None, stored: bool = False) -> list[Candidate]:
+                same_question: Callable[[int, int], str | None] | None = None, stored: bool = False,
+                readings: dict[int, _Said] | None = None) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
@@ -1057,6 +1058,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
         me = _said(c, q, gone, stored)
+        if readings is not None and not c.uncommitted:
+            readings[c.row[ID]] = me  # as read, for recall/learned.py's pair test after these rules
         words = frozenset() if me.ents or UNTYPED_MARGIN <= 0 or c.uncommitted else frozenset(
             st for st in q.stems if covered((c.row[CONTENT] or "").lower(), {st}))
         at = len(out)

@@ -303,11 +303,13 @@ class Session:
                 from gitmem.recall import meaning
 
                 same = meaning.same_question(self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
+            readings: dict[int, Any] = {}  # what newer_first read of each head candidate, read again by the model
             if learned.MODE != "replace":
                 ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same,
-                                     self._days_stored)
+                                     self._days_stored, readings)
             # The learned pair model after newer_first's rules or in their place (recall/learned.py).
-            ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending)
+            ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending,
+                                   readings=readings)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
