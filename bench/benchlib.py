@@ -245,9 +245,14 @@ class Floor:
             out.append(line_result(path, line, self.built.dates[tid], self.built.texts[tid]))
         return out
 
+    @staticmethod
+    def depth(budget: int, k: int = 10) -> int:
+        """How many bm25 rows a budget's answer is packed from."""
+        return max(k * 4, 40, budget // 8)
+
     def ask(self, question: str, *, k: int = 10, budget: int = 0, upto: str | None = None) -> list[Result]:
         if budget:
-            return pack(self.search(question, max(k * 4, 40, budget // 8), upto), budget)
+            return pack(self.search(question, self.depth(budget, k), upto), budget)
         return self.search(question, k, upto)
 
     def close(self) -> None:

@@ -29,12 +29,12 @@ Asked in-process: LoCoMo questions as of the end of the whole history ("now": ev
 and all the filler are in memory), LongMemEval questions as of their question day (end of day),
 as bench/haystack.py. Scored as bench/recall.py and bench/haystack.py: evidence-turn recall (the
 evidence / `has_answer` turns whose line lies inside a returned result) at token budgets packed
-by gitmem's `pack`; LoCoMo categories 1-4 per half (tune 0-4 / validate 5-9) at 500/1000/2000,
-LongMemEval per half (benchlib.half) at 1000/2000 (questions without `has_answer` turns are not
+by gitmem's `pack` (`--budgets`, default 1000,2000); LoCoMo categories 1-4 per half (tune 0-4 /
+validate 5-9), LongMemEval per half (benchlib.half; questions without `has_answer` turns are not
 scored). The plain FTS5 floor (benchlib.Floor over every turn, limited to the day asked) runs in
 the same loop. Each variant (overrides of first-stage constants, applied in-process in turn over
-the same index) also reports its CPU per question (thread time of the 1000-token asks) and how
-many of its answers differ from the first variant's.
+the same index) also reports its CPU per question (thread time of the first budget's asks) and
+how many of its answers differ from the first variant's.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ sys.path.insert(0, str(HERE))
 
 import haystack  # noqa: E402
 from benchlib import LOCOMO, Built, Floor, LogSession, Tally, cached_log_repo, covered, fmt, half, lme_time  # noqa: E402
-from gm import Asker, Result, index  # noqa: E402
+from gm import Asker, Result, index, pack  # noqa: E402
 from recall import CATS, HALVES, evidence_ids, locomo_sessions  # noqa: E402
 
 from gitmem.index import store  # noqa: E402
@@ -69,9 +69,7 @@ GENERATOR = "1"  # bump when the history's layout or drawing changes: a new cach
 SEED = 18
 START = datetime(2019, 1, 1, tzinfo=timezone.utc)
 DAYS = 6 * 365  # 2019-2024
-LOCOMO_BUDGETS = (500, 1000, 2000)
-LME_BUDGETS = (1000, 2000)
-CPU_BUDGET = 1000
+BUDGETS = {"locomo": (1000, 2000), "lme": (1000, 2000)}  # --budgets
 # Filler speakers besides LoCoMo's own (drawn from the same list, equally often).
 OTHER_NAMES = (
     "Alex", "Priya", "Marco", "Lena", "Omar", "Hannah", "Diego", "Yuki", "Fatima", "Ben", "Chloe", "Ravi",
@@ -87,6 +85,8 @@ VARIANTS: dict[str, dict[str, int]] = {
     "scored1000": {"store.SCORED_ROWS": 1000},
     "pool500": {"rank.MIN_CANDIDATES": 500},
     "scored1500+pool500": {"store.SCORED_ROWS": 1500, "rank.MIN_CANDIDATES": 500},
+    "scored6000": {"store.SCORED_ROWS": 6000},
+    "scoredall": {"store.SCORED_ROWS": 10**9},  # no cut: what the first stage's cut costs in quality
 }
 _MODULES = {"store": store, "rank": rank}
 
@@ -207,7 +207,7 @@ def build(locomo: list[dict[str, Any]], lme: list[dict[str, Any]], lines: int, s
 # -- the run -------------------------------------------------------------------------------------
 
 def budgets(q: Question) -> tuple[int, ...]:
-    return LOCOMO_BUDGETS if q.source == "locomo" else LME_BUDGETS
+    return BUDGETS[q.source]
 
 
 def groups(q: Question) -> list[tuple[str, str, str]]:
@@ -221,7 +221,7 @@ def recall_of(results: list[Result], q: Question) -> float:
     return sum(covered(results, w) for w in q.evidence) / len(q.evidence)
 
 
-def run(mem: Memory, names: list[str], limit: int) -> dict[str, Any]:
+def run(mem: Memory, names: list[str], limit: int, with_floor: bool = True) -> dict[str, Any]:
     qs = mem.questions if not limit else mem.questions[::max(1, len(mem.questions) // limit)][:limit]
     now = mem.built.last
     t = Tally()
@@ -230,14 +230,16 @@ def run(mem: Memory, names: list[str], limit: int) -> dict[str, Any]:
     secs: dict[str, float] = {}
     t0 = time.perf_counter()
     floor = Floor(mem.built, dated=True)
-    for q in qs:
+    for q in qs if with_floor else []:
+        # One bm25 query at the largest budget's depth: a smaller budget's list is its prefix, packed.
+        found = floor.search(q.text, Floor.depth(max(budgets(q))), q.as_of)
         for b in budgets(q):
-            t.add(f"floor {b}", groups(q), recall_of(floor.ask(q.text, budget=b, upto=q.as_of), q))
+            t.add(f"floor {b}", groups(q), recall_of(pack(found[:Floor.depth(b)], b), q))
     floor.close()
     secs["floor"] = time.perf_counter() - t0
     with Asker(mem.built.root) as asker:
         for q in qs[:20]:  # warm-up: page cache and SQLite's own caches
-            asker.ask(q.text, as_of=q.as_of or now, budget=CPU_BUDGET)
+            asker.ask(q.text, as_of=q.as_of or now, budget=budgets(q)[0])
         for name in names:
             t0 = time.perf_counter()
             with variant(name):
@@ -245,7 +247,7 @@ def run(mem: Memory, names: list[str], limit: int) -> dict[str, Any]:
                     for b in budgets(q):
                         c0 = time.thread_time()
                         res = asker.ask(q.text, as_of=q.as_of or now, budget=b)
-                        if b == CPU_BUDGET:
+                        if b == budgets(q)[0]:
                             cpu[name].append(time.thread_time() - c0)
                             answers[name].append([r.source for r in res])
                         t.add(f"{name} {b}", groups(q), recall_of(res, q))
@@ -256,7 +258,8 @@ def run(mem: Memory, names: list[str], limit: int) -> dict[str, Any]:
 def report(mem: Memory, r: dict[str, Any], names: list[str]) -> str:
     t: Tally = r["tally"]
     out = [f"{mem.lines:,} turns in memory ({mem.built.root}, filler names {mem.names}); {r['n']} questions asked.\n"]
-    for source, parts, bs in (("locomo", ("tune", "validate", "all"), LOCOMO_BUDGETS), ("lme", ("tune", "report", "all"), LME_BUDGETS)):
+    for source, parts in (("locomo", ("tune", "validate", "all")), ("lme", ("tune", "report", "all"))):
+        bs = BUDGETS[source]
         title = "LoCoMo categories 1-4" if source == "locomo" else "LongMemEval oracle questions, all types"
         cols = [f"{p} {b}" for p in parts for b in bs]
         out += [f"#### {title}: evidence-turn recall per half and budget\n",
@@ -264,19 +267,18 @@ def report(mem: Memory, r: dict[str, Any], names: list[str]) -> str:
         g = "1-4" if source == "locomo" else "all"
         for name in ["floor", *names]:
             out.append(f"| {name} | " + " | ".join(fmt(t.get(f"{name} {b}", (source, p, g))) for p in parts for b in bs) + " |")
-        n = t.n(f"floor {bs[0]}", (source, "all", g))
+        n = t.n(f"{names[0]} {bs[0]}", (source, "all", g))
         out.append(f"\n({n} questions)\n")
     per = [("locomo", c, f"{c} {CATS[int(c)]}") for c in ("1", "2", "3", "4")]
     types = sorted({g for (_, (src, p, g)) in t.counts if src == "lme" and p == "all" and g != "all"})
     per += [("lme", ty, ty) for ty in types]
-    out += ["#### Per category / type, both halves, 1000 / 2000 tokens\n",
+    out += [f"#### Per category / type, both halves, {' / '.join(str(b) for b in BUDGETS['locomo'])} tokens\n",
             "| set | category | n | " + " | ".join(["floor", *names]) + " |", "|---|---|---|" + "---|" * (len(names) + 1)]
     for source, g, label in per:
-        cells = [f"{fmt(t.get(f'{nm} 1000', (source, 'all', g)))} / {fmt(t.get(f'{nm} 2000', (source, 'all', g)))}"
-                 for nm in ["floor", *names]]
-        out.append(f"| {source} | {label} | {t.n('floor 1000', (source, 'all', g))} | " + " | ".join(cells) + " |")
+        cells = [" / ".join(fmt(t.get(f"{nm} {b}", (source, "all", g))) for b in BUDGETS[source]) for nm in ["floor", *names]]
+        out.append(f"| {source} | {label} | {t.n(f'{names[0]} {BUDGETS[source][0]}', (source, 'all', g))} | " + " | ".join(cells) + " |")
     base = names[0]
-    out += ["", f"#### CPU per question at {CPU_BUDGET} tokens (thread time) and answers against {base}\n",
+    out += ["", f"#### CPU per question at {BUDGETS['locomo'][0]} tokens (thread time) and answers against {base}\n",
             "| ranking | CPU mean / p50 / p95 ms | CPU mean ratio | p95 ratio | answers identical | seconds (all asks) |",
             "|---|---|---|---|---|---|"]
     c0 = r["cpu"][base]
@@ -302,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--names", choices=("shared", "other"), default="shared",
                     help="filler speakers: LoCoMo's names among others (default) or others only")
     ap.add_argument("--variants", default="shipped", help=f"comma-separated, the first is the reference: {', '.join(VARIANTS)}")
+    ap.add_argument("--budgets", default="1000,2000", help="token budgets for both sets (default 1000,2000)")
+    ap.add_argument("--no-floor", action="store_true", help="skip the floor (its numbers do not depend on gitmem: a rerun of variants)")
     ap.add_argument("--limit", type=int, default=0, help="ask only N questions, spread over the list (a quick look)")
     ap.add_argument("--cache", type=Path, default=None, help="where the history is kept (default ~/.cache/gitmem-bench)")
     args = ap.parse_args(argv)
@@ -309,10 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         ap.error(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(VARIANTS)}")
+    BUDGETS.update(dict.fromkeys(BUDGETS, tuple(int(b) for b in args.budgets.split(","))))
     t0 = time.perf_counter()
     mem = build(json.loads(LOCOMO.read_text()), haystack.load(), args.lines, args.seed, args.names == "shared", args.cache)
     print(f"build + index {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    print(report(mem, run(mem, names, args.limit), names))
+    print(report(mem, run(mem, names, args.limit, not args.no_floor), names))
     return 0
 
 
