@@ -185,23 +185,6 @@ def test_the_last_match_by_bm25_still_wins_when_the_rerank_lifts_it(repo: GitRep
     assert got[0] == target[2:]
 
 
-def test_a_term_too_common_to_score_whole_scores_its_rows_with_another_question_word(
-        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    # At scale even the question's rarest term can match more rows than bm25 may score
-    # (store.SCORED_ROWS); scoring only its newest matches lost the older line that holds both
-    # words asked (bench/scale.py, wave 16). Here 8 "aardvark" lines for 5 scored rows.
-    from gitmem.index import store
-
-    monkeypatch.setattr(store, "SCORED_ROWS", 5)
-    commons = "".join(f"- stripes on shirt {i}\n\n" for i in range(20))
-    repo.commit("old", date="2025-11-01", files={"memory/2025-11-01.md": "- an aardvark with faint stripes by the gate\n\n" + commons})
-    for i in range(7):
-        day = f"2025-11-{i + 2:02d}"
-        repo.commit(f"note {i}", date=day, files={f"memory/{day}.md": f"- aardvark note {i} about the burrow\n"})
-    got = ask(repo, "aardvark stripes", k=3)
-    assert got[0] == "an aardvark with faint stripes by the gate"
-
-
 def test_coverage_counts_stems_at_word_starts_only() -> None:
     from gitmem.recall.rank import covered as _covered
 

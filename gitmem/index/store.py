@@ -414,15 +414,11 @@ def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
 def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None) -> dict[str, int]:
     """How many chunks (at or below row id `bound`) each query part matches, counted up to
     SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters."""
-    return {part: _count(conn, quote(part), bound) for part in parts}
-
-
-def _count(conn: sqlite3.Connection, match: str, bound: int | None) -> int:
-    """How many chunks (at or below row id `bound`) `match` matches, up to SCORED_ROWS + 1."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
-    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
-                            [match, *rparams, SCORED_ROWS + 1]).fetchone()[0])
+    return {part: conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
+        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in parts}
 
 
 def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20) -> list[str]:
@@ -441,11 +437,9 @@ def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | Non
     bm25 costs ~1.2 us per matching row, whatever LIMIT says, so a question of common words
     over a 1M-line memory would cost 50+ ms. Terms are taken rarest first while the rows they
     match add up to at most SCORED_ROWS; the more common terms left out still count in the
-    rerank's term coverage. When even the rarest term matches more, the rows holding it and
-    another of the question's terms are scored (the rows the rerank's coverage would lift; bm25
-    weighs every term of the question in them), and when those are more than SCORED_ROWS too, only
-    their newest SCORED_ROWS (at or before the as-of bound). A memory under SCORED_ROWS chunks is
-    never affected (LoCoMo, any workspace of ordinary size)."""
+    rerank's term coverage. When even the rarest term matches more, only its newest
+    SCORED_ROWS matches (at or before the as-of bound) are scored. A memory under
+    SCORED_ROWS chunks is never affected (LoCoMo, any workspace of ordinary size)."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
     counted = [(n, quote(part)) for part, n in freqs.items() if n]
@@ -461,15 +455,6 @@ def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | Non
         total += n
     if total <= SCORED_ROWS:
         return " OR ".join(keep), None
-    # Not the newest matches of the rarest term alone: they drop older answers that hold more of
-    # the question's words, and the fewer rows cost less (bench/scale.py; bench/RESULTS.md, wave 16).
-    if len(counted) > 1:
-        both = f"{keep[0]} AND ({' OR '.join(phrase for _, phrase in counted[1:])})"
-        n = _count(conn, both, bound)
-        if n and n <= SCORED_ROWS:
-            return both, None
-        if n:
-            keep = [both]
     row = conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
                        " ORDER BY rowid DESC LIMIT 1 OFFSET ?", [keep[0], *rparams, SCORED_ROWS - 1]).fetchone()
     return keep[0], (int(row[0]) if row else None)
