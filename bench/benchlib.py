@@ -212,7 +212,8 @@ class Floor:
     """One FTS5 doc per turn, non-stopwords OR-ed, bm25: the baseline gitmem has to beat.
     `visible(turn id)` limits it to what was in memory at the time asked (as `--as-of` does);
     with `dated`, one table serves every time asked instead: `ask(..., upto=day)` sees the turns
-    of that day and before (bench/scale.py: hundreds of days asked of one 100k+ line memory)."""
+    of that day and before (bench/scale.py: hundreds of days asked of one 100k+ line memory; bm25's
+    term weights then count the later turns too)."""
 
     def __init__(self, built: Built, visible: Callable[[str], bool] | None = None, dated: bool = False) -> None:
         self.built = built
