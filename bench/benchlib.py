@@ -96,8 +96,12 @@ def fast_import(root: Path, commits: list[tuple[datetime, str, dict[str, str]]])
 LogSession = tuple[datetime, str, list[tuple[str, str]]]  # (when, heading, [(turn id, list item text)])
 
 
-def log_layout(sessions: list[LogSession], root: Path) -> tuple[Built, list[tuple[datetime, str, dict[str, str]]]]:
-    """Where every turn lands and the commits that write it, without touching the disk."""
+def log_layout(sessions: list[LogSession], root: Path, joins: Callable[[int], bool] | None = None
+               ) -> tuple[Built, list[tuple[datetime, str, dict[str, str]]]]:
+    """Where every turn lands and the commits that write it, without touching the disk.
+    `joins(i)`: session i goes into the commit of session i - 1 when both write the same day's log
+    (bench/scale.py's filler: a day of it is one commit, so a 1M-line history is not a million
+    rewrites of growing files)."""
     built = Built(root)
     logs: dict[str, list[str]] = {}
     commits: list[tuple[datetime, str, dict[str, str]]] = []
@@ -117,7 +121,10 @@ def log_layout(sessions: list[LogSession], root: Path) -> tuple[Built, list[tupl
         files = {path: "\n".join(lines) + "\n"}
         if n == 1:
             files[".gitignore"] = ".memory/\n"
-        commits.append((when, f"session {n}", files))
+        if joins is not None and n > 1 and joins(n - 1) and path in commits[-1][2]:
+            commits[-1] = (when, commits[-1][1], commits[-1][2] | files)
+        else:
+            commits.append((when, f"session {n}", files))
         built.last = when.isoformat()
     return built, commits
 
@@ -129,10 +136,10 @@ def build_log_repo(root: Path, sessions: list[LogSession]) -> Built:
     return built
 
 
-def cached_log_repo(root: Path, sessions: list[LogSession], key: str) -> Built:
+def cached_log_repo(root: Path, sessions: list[LogSession], key: str, joins: Callable[[int], bool] | None = None) -> Built:
     """build_log_repo, skipped when `root` already holds the history for `key` (a digest of what
     generated it): the layout is recomputed (cheap), git is only run for new or changed inputs."""
-    built, commits = log_layout(sessions, root)
+    built, commits = log_layout(sessions, root, joins)
     stamp = root / ".git" / "bench-key"
     if not (stamp.exists() and stamp.read_text() == key):
         fast_import(root, commits)
@@ -203,23 +210,34 @@ def matches_none(text: str, stems: list[str]) -> bool:
 
 class Floor:
     """One FTS5 doc per turn, non-stopwords OR-ed, bm25: the baseline gitmem has to beat.
-    `visible(turn id)` limits it to what was in memory at the time asked (as `--as-of` does)."""
+    `visible(turn id)` limits it to what was in memory at the time asked (as `--as-of` does);
+    with `dated`, one table serves every time asked instead: `ask(..., upto=day)` sees the turns
+    of that day and before (bench/scale.py: hundreds of days asked of one 100k+ line memory; bm25's
+    term weights then count the later turns too)."""
 
-    def __init__(self, built: Built, visible: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, built: Built, visible: Callable[[str], bool] | None = None, dated: bool = False) -> None:
         self.built = built
         self.conn = sqlite3.connect(":memory:")
-        self.conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
+        # An UNINDEXED column holds no terms, so bm25 scores the body exactly as without it.
+        cols = "body, day UNINDEXED" if dated else "body"
+        self.conn.execute(f"CREATE VIRTUAL TABLE t USING fts5({cols}, tokenize='porter unicode61 remove_diacritics 2')")
         self.ids = [tid for tid in built.texts if visible is None or visible(tid)]
-        self.conn.executemany("INSERT INTO t(rowid, body) VALUES (?, ?)",
-                              [(i, built.texts[tid]) for i, tid in enumerate(self.ids)])
+        if dated:
+            self.conn.executemany("INSERT INTO t(rowid, body, day) VALUES (?, ?, ?)",
+                                  [(i, built.texts[tid], built.dates[tid]) for i, tid in enumerate(self.ids)])
+        else:
+            self.conn.executemany("INSERT INTO t(rowid, body) VALUES (?, ?)",
+                                  [(i, built.texts[tid]) for i, tid in enumerate(self.ids)])
 
-    def search(self, question: str, limit: int) -> list[Result]:
+    def search(self, question: str, limit: int, upto: str | None = None) -> list[Result]:
         terms = [w.lower() for w in _WORD.findall(question) if w.lower() not in FLOOR_STOPWORDS]
         parts = list(dict.fromkeys(p for t in terms for p in re.split(r"['’-]", t) if p))
         if not parts:
             return []
         fts = " OR ".join('"' + p.replace('"', '""') + '"' for p in parts)
-        rows = self.conn.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?", (fts, limit))
+        when = "" if upto is None else " AND day <= ?"
+        rows = self.conn.execute(f"SELECT rowid FROM t WHERE t MATCH ?{when} ORDER BY bm25(t) LIMIT ?",
+                                 (fts, *(() if upto is None else (upto,)), limit))
         out = []
         for (rowid,) in rows:
             tid = self.ids[rowid]
@@ -228,10 +246,15 @@ class Floor:
             out.append(line_result(path, line, self.built.dates[tid], self.built.texts[tid]))
         return out
 
-    def ask(self, question: str, *, k: int = 10, budget: int = 0) -> list[Result]:
+    @staticmethod
+    def depth(budget: int, k: int = 10) -> int:
+        """How many bm25 rows a budget's answer is packed from."""
+        return max(k * 4, 40, budget // 8)
+
+    def ask(self, question: str, *, k: int = 10, budget: int = 0, upto: str | None = None) -> list[Result]:
         if budget:
-            return pack(self.search(question, max(k * 4, 40, budget // 8)), budget)
-        return self.search(question, k)
+            return pack(self.search(question, self.depth(budget, k), upto), budget)
+        return self.search(question, k, upto)
 
     def close(self) -> None:
         self.conn.close()
