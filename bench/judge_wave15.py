@@ -38,7 +38,7 @@ from judge_wave13 import NAME, _CacheOnly, load_sets  # noqa: E402
 from judge_wave14 import MODEL  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-HELDOUT = [HERE / f"judge_heldout{i}.jsonl" for i in range(2, 12)]
+HELDOUT = [HERE / f"judge_heldout{i}.jsonl" for i in range(2, 13)]
 
 
 class OldScheme(CachedModel):
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=MODEL)
     ap.add_argument("--score", action="store_true")
     ap.add_argument("--sets", default="calibration,report,heldout10,heldout3,heldout9,heldout8,heldout6,heldout5,heldout7,heldout4,"
-                                          "heldout2,heldout11")
+                                          "heldout2,heldout11,heldout12")
     ap.add_argument("--order-check", type=int, default=0, metavar="N")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--same", action="store_true", help="--model's new-scheme scores of --sets against its old-scheme ones")
