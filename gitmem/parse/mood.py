@@ -22,7 +22,8 @@ from gitmem.lazyre import lazy
 # ("Applied for a curator post at the Uffizi; the interview is in April"), nor a condition ("would go
 # in a heartbeat if the rent were under 1,000"), nor a change that did not happen ("Turned the Berlin
 # offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
-_PERSON_SUBJ = r"(?:she|he|they|I|we)"  # a subject pronoun
+_SUBJECTS = "she|he|they|I|we"  # the subject pronouns, one spelling for every pattern below
+_PERSON_SUBJ = f"(?:{_SUBJECTS})"
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
                r"toying with|weighing up|tempted)\b", re.I)
@@ -64,7 +65,7 @@ def intends(content: str) -> bool:
 # on a townhouse ... and was outbid". The verb of dreaming in any form, followed by what was dreamt
 # (of / about / that, or the clause itself: "Dreamt she had quit teaching"), or "had a dream where";
 # not the noun before a noun ("Landed her dream job": a real change) nor "dreamt up" (made up).
-_PERSON = r"(?:she|he|they|I|we|you|her|his|their|my|our)"
+_PERSON = f"(?:{_SUBJECTS}|you|her|his|their|my|our)"
 _DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |about |" + _PERSON + r" )|"
               r"(?:a|the) dream (?:that|where|in which|about)|fantasi[sz](?:es|ed|ing) about|"
               r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for)|"
@@ -118,7 +119,7 @@ def no_present_value(content: str) -> str:
 # ("Every Navruz she spends a week at her parents' village").
 _YEARLY = lazy(r"\b(?:[Ee]very|[Ee]ach)\s+(?:year|summer|winter|spring|autumn|fall|"
                r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b)[A-Z][a-z]+(?=\s*(?:[,.;:)]|$)|\s+(?:with|for|at|in|on|to|and|"
-               r"when|while|from|since|she|he|they|I|we)\b))\b|\b(?:annually|yearly|once a year)\b")
+               r"when|while|from|since|" + _SUBJECTS + r")\b))\b|\b(?:annually|yearly|once a year)\b")
 _YEARLY_HINTS = ("very", "ach ", "annual", "yearly", "once a year")
 
 
