@@ -1,6 +1,6 @@
 """Issue 13, wave 10: the learned pair model in currency (gitmem/recall/learned.py), trained offline
-by bench/truth_learn.py and shipped as weights (gitmem/recall/learned_model.py). It is off by default (recall is the rules');
-in "replace" it takes newer_first's place. Real git repositories, real index,
+by bench/truth_learn.py and shipped as weights (gitmem/recall/learned_model.py). It ships in "after" since wave 16
+(the rules first, then the guarded model); in "replace" it takes newer_first's place. Real git repositories, real index,
 the shipped weights. The sentences are not any bench set's: each change is told in words the rules
 do not tie to the older line (a car gone to the scrapyard, an opinion reversed by what is done, a
 grading passed), and the trap the model keeps is a stay that answers nothing about a home."""
