@@ -233,15 +233,18 @@ def _words(text: str | None) -> str:
 def _replaced_by(s: Session, chunk_id: int) -> list[dict[str, Any]]:
     """The statements that replaced chunk `chunk_id` in other places (derived supersession, see
     gitmem/index/supersede.py), oldest first, each with the rule's reason: Porto -> Madrid."""
-    chain: list[tuple[int, str]] = []
-    seen = {chunk_id}
-    cur = chunk_id
-    while (link := store.superseded_by(s.conn, [cur]).get(cur)) is not None and link.new not in seen:
-        chain.append((link.new, link.reason))
-        seen.add(link.new)
-        cur = link.new
-    records = s.results_by_id([i for i, _ in chain])
-    return [{"reason": reason, "result": r.to_json()} for r, (_, reason) in zip(records, chain)]
+    reasons: dict[int, str] = {}
+
+    def step(cur: int) -> int | None:
+        link = store.superseded_by(s.conn, [cur]).get(cur)
+        if link is None:
+            return None
+        reasons.setdefault(link.new, link.reason)  # the link that first reached it (a cycle stops the walk)
+        return link.new
+
+    chain = _follow(step, chunk_id, {chunk_id})
+    records = s.results_by_id(chain)
+    return [{"reason": reasons[i], "result": r.to_json()} for r, i in zip(records, chain)]
 
 
 def _replaced(s: Session, ids: list[int]) -> list[dict[str, Any]]:
