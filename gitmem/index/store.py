@@ -288,8 +288,9 @@ def superseded_by(conn: sqlite3.Connection, ids: Sequence[int], at: int | None =
     old id -> the newest such link. Only supersession known then counts (recorded at or before
     `at`), and only while the newer statement is still in memory then (or was edited into a
     later version of itself): deleting "Moved to Madrid" makes "Lives in Porto" current again.
-    This is the one place the `supersessions` table is read: recall, `why` and reflection pages
-    all ask here (`current = chunk_id not in superseded_by(conn, [chunk_id])`)."""
+    This is the one place the `supersessions` table is read for whether a statement is current:
+    recall, `why` and reflection pages all ask here (`current = chunk_id not in
+    superseded_by(conn, [chunk_id])`); `supersedes_what` reads the other direction, for `why`."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
