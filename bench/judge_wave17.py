@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     # Per rule: right / wrong verdicts, and what the shipped margin answered on the same pairs.
     print("\n| rule | " + " | ".join(names) + " | all |")
     print("|---|" + "---:|" * (len(names) + 1))
-    kinds = ["ends what the opinion likes", "restates the opinion"]  # `judge.ruled`'s two readings
+    kinds = ["ends what the opinion likes", "switches to what the opinion likes less", "restates the opinion"]  # `judge.ruled`'s readings
     wrong_lines = []
     for kind in kinds:
         cells, tot = [], [0, 0, 0]

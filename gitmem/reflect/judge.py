@@ -1073,49 +1073,97 @@ RULES_FIRST = False
 _ENDED_BREAK = lazy(r"[,;:.!?()]|\s[–-]\s|\b(?:and|but|or|so|because|after|before|since|when|while|to|for|at|in|into|on|"
                     r"from|last|this|as|than|then|now|with|without|once|until)\b", re.IGNORECASE)
 _ENDED_SPAN = 4  # words read after an end: a short noun phrase ("the cold-shower routine")
+# Words between an end and what it ends: "gave up on the licence", "stopped going to the classes".
+_ENDED_LEAD = lazy(r"\s*(?:on\s+|going\s+(?:to\s+)?)", re.IGNORECASE)
+# An end told after its thing: "Let the theatre subscription lapse".
+_LET = lazy(r"\b(?:let|allowed)\s+((?:\S+\s+){1,4})$", re.IGNORECASE)
 # An end that is itself denied ("never gave up", "hasn't stopped", "did not quit"): no end.
 _DENIED = lazy(r"(?:\b(?:not|never)|n't|n’t)\s+(?:\w+\s+)?$", re.IGNORECASE)
-# The words that say which of two things is preferred: "Prefers X to Y", "Likes X more than Y".
-# "to" compares only after "prefers" ("Wants to learn to sail" compares nothing).
+# The words that say which of two things is preferred: "Likes X more than Y"; "to" compares only
+# after "prefers" ("Wants to learn to sail" compares nothing).
 _COMPARED = lazy(r"\s(?:over|than|rather than|instead of|more than)\s", re.IGNORECASE)
 _COMPARED_TO = lazy(r"\s(?:to|over|than|rather than|instead of|more than)\s", re.IGNORECASE)
+# A switch to something (a change cue of the index's supersession, gitmem/index/supersede.py, read
+# here for which way it goes: towards the words after it).
+_SWITCHED = lazy(r"\bswitch(?:ed|es|ing)?\s+(?:(?:back|over|right)\s+)?to\b", re.IGNORECASE)
 
 
-def ends_what_it_likes(fact: str, opinion: str) -> str | None:
-    """The word by which `fact` ends the very thing a liking `opinion` is about, or None.
+class _Liking(NamedTuple):
+    """A liking opinion read for the rules: the stems of its liked thing (and its stance verb), and
+    of the thing it is compared with ("Prefers tea to coffee": coffee; empty without a comparison)."""
 
-    Issue 13's readings of a change decide it: an end of a state (parse/attributes.py `ENDS_STATE`:
-    quit, gave up, sold, cancelled, stopped, dropped, no longer, let ... lapse) governing a word of
-    the liked thing ("Sold her drum kit" / "Enjoys playing the drums"; "Gave up running" / "Enjoys
-    running"; "No longer enjoys ..."), in a statement that gives a present value about its own
-    entity (not an addition, a wish or plan, a dream or hearsay, nor someone else's news: the
-    index's supersession asks the same of a new line). Only an opinion whose stance is a liking
-    (the "likes" family: likes, loves, enjoys, prefers, wants; an aversion read in its affirmative
-    form), and of a comparison only its first thing ("Prefers charcoal to gas": selling the gas grill
-    ends nothing liked). An evaluation ("Thinks smoking is a waste") is left to the model: whether
-    ending its thing agrees depends on the verdict it states."""
+    liked: frozenset[str]
+    other: frozenset[str]
+
+
+def _liking(opinion: str) -> _Liking | None:
+    """The opinion as a liking (the "likes" family of parse/attributes.py: likes, loves, enjoys,
+    prefers, wants), or None: an evaluation ("Thinks smoking is a waste") is left to the model, since
+    whether ending its thing agrees depends on the verdict it states."""
     body = opinion.partition(": ")[2] if opinion.startswith("@") else opinion
     head, _, rest = body.strip().partition(" ")
     if not any(attributes.vocabulary(f, "likes") for f in attributes.forms(head.lower())):
         return None
     compared = _COMPARED_TO if "prefer" in attributes.forms(head.lower()) else _COMPARED
-    liked = compared.split(" " + rest + " ", maxsplit=1)[0]
-    targets = {stem(w) for w in _WORD.findall(liked) if w.lower() not in _STOP and len(w) > 2} | {stem(head)}
-    if is_additive(fact) or mood.intends(fact) or mood.no_present_value(fact) or about_someone_else(fact):
+    parts = compared.split(" " + rest + " ", maxsplit=1)
+
+    def stems(text: str) -> frozenset[str]:
+        return frozenset(stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 2)
+    return _Liking(stems(parts[0]) | {stem(head)}, stems(parts[1]) if len(parts) > 1 else frozenset())
+
+
+def _governed(text: str) -> list[str]:
+    """The words an end or a switch governs: those right after it up to a break (`_ENDED_BREAK`),
+    at most _ENDED_SPAN."""
+    lead = _ENDED_LEAD.match(text)
+    if lead is not None:
+        text = text[lead.end():]
+    brk = _ENDED_BREAK.search(text)
+    return _WORD.findall(text[: brk.start()] if brk is not None else text)[:_ENDED_SPAN]
+
+
+def _present(fact: str) -> bool:
+    """Whether `fact` gives a present value about its own entity: not an addition ("still", "too"),
+    a wish or plan, a dream or hearsay, nor someone else's news (what the index's supersession asks
+    of a new line before it may replace an older one)."""
+    return not (is_additive(fact) or mood.intends(fact) or mood.no_present_value(fact) or about_someone_else(fact))
+
+
+def ends_what_it_likes(fact: str, opinion: str) -> str | None:
+    """The words by which `fact` ends the very thing a liking `opinion` is about, or None.
+
+    Issue 13's reading of an end of a state (parse/attributes.py `ENDS_STATE`: quit, gave up, sold,
+    cancelled, stopped, dropped, no longer, let ... lapse) governing a word of the liked thing ("Sold
+    her drum kit" / "Enjoys playing the drums"; "Stopped going to dominoes night" / "Enjoys dominoes";
+    "No longer enjoys ..."), in a fact that gives a present value (`_present`). Of a comparison only
+    its first thing counts ("Prefers charcoal to gas": selling the gas grill ends nothing liked)."""
+    liking = _liking(opinion)
+    if liking is None or not _present(fact):
         return None
     for m in attributes.ENDS_STATE.finditer(fact):
         if _DENIED.search(fact[: m.start()]):
             continue
-        after = fact[m.end():]
-        brk = _ENDED_BREAK.search(after)
-        # "Gave up on the licence": a preposition right after the end is part of it.
-        if brk is not None and brk.start() == after[: brk.start()].count(" ") and brk.group(0).strip().lower() == "on":
-            after = after[brk.end():]
-            brk = _ENDED_BREAK.search(after)
-        governed = _WORD.findall(after[: brk.start()] if brk is not None else after)[:_ENDED_SPAN]
-        hit = next((w for w in governed if stem(w) in targets), None)
+        let = _LET.search(fact[: m.start()]) if m.group(0).lower().startswith("lapse") else None
+        governed = _WORD.findall(let.group(1)) if let is not None else _governed(fact[m.end():])
+        hit = next((w for w in governed if stem(w) in liking.liked), None)
         if hit is not None:
             return f"{m.group(0).lower()} {hit}"
+    return None
+
+
+def switched_from_what_it_prefers(fact: str, opinion: str) -> str | None:
+    """The words by which `fact` switches to the thing a comparing `opinion` likes less ("Switched to
+    coffee" / "Prefers tea to coffee"), or None; a fact that gives a present value (`_present`), the
+    switch not denied, naming nothing of the thing liked more."""
+    liking = _liking(opinion)
+    if liking is None or not liking.other or not _present(fact):
+        return None
+    for m in _SWITCHED.finditer(fact):
+        if _DENIED.search(fact[: m.start()]):
+            continue
+        governed = {stem(w) for w in _governed(fact[m.end():])}
+        if governed & liking.other and not governed & liking.liked:
+            return f"{m.group(0).lower()} {'/'.join(sorted(governed & liking.other))}"
     return None
 
 
@@ -1134,13 +1182,17 @@ _NEGATION = lazy(r"\b(?:not|never|no|nor|neither|nothing|without)\b|n't|n’t", 
 
 def ruled(fact: str, opinion: str) -> Ruled | None:
     """The verdict the rules read from the words alone (RULES_FIRST), or None: "contradicts" when
-    the fact ends what the opinion likes (`ends_what_it_likes`), "supports" when it restates it
+    the fact ends what the opinion likes (`ends_what_it_likes`) or switches to what it likes less
+    (`switched_from_what_it_prefers`), "supports" when it restates it
     (`restated`); an opinion written as an aversion is read in its affirmative form and the verdict
     turned. Asked only of pairs the relevance gate passed (by `judge` only when RULES_FIRST)."""
     plain = affirmative(opinion)
     ended = ends_what_it_likes(fact, plain or opinion)
+    switched = switched_from_what_it_prefers(fact, plain or opinion) if ended is None else None
     if ended is not None:
         found = Ruled("contradicts", f"rule: ends what the opinion likes ({ended!r})")
+    elif switched is not None:
+        found = Ruled("contradicts", f"rule: switches to what the opinion likes less ({switched!r})")
     elif restated(fact, opinion):
         return Ruled("supports", "rule: restates the opinion")
     else:
