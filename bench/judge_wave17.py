@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         return C.predict(s, "agree", shipped.margin, shipped.offset, shipped.floor, slack=shipped.slack)
 
     def rules_then(k: str, model: Callable[[C.Scored], Relation]) -> list[Relation]:
-        return [r.relation if r is not None else model(s) for s, r in zip(sets[k], ruled[k])]
+        return C.rules_first(sets[k], [model(s) for s in sets[k]])
 
     names = list(sets)
     print("| judge | " + " | ".join(f"{k} ({len(sets[k])})" for k in names) + " |")
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {kind}: right / wrong (vs the 1.5B's margin) | " + " | ".join(cells) + f" | {tot[0]} / {tot[1]} ({tot[2]:+d}) |")
     print("\nwrong rule verdicts:" + ("".join("\n" + w for w in wrong_lines) if wrong_lines else " none"))
     for k in args.wrong:
-        print(f"\nthe 1.5B's wrong directions on {k} (shipped margin): expected / answered / kind / gate / fact / opinion")
+        print(f"\nthe 1.5B's wrong directions on {k} (shipped margin): expected / answered / kind / asked about / scores / fact / opinion")
         for s in sets[k]:
             a = margin(s)
             if a != s.case.expected and a != "unrelated":

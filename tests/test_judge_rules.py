@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from click.testing import CliRunner
+
+from gitmem.cli import cli
 from gitmem.index.indexer import update
 from gitmem.reflect import judge as J
 from gitmem.reflect.run import RunOptions, reflect
 from gitmem.workspace import Workspace
 from gitrepo import GitRepo
+from test_reflect_run import BRANCH
 import test_judge_llm
 
 smollm2 = test_judge_llm.bundled  # a fixture by this name: the real SmolLM2's path, or a skip
@@ -68,7 +72,8 @@ LOG2 = """# 2025-11-27
 """
 
 
-def _reflected(repo: GitRepo, smollm2: Path) -> dict:
+def _reflected(repo: GitRepo, model: Path | None) -> tuple[Workspace, dict]:
+    """Reflect Dineo's logs: with the real SmolLM2 at `model`, or with no model (None)."""
     from gitmem.reflect.model import CachedModel, LlamaModel
 
     repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
@@ -76,24 +81,67 @@ def _reflected(repo: GitRepo, smollm2: Path) -> dict:
     repo.commit("log", "2025-11-27", {"memory/2025-11-27.md": LOG2})
     ws = Workspace.find(repo.path)
     update(ws)
-    model = CachedModel.for_workspace(LlamaModel(smollm2), ws)
-    return reflect(ws, RunOptions(model=lambda: model))
+    if model is None:
+        return ws, reflect(ws, RunOptions())
+    llm = CachedModel.for_workspace(LlamaModel(model), ws)
+    return ws, reflect(ws, RunOptions(model=lambda: llm))
+
+
+def _moved(res: dict) -> dict:
+    [change] = [c for c in res["changes"] if "opinion" in c]
+    return change
 
 
 @pytest.mark.llm
-def test_with_rules_first_the_bundled_model_lowers_an_opinion_whose_thing_was_given_up(
-        repo: GitRepo, smollm2: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(J, "RULES_FIRST", True)
-    res = _reflected(repo, smollm2)
-    [change] = [c for c in res["changes"] if "opinion" in c]
+def test_the_bundled_model_never_decides_yet_an_opinion_whose_thing_was_given_up_goes_down(repo: GitRepo, smollm2: Path) -> None:
+    ws, res = _reflected(repo, smollm2)
+    change = _moved(res)
     assert change["after"] < change["before"] == 0.7
     [ev] = change["evidence"]
-    # The sale is the evidence, read the right way; the gig (a drum word, no end) is not counted.
-    assert ev["relation"] == "contradicts" and "Sold her drum kit" in ev["source"] + ev.get("content", "")
+    # The sale is the evidence, read the right way, and said to be the rules' verdict; the gig (a
+    # drum word, no end) is not counted.
+    assert ev["relation"] == "contradicts" and ev["content"].startswith("@Dineo: Sold her drum kit")
+    assert ev["by"] == "rule: ends what the opinion likes ('sold drum')"
+    # The review names who decided, beside the evidence text.
+    out = CliRunner().invoke(cli, ["-C", str(repo.path), "review"]).output
+    assert "contradicts (weak, -0.05, rule: ends what the opinion likes ('sold drum')): \"@Dineo: Sold her drum kit" in out
+    # And the state file keeps it for the next review.
+    assert '"by": "rule: ends what the opinion likes' in git_show(repo, "bank/.reflect.json")
 
 
 @pytest.mark.llm
-def test_without_rules_first_the_bundled_model_moves_nothing(repo: GitRepo, smollm2: Path) -> None:
-    assert not J.RULES_FIRST  # off as shipped
-    res = _reflected(repo, smollm2)
-    assert not [c for c in res["changes"] if "opinion" in c and c["after"] != c["before"]]
+def test_with_the_rules_off_the_bundled_model_moves_nothing(repo: GitRepo, smollm2: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(J, "RULES_FIRST", False)
+    _, res = _reflected(repo, smollm2)
+    assert all(c["after"] == c["before"] for c in res["changes"] if "opinion" in c and c["evidence"])
+    assert not [c for c in res["changes"] if "opinion" in c and c["evidence"]]
+
+
+@pytest.mark.llm
+def test_a_model_over_the_bar_moves_nothing_itself_but_the_rules_still_count(repo: GitRepo, smollm2: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.reflect.model import model_identity
+
+    name = model_identity(smollm2)
+    shipped = J.shipped_calibrations()[J.fingerprint(name)]
+    sloppy = shipped._replace(method="labels", margin=0.0, wrong_direction=0.3, fresh_wrong_direction=None)
+    monkeypatch.setattr(J, "shipped_calibrations", lambda: {sloppy.fingerprint: sloppy})
+    _, res = _reflected(repo, smollm2)
+    [note] = [n for n in res["notes"] if "opinion confidence not moved by the model" in n]
+    assert "wrong direction 30%" in note and "only the rules' verdicts move it" in note
+    [ev] = _moved(res)["evidence"]
+    assert ev["relation"] == "contradicts" and ev["by"].startswith("rule: ")
+
+
+def test_without_a_model_the_rules_alone_lower_the_opinion(repo: GitRepo) -> None:
+    _, res = _reflected(repo, None)
+    change = _moved(res)
+    assert change["after"] == 0.65 and change["before"] == 0.7
+    [ev] = change["evidence"]
+    assert ev["relation"] == "contradicts" and "Sold her drum kit" in ev["content"]
+    assert "- O(c=0.65) @Dineo: Enjoys playing the drums." in git_show(repo, "bank/opinions.md")
+
+
+def git_show(repo: GitRepo, path: str) -> str:
+    return repo.git("show", f"{BRANCH}:{path}")

@@ -1004,6 +1004,17 @@ class Trust(NamedTuple):
     reason: str  # one line: why confidence will not move, or what was measured
 
 
+def _by_model() -> str:
+    """What a note adds to "not moved" when the rules still judge (RULES_FIRST)."""
+    return " by the model" if RULES_FIRST else ""
+
+
+def _rules_note() -> str:
+    """What a note says the rules still move when the model may not judge (RULES_FIRST)."""
+    return ("; only the rules' verdicts move it (a fact that ends what an opinion likes, switches to what it likes "
+            "less, or restates it)") if RULES_FIRST else ""
+
+
 def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
     """May this model move opinion confidence? Only when checked and under the wrong-direction bar.
     The calibration comes `on_runtime` (the runtime the model runs on)."""
@@ -1011,18 +1022,18 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
     if cal is not None:
         cal = on_runtime(cal, runtime)
     if cal is None:
-        return Trust(False, None, f"opinion confidence not moved: the model {model_name} has not been checked as a "
-                                  f"judge; run `gitmem model check`, or set a checked model with `{CONFIG_HINT}`")
+        return Trust(False, None, f"opinion confidence not moved{_by_model()}: the model {model_name} has not been checked as a "
+                                  f"judge; run `gitmem model check`, or set a checked model with `{CONFIG_HINT}`{_rules_note()}")
     rates = (f"wrong direction {cal.wrong_direction:.0%}, accuracy {cal.accuracy:.0%}, "
              f"abstains {cal.abstain:.0%} on {cal.cases} labelled cases")
     if cal.fresh_wrong_direction is not None:
         rates += f"; wrong direction {cal.fresh_wrong_direction:.0%} on {cal.fresh_cases} fresh cases"
     if not cal.trusted:
-        return Trust(False, cal, f"opinion confidence not moved: the model {model_name} judges the wrong way too often "
-                                 f"({rates}; the bar is {WRONG_DIRECTION_BAR:.0%}); set a larger model with `{CONFIG_HINT}`")
+        return Trust(False, cal, f"opinion confidence not moved{_by_model()}: the model {model_name} judges the wrong way too often "
+                                 f"({rates}; the bar is {WRONG_DIRECTION_BAR:.0%}); set a larger model with `{CONFIG_HINT}`{_rules_note()}")
     if cal.never_decides:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
-                                f"opinions will not move; set a larger model with `{CONFIG_HINT}`")
+                                f"opinions will not move{_by_model()}; set a larger model with `{CONFIG_HINT}`{_rules_note()}")
     lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck)
     drift = "" if not cal.slack else (
         f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build, CPU or scoring, so its thresholds are "
@@ -1062,12 +1073,13 @@ class Ruled(NamedTuple):
     rule: str
 
 
-# The readings that go before any model (issue 15, "deterministic first"), `judge` asking them of a
-# gate-passing pair before the model, and a model that never decides still judged by them. Off (False):
-# measured on the thirteen labelled sets they are never wrong (15 verdicts, 0 wrong) but decide too
-# few pairs to count: with the 1.5B +1 to +2 answers on 5 of 13 sets, level on the rest; with SmolLM2
-# 33% -> 34-35% (bench/RESULTS.md "Reflect judge, wave 17"). On: True.
-RULES_FIRST = False
+# The readings that go before any model (issue 15, "deterministic first"): `judge` asks them of a
+# gate-passing pair before the model, and reflection asks them (`by_rules`) when no model may judge
+# (none, one never checked, one over the bar, one that never decides). On the thirteen labelled sets
+# (1,752 cases) they gave 23 verdicts, none wrong; with the 1.5B, +1 or +2 answers on 7 sets, level on
+# the rest, no wrong direction added; the bundled SmolLM2 goes from 33% to 34-36% on 12 of 13 sets
+# (bench/RESULTS.md "Reflect judge, wave 17"). Off: False (every gate-passing pair to the model).
+RULES_FIRST = True
 # What stops the words an end of a state governs ("Sold her drum kit after ...": "her drum kit"):
 # a clause break, a conjunction or a preposition that starts something else.
 _ENDED_BREAK = lazy(r"[,;:.!?()]|\s[–-]\s|\b(?:and|but|or|so|because|after|before|since|when|while|to|for|at|in|into|on|"
@@ -1200,14 +1212,21 @@ def ruled(fact: str, opinion: str) -> Ruled | None:
     return found._replace(relation=turn(found.relation)) if plain is not None else found
 
 
+def by_rules(fact: str, opinion: str) -> Verdict:
+    """The verdict on one pair without a model (none configured, or one not trusted to judge): the
+    gate, then the rules (RULES_FIRST); anything else "unrelated"."""
+    found = ruled(fact, opinion) if RULES_FIRST and relevant(fact, opinion).passed else None
+    return Verdict(found.relation, "weak", found.rule) if found is not None else Verdict("unrelated", "weak")
+
+
 def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
-    """The verdict on one pair: the gate first (no model call when it fails), then the model's
-    scores decided with the calibrated method and margin."""
+    """The verdict on one pair: the gate first (no model call when it fails), then the rules
+    (RULES_FIRST), then the model's scores decided with the calibrated method and margin."""
     if (cal.never_decides and not RULES_FIRST) or not relevant(fact, opinion).passed:
         return Verdict("unrelated", "weak")
     found = ruled(fact, opinion) if RULES_FIRST else None
     if found is not None:
-        return Verdict(found.relation, "weak")
+        return Verdict(found.relation, "weak", found.rule)
     if cal.never_decides:
         return Verdict("unrelated", "weak")
     scores = score_pair(model, fact, opinion, cal.method, cal.polarity, second=False)
