@@ -107,6 +107,12 @@ def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: 
     assert rep["correct"] == sum(rep["confusion"][e][e] for e in rep["confusion"])
     assert out["trusted"] == (rep["wrong_direction"] <= out["bar"])
     assert out["stored"] is None  # custom cases never calibrate a workspace
+    # The rules (no model): one verdict, the switch to coffee, right; reflection's answers on the
+    # report half have it whatever the model answered there.
+    rules = out["rules"]
+    assert rules["cases"] == 12 and rules["wrong_direction"] == 0.0
+    assert rules["confusion"]["contradicts"]["contradicts"] == 1 and rules["correct"] == 1 + sum(c.expected == "unrelated" for c in few)
+    assert out["report_with_rules"]["confusion"]["contradicts"]["contradicts"] >= 1
     assert not J.workspace_calibration_path(Workspace.find(repo.path)).exists()
 
 

@@ -1173,9 +1173,10 @@ def switched_from_what_it_prefers(fact: str, opinion: str) -> str | None:
     for m in _SWITCHED.finditer(fact):
         if _DENIED.search(fact[: m.start()]):
             continue
-        governed = {stem(w) for w in _governed(fact[m.end():])}
+        words = _governed(fact[m.end():])
+        governed = {stem(w) for w in words}
         if governed & liking.other and not governed & liking.liked:
-            return f"{m.group(0).lower()} {'/'.join(sorted(governed & liking.other))}"
+            return f"{m.group(0).lower()} {' '.join(w for w in words if stem(w) in liking.other)}"
     return None
 
 
