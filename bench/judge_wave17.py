@@ -14,7 +14,7 @@ wrong direction / abstain of:
 
 and, per rule, its verdicts right / wrong on each set, with every wrong one listed.
 
-    nice -n 19 .venv/bin/python bench/judge_wave17.py --cache C [--wrong heldout12]
+    nice -n 19 .venv/bin/python bench/judge_wave17.py --cache C [--wrong heldout12] [--blind FILE]
 """
 
 from __future__ import annotations
@@ -45,8 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", type=Path, required=True)
     ap.add_argument("--wrong", action="append", default=[], metavar="SET", help="list the 1.5B's wrong-direction answers on SET")
+    ap.add_argument("--blind", type=Path, action="append", default=[], metavar="FILE",
+                    help="one more labelled set (its `agree` scores in the cache: bench/reflect_judge.py with the 1.5B asks them)")
     args = ap.parse_args(argv)
     cases = load_sets(HELDOUT)
+    cases.update({p.stem.replace("judge_", ""): C.load_cases(p) for p in args.blind})
     new = CachedModel(_CacheOnly(NAME), args.cache)  # type: ignore[arg-type]
     sets = {k: C.score_cases(new, v, ["agree"], second=False) for k, v in cases.items()}
     shipped = J.on_runtime(J.shipped_calibrations()[J.fingerprint(NAME)], "this host")
