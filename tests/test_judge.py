@@ -593,6 +593,10 @@ def test_retain_check_counts_what_the_retain_gate_keeps() -> None:
     assert out["retain"] == {"tried": 4 * len(logs), "passed": len(logs), "share": 0.25, "rejected": bad.rejected}
     assert (f"  Retain bullets: {len(logs)} of {4 * len(logs)} drafted from {len(logs)} daily logs pass the Retain gate; "
             "reflection will not ask this model to draft Retain sections") in _check_text(out).splitlines()
+    # Which verdicts the rules give (no model): on the shipped cases 4 of 261, none wrong (judge.ruled).
+    assert out["rules"] is not None and out["rules"]["wrong_direction"] == 0.0  # type: ignore[index]
+    assert ("  rules (no model): 4 of 261 cases decided, wrong direction 0%; reflection counts their verdicts "
+            "whatever the model") in _check_text(out).splitlines()
 
 
 def test_calibration_tables_from_before_summaries_were_measured_still_load(repo: GitRepo) -> None:

@@ -68,14 +68,14 @@ def test_contradicting_fact_never_raises_confidence_and_unrelated_one_is_gated(r
     assert change["after"] <= change["before"] == 0.6
     assert all("Miso" not in e["source"] and e["relation"] != "supports" for e in change["evidence"])
     trust = J.trust(ws, llm.name)
+    # The switch to coffee is read by the rules, whatever the model (judge.ruled): down, never asked.
+    [ev] = change["evidence"]
+    assert ev["relation"] == "contradicts" and ev["by"].startswith("rule: switches to what the opinion likes less")
+    assert change["after"] == 0.55 and llm.stats.calls == 0
     if trust.allowed and trust.calibration is not None and trust.calibration.never_decides:
-        # Calibrated to never decide (too few right verdicts on the labelled cases): not asked, nothing moved.
-        assert change["after"] == 0.6 and llm.stats.calls == 0
-        assert any("never decides" in n for n in res["notes"]), res["notes"]
-    elif trust.allowed:
-        assert llm.stats.calls >= 1  # the coffee fact was scored
-    else:  # the bundled model is not trusted: nothing moved, and the run says why and what to set
-        assert change["after"] == 0.6 and llm.stats.calls == 0
+        # Calibrated to never decide (too few right verdicts on the labelled cases): the rules alone move it.
+        assert any("never decides" in n and "only the rules' verdicts" in n for n in res["notes"]), res["notes"]
+    elif not trust.allowed:  # the bundled model is not trusted: the run says why and what to set
         assert any("gitmem config reflect.model" in n for n in res["notes"])
 
 
@@ -107,6 +107,12 @@ def test_model_check_cli_on_a_few_cases(tmp_path: Path, repo: GitRepo, bundled: 
     assert rep["correct"] == sum(rep["confusion"][e][e] for e in rep["confusion"])
     assert out["trusted"] == (rep["wrong_direction"] <= out["bar"])
     assert out["stored"] is None  # custom cases never calibrate a workspace
+    # The rules (no model): one verdict, the switch to coffee, right; reflection's answers on the
+    # report half have it whatever the model answered there.
+    rules = out["rules"]
+    assert rules["cases"] == 12 and rules["wrong_direction"] == 0.0
+    assert rules["confusion"]["contradicts"]["contradicts"] == 1 and rules["correct"] == 1 + sum(c.expected == "unrelated" for c in few)
+    assert out["report_with_rules"]["confusion"]["contradicts"]["contradicts"] >= 1
     assert not J.workspace_calibration_path(Workspace.find(repo.path)).exists()
 
 

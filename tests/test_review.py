@@ -38,7 +38,7 @@ def test_review_leads_with_opinion_moves_and_evidence_text(repo: GitRepo) -> Non
     out = cli_out(repo, "review")
     lines = out.splitlines()
     move = lines.index("  c 0.80 → 0.70  @Peter: Prefers concise replies on WhatsApp.")
-    assert lines[move + 1].startswith(f'      contradicts (strong, -0.10): "{EVIDENCE}" memory/2025-11-06.md#L4@')
+    assert lines[move + 1].startswith(f'      contradicts (strong, -0.10, model): "{EVIDENCE}" memory/2025-11-06.md#L4@')
     assert "  added    bank/entities/Peter.md: summary, facts, opinions" in lines
     first_diff = out.index("diff --git")
     assert out.index("Opinions (1)") < out.index("Pages (") < first_diff  # the summary comes first

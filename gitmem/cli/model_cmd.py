@@ -31,6 +31,14 @@ def _check_text(r: dict[str, Any]) -> str:
              _metrics_line("report half", r["report"]), _metrics_line("calibration", r["calibration"])]
     for method, m in r["methods"].items():
         lines.append(_metrics_line(f"({method})", m))
+    if r.get("rules") is not None and r.get("report_with_rules") is not None:
+        # Which verdicts come from rules and which from the model: the rules need no model, so they
+        # judge in reflection even with a model that may not (see `gitmem.reflect.judge.ruled`).
+        rules = r["rules"]
+        decided = sum(rules["confusion"][e][p] for e in rules["confusion"] for p in ("supports", "contradicts"))
+        lines.append(f"  rules (no model): {decided} of {rules['cases']} cases decided, wrong direction "
+                     f"{rules['wrong_direction']:.0%}; reflection counts their verdicts whatever the model")
+        lines.append(_metrics_line("rules first", r["report_with_rules"]) + " (report half: the rules, then the model)")
     g = r["gate"]
     lines.append(f"  relevance gate: {g['dropped']} of {g['pairs']} pairs never reach the model "
                  f"({g['dropped_related']} related pairs dropped)")

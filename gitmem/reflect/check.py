@@ -168,6 +168,16 @@ def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: f
     return tally(scored, [predict(s, method, margin, offset, floor, recheck, slack) for s in scored])
 
 
+def rules_first(scored: Sequence[Scored], answers: Sequence[Relation]) -> list[Relation]:
+    """`answers` (one per case) with the rules' verdict in place of the model's on every
+    gate-passing pair the rules decide (`judge.ruled`): what reflection answers."""
+    out: list[Relation] = []
+    for s, answer in zip(scored, answers, strict=True):
+        found = None if s.gated else J.ruled(s.case.fact, s.case.opinion)
+        out.append(found.relation if found is not None else answer)
+    return out
+
+
 def tally(scored: Sequence[Scored], answers: Sequence[Relation]) -> Metrics:
     """The metrics of `answers`, one per case of `scored`."""
     confusion = {e: {p: 0 for p in RELATIONS} for e in RELATIONS}
@@ -425,6 +435,8 @@ class CheckReport(NamedTuple):
     tokens: int
     seconds: float
     scored: list[Scored]  # every case with its scores, for benchmarks
+    rules: Metrics | None = None  # every case, the rules alone (no model: `rules_first` over abstentions)
+    report_with_rules: Metrics | None = None  # the report half as reflection judges it: the rules, then the model
 
 
 def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequence[J.Method] = J.DEFAULT_METHODS,
@@ -464,8 +476,10 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         query_yes=recheck.yes, query_unknown=recheck.unknown, query_no=recheck.no,
         runtime=str(getattr(model, "runtime", "")))
     related = [s for s in scored if s.case.expected != "unrelated"]
+    rules = tally(scored, rules_first(scored, ["unrelated"] * len(scored)))
+    with_rules = tally(rep_half, rules_first(rep_half, [predict(s, fit.method, margin, offset, floor, recheck) for s in rep_half]))
     return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
-                       sum(s.gated for s in related), calls, tokens, seconds, scored)
+                       sum(s.gated for s in related), calls, tokens, seconds, scored, rules, with_rules)
 
 
 def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck | None = None,
@@ -484,6 +498,8 @@ def as_json(r: CheckReport, path: str, stored: str | None, summaries: DraftCheck
             "bar": J.WRONG_DIRECTION_BAR, "trusted": cal.trusted, "decides": not cal.never_decides,
             "report": m(r.report_metrics), "calibration": m(r.calibration_metrics),
             "methods": {k: m(v) for k, v in r.per_method.items()},
+            "rules": None if r.rules is None else m(r.rules),
+            "report_with_rules": None if r.report_with_rules is None else m(r.report_with_rules),
             "gate": {"pairs": r.gate_pairs, "dropped": r.gate_dropped, "dropped_related": r.gate_dropped_related},
             "model_calls": r.model_calls, "tokens": r.tokens, "seconds": round(r.seconds, 2),
             "tokens_per_second": cal.tokens_per_second, "stored": stored,

@@ -42,6 +42,7 @@ class Evidence:
     commit: str | None
     content: str
     source: str  # citation path#Lx-Ly@sha7
+    by: str = "model"  # who judged it: "model", or the rule (judge.ruled)
 
     @property
     def key(self) -> str:

@@ -141,6 +141,7 @@ class Verdict:
 
     relation: Relation
     strength: Strength
+    by: str = "model"  # who decided: "model", or the rule that read it from the words (`judge.ruled`)
 
 
 # --------------------------------------------------------------------------- summarize

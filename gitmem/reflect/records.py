@@ -84,6 +84,7 @@ class EvidenceStep(NamedTuple):
     source: str
     content: str  # the evidence text, so a review reads without `gitmem show`
     path: str
+    by: str = "model"  # who judged it: "model", or the rule that read it from the words (judge.ruled)
 
 
 class OpinionChange(NamedTuple):
@@ -131,7 +132,8 @@ def _change(c: dict[str, Any]) -> Change:
     path = str(c["path"])
     if "opinion" in c:  # the JSON shape of OpinionChange (see its to_json)
         evidence = [EvidenceStep(str(e.get("relation", "")), str(e.get("strength", "")), float(e.get("delta", 0)),
-                                 str(e.get("source", "")), str(e.get("content", "")), str(e.get("path", "")))
+                                 str(e.get("source", "")), str(e.get("content", "")), str(e.get("path", "")),
+                                 str(e.get("by", "model")))
                     for e in c.get("evidence") or [] if isinstance(e, dict)]
         return OpinionChange(path, str(c.get("key", "")), str(c["opinion"]), float(c["before"]), float(c["after"]),
                              float(c.get("delta", 0)), bool(c.get("clamped")), evidence)

@@ -64,7 +64,7 @@ def _okey(content: str) -> str:
 
 def _ev_dict(ev: confidence.Evidence, at: str) -> dict[str, Any]:
     return {"content": clean_inline(ev.content, 300), "source": ev.source, "path": ev.path, "commit": ev.commit,
-            "strength": ev.strength, "delta": ev.delta, "at": at}
+            "strength": ev.strength, "delta": ev.delta, "at": at, "by": ev.by}
 
 
 def _display_names(facts: list[Result]) -> dict[str, str]:
@@ -193,7 +193,8 @@ class _Run:
             # A model that judges the wrong way too often (or was never checked) may not move beliefs.
             self.trust = judge.trust(self.ws, self.model.name, str(getattr(self.model, "runtime", "")))
             self.notes.append(self.trust.reason)
-        pairs = self._pairs(s, ops, win) if self.trust and self.trust.allowed else {}
+        # The gate and the rules need no model: without one that may judge, the rules' verdicts alone count.
+        pairs = self._pairs(s, ops, win) if (self.trust and self.trust.allowed) or judge.RULES_FIRST else {}
         drafting = bool(logs) and self._drafts_retain()
         self.total = len(keys) + sum(len(v) for v in pairs.values()) + (len(logs) if drafting else 0) + 4
         # Records of pages this run does not touch carry over, or their blocks would look hand-written next time.
@@ -312,16 +313,16 @@ class _Run:
             evidence: list[confidence.Evidence] = []
             for fact in pairs.get(op.id, []):
                 self.tick("judging evidence")
-                cal = self.trust.calibration if self.trust else None
-                if cal is None:  # _pairs finds pairs only when the model is trusted (and so calibrated)
-                    raise GitmemError("reflection judged evidence without a calibrated model",
-                                      "this is a gitmem bug; please report it")
-                verdict = self.ask(f"judge {fact.source} vs {op.source}",
-                                   partial(judge.judge, self._model(), cal, fact.content, op.content))  # type: ignore[arg-type]
+                cal = self.trust.calibration if self.trust and self.trust.allowed else None
+                if cal is None:  # no model that may judge: the rules only
+                    verdict = judge.by_rules(fact.content, op.content)
+                else:
+                    verdict = self.ask(f"judge {fact.source} vs {op.source}",
+                                       partial(judge.judge, self._model(), cal, fact.content, op.content))  # type: ignore[arg-type]
                 if verdict is None or verdict.relation == "unrelated":
                     continue
                 evidence.append(confidence.Evidence(verdict.relation, verdict.strength, fact.path, fact.commit,
-                                                    fact.content, fact.source))
+                                                    fact.content, fact.source, verdict.by))
             seen = {confidence.evidence_key(e.get("path", ""), e.get("content", ""))
                     for rel in ("supports", "contradicts") for e in prev.get(rel, []) if isinstance(e, dict)}
             seen |= self.discarded.evidence.get(key, set())  # turned down in a review: never counted again
@@ -349,7 +350,7 @@ class _Run:
             if upd.counted or restated:
                 self.changes.append(OpinionChange(
                     layout.OPINIONS_PAGE, key, clean_inline(op.content, 120), upd.before, upd.after, upd.delta, upd.clamped,
-                    [EvidenceStep(e.relation, e.strength, e.delta, e.source, e.content, e.path)
+                    [EvidenceStep(e.relation, e.strength, e.delta, e.source, e.content, e.path, e.by)
                      for e in upd.counted]))
         return out
 
