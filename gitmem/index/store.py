@@ -412,14 +412,22 @@ def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
     return exc
 
 
-def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None) -> dict[str, int]:
+class Freq(NamedTuple):
+    """A query part's matches at or below an as-of bound, counted newest first up to SCORED_ROWS + 1."""
+
+    n: int
+    oldest: int | None  # the lowest row id counted (when n > SCORED_ROWS, the rows above it are its newest SCORED_ROWS)
+
+
+def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None) -> dict[str, Freq]:
     """How many chunks (at or below row id `bound`) each query part matches, counted up to
-    SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters."""
+    SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters.
+    Counted newest first, so the same read says where a part's newest SCORED_ROWS matches begin."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
-    return {part: conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
-        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in parts}
+    return {part: Freq(*conn.execute(
+        f"SELECT count(*), min(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} ORDER BY rowid DESC LIMIT ?)",
+        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()) for part in parts}
 
 
 def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20) -> list[str]:
@@ -432,33 +440,45 @@ def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20)
         " LIMIT ?)", [f"content : ^{quote(word)}", *rparams, n])]
 
 
-def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | None) -> tuple[str, int | None]:
+def match_plan(conn: sqlite3.Connection, freqs: dict[str, Freq], bound: int | None) -> tuple[str, int | None]:
     """The MATCH expression to score, and a lowest row id to score from (None: all).
 
     bm25 costs ~1.2 us per matching row, whatever LIMIT says, so a question of common words
     over a 1M-line memory would cost 50+ ms. Terms are taken rarest first while the rows they
-    match add up to at most SCORED_ROWS; the more common terms left out still count in the
-    rerank's term coverage. When even the rarest term matches more, only its newest
-    SCORED_ROWS matches (at or before the as-of bound) are scored. A memory under
-    SCORED_ROWS chunks is never affected (LoCoMo, any workspace of ordinary size)."""
-    conds, rparams = _rowid_range("rowid", None, bound)
-    rowids = "".join(f" AND {x}" for x in conds)
-    counted = [(n, quote(part)) for part, n in freqs.items() if n]
+    match add up to at most SCORED_ROWS. The rows left over go to rows holding two of the terms
+    left out: at scale the rarest word of a question is often not in the answer, which holds its
+    common words together (a name and what they did). Each term left out, rarest first, with the
+    more common ones after it (`a AND (b OR c ...)`) is scored when its rows fit what is left; terms
+    in no clause still count in the rerank's term coverage. When even the rarest term matches
+    more, only its newest SCORED_ROWS matches (at or before the as-of bound) are scored. A memory
+    whose question terms match SCORED_ROWS chunks in all is never affected (LoCoMo, any workspace
+    of ordinary size)."""
+    counted = sorted((f.n, quote(part), f.oldest) for part, f in freqs.items() if f.n)
     if not counted:
         return "", None
-    counted.sort()
-    keep = [counted[0][1]]
-    total = counted[0][0]
-    for n, phrase in counted[1:]:
-        if total + n > SCORED_ROWS:
+    n, rarest, oldest = counted[0]
+    if n > SCORED_ROWS:
+        return rarest, (None if oldest is None else oldest + 1)
+    keep: list[str] = []
+    left = SCORED_ROWS
+    for n, phrase, _ in counted:
+        if n > left:
             break
         keep.append(phrase)
-        total += n
-    if total <= SCORED_ROWS:
-        return " OR ".join(keep), None
-    row = conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
-                       " ORDER BY rowid DESC LIMIT 1 OFFSET ?", [keep[0], *rparams, SCORED_ROWS - 1]).fetchone()
-    return keep[0], (int(row[0]) if row else None)
+        left -= n
+    dropped = [phrase for _, phrase, _ in counted[len(keep):]]
+    conds, rparams = _rowid_range("rowid", None, bound)
+    rowids = "".join(f" AND {x}" for x in conds)
+    for i in range(len(dropped) - 1):
+        if not left:
+            break
+        clause = f"({dropped[i]} AND ({' OR '.join(dropped[i + 1:])}))"
+        n = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
+                         [clause, *rparams, left + 1]).fetchone()[0]
+        if n <= left:
+            keep.append(clause)
+            left -= n
+    return " OR ".join(keep), None
 
 
 def newest(conn: sqlite3.Connection, where: Where, limit: int) -> list[sqlite3.Row]:
