@@ -412,22 +412,14 @@ def _bad_query(match: str, exc: sqlite3.OperationalError) -> Exception:
     return exc
 
 
-class Freq(NamedTuple):
-    """A query part's matches at or below an as-of bound, counted newest first up to SCORED_ROWS + 1."""
-
-    n: int
-    oldest: int | None  # the lowest row id counted (when n > SCORED_ROWS, the rows above it are its newest SCORED_ROWS)
-
-
-def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None) -> dict[str, Freq]:
+def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None) -> dict[str, int]:
     """How many chunks (at or below row id `bound`) each query part matches, counted up to
-    SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters.
-    Counted newest first, so the same read says where a part's newest SCORED_ROWS matches begin."""
+    SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
-    return {part: Freq(*conn.execute(
-        f"SELECT count(*), min(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} ORDER BY rowid DESC LIMIT ?)",
-        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()) for part in parts}
+    return {part: conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
+        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in parts}
 
 
 def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20) -> list[str]:
@@ -440,7 +432,7 @@ def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20)
         " LIMIT ?)", [f"content : ^{quote(word)}", *rparams, n])]
 
 
-def match_plan(conn: sqlite3.Connection, freqs: dict[str, Freq], bound: int | None) -> tuple[str, int | None]:
+def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | None) -> tuple[str, int | None]:
     """The MATCH expression to score, and a lowest row id to score from (None: all).
 
     bm25 costs ~1.2 us per matching row, whatever LIMIT says, so a question of common words
@@ -453,22 +445,23 @@ def match_plan(conn: sqlite3.Connection, freqs: dict[str, Freq], bound: int | No
     more, only its newest SCORED_ROWS matches (at or before the as-of bound) are scored. A memory
     whose question terms match SCORED_ROWS chunks in all is never affected (LoCoMo, any workspace
     of ordinary size)."""
-    counted = sorted((f.n, quote(part), f.oldest) for part, f in freqs.items() if f.n)
+    conds, rparams = _rowid_range("rowid", None, bound)
+    rowids = "".join(f" AND {x}" for x in conds)
+    counted = sorted((n, quote(part)) for part, n in freqs.items() if n)
     if not counted:
         return "", None
-    n, rarest, oldest = counted[0]
-    if n > SCORED_ROWS:
-        return rarest, (None if oldest is None else oldest + 1)
+    if counted[0][0] > SCORED_ROWS:
+        row = conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
+                           " ORDER BY rowid DESC LIMIT 1 OFFSET ?", [counted[0][1], *rparams, SCORED_ROWS - 1]).fetchone()
+        return counted[0][1], (int(row[0]) if row else None)
     keep: list[str] = []
     left = SCORED_ROWS
-    for n, phrase, _ in counted:
+    for n, phrase in counted:
         if n > left:
             break
         keep.append(phrase)
         left -= n
-    dropped = [phrase for _, phrase, _ in counted[len(keep):]]
-    conds, rparams = _rowid_range("rowid", None, bound)
-    rowids = "".join(f" AND {x}" for x in conds)
+    dropped = [phrase for _, phrase in counted[len(keep):]]
     for i in range(len(dropped) - 1):
         if not left:
             break
