@@ -417,9 +417,13 @@ def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None)
     SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
-    return {part: conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
-        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in parts}
+    return {part: _count(conn, quote(part), rowids, rparams, SCORED_ROWS + 1) for part in parts}
+
+
+def _count(conn: sqlite3.Connection, match: str, rowids: str, rparams: list[int], cap: int) -> int:
+    """How many rows (within `rowids`) `match` matches, counted up to `cap`: FTS5 stops reading there."""
+    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
+                            [match, *rparams, cap]).fetchone()[0])
 
 
 def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20) -> list[str]:
@@ -442,9 +446,9 @@ def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | Non
     common words together (a name and what they did). Each term left out, rarest first, with the
     more common ones after it (`a AND (b OR c ...)`) is scored when its rows fit what is left; terms
     in no clause still count in the rerank's term coverage. When even the rarest term matches
-    more, only its newest SCORED_ROWS matches (at or before the as-of bound) are scored. A memory
-    whose question terms match SCORED_ROWS chunks in all is never affected (LoCoMo, any workspace
-    of ordinary size)."""
+    more, only its newest SCORED_ROWS matches (at or before the as-of bound) are scored. A question
+    whose terms match at most SCORED_ROWS chunks in all is scored on every term (LoCoMo, any
+    workspace of ordinary size)."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
     counted = sorted((n, quote(part)) for part, n in freqs.items() if n)
@@ -466,8 +470,7 @@ def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | Non
         if not left:
             break
         clause = f"({dropped[i]} AND ({' OR '.join(dropped[i + 1:])}))"
-        n = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
-                         [clause, *rparams, left + 1]).fetchone()[0]
+        n = _count(conn, clause, rowids, rparams, left + 1)
         if n <= left:
             keep.append(clause)
             left -= n
