@@ -337,3 +337,19 @@ def test_a_name_finds_memory_that_uses_a_nickname_from_the_entity_page(repo: Git
     melanie_page_and_pottery_day(repo, "Mimi")
     got = [c for c in ask(repo, "Which class did Melanie start?", k=5) if "pottery" in c]
     assert got[0] == "Mimi started a pottery class at the community centre downtown, on Thursday evenings."
+
+
+def test_common_words_of_a_question_find_the_answer_when_its_rare_word_is_elsewhere(repo: GitRepo,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # The scale failure in miniature (bench/scale.py): the question's rarest word ("lease") fills
+    # most of the scored rows on its own and is not in the answer; the answer holds the two common
+    # words, which match too many rows to be scored one by one. Rows holding both must be scored.
+    from gitmem.index import store
+
+    monkeypatch.setattr(store, "SCORED_ROWS", 6)
+    lines = ["the car lease ends in spring", "lease paperwork for the office", "a lease on the storage unit",
+             *(f"photos of the Lisbon trip, album {i}" for i in range(4)),
+             *(f"an apartment viewing in Porto, number {i}" for i in range(4)),
+             *(f"groceries for week {i}" for i in range(30)), "we picked the Lisbon apartment with the blue door"]
+    repo.commit("day", date="2025-11-03", files={"memory.md": "".join(f"- {line}\n\n\n\n" for line in lines)})
+    assert ask(repo, "Lisbon apartment lease", k=1) == ["we picked the Lisbon apartment with the blue door"]

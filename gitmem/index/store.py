@@ -417,9 +417,13 @@ def doc_freqs(conn: sqlite3.Connection, parts: Iterable[str], bound: int | None)
     SCORED_ROWS + 1: the cost of counting stays bounded, and past that only "too many" matters."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
-    return {part: conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
-        [quote(part), *rparams, SCORED_ROWS + 1]).fetchone()[0] for part in parts}
+    return {part: _count(conn, quote(part), rowids, rparams, SCORED_ROWS + 1) for part in parts}
+
+
+def _count(conn: sqlite3.Connection, match: str, rowids: str, rparams: list[int], cap: int) -> int:
+    """How many rows (within `rowids`) `match` matches, counted up to `cap`: FTS5 stops reading there."""
+    return int(conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ?{rowids} LIMIT ?)",
+                            [match, *rparams, cap]).fetchone()[0])
 
 
 def opening(conn: sqlite3.Connection, word: str, bound: int | None, n: int = 20) -> list[str]:
@@ -437,28 +441,40 @@ def match_plan(conn: sqlite3.Connection, freqs: dict[str, int], bound: int | Non
 
     bm25 costs ~1.2 us per matching row, whatever LIMIT says, so a question of common words
     over a 1M-line memory would cost 50+ ms. Terms are taken rarest first while the rows they
-    match add up to at most SCORED_ROWS; the more common terms left out still count in the
-    rerank's term coverage. When even the rarest term matches more, only its newest
-    SCORED_ROWS matches (at or before the as-of bound) are scored. A memory under
-    SCORED_ROWS chunks is never affected (LoCoMo, any workspace of ordinary size)."""
+    match add up to at most SCORED_ROWS. The rows left over go to rows holding two of the terms
+    left out: at scale the rarest word of a question is often not in the answer, which holds its
+    common words together (a name and what they did). Each term left out, rarest first, with the
+    more common ones after it (`a AND (b OR c ...)`) is scored when its rows fit what is left; terms
+    in no clause still count in the rerank's term coverage. When even the rarest term matches
+    more, only its newest SCORED_ROWS matches (at or before the as-of bound) are scored. A question
+    whose terms match at most SCORED_ROWS chunks in all is scored on every term (LoCoMo, any
+    workspace of ordinary size)."""
     conds, rparams = _rowid_range("rowid", None, bound)
     rowids = "".join(f" AND {x}" for x in conds)
-    counted = [(n, quote(part)) for part, n in freqs.items() if n]
+    counted = sorted((n, quote(part)) for part, n in freqs.items() if n)
     if not counted:
         return "", None
-    counted.sort()
-    keep = [counted[0][1]]
-    total = counted[0][0]
-    for n, phrase in counted[1:]:
-        if total + n > SCORED_ROWS:
+    if counted[0][0] > SCORED_ROWS:
+        row = conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
+                           " ORDER BY rowid DESC LIMIT 1 OFFSET ?", [counted[0][1], *rparams, SCORED_ROWS - 1]).fetchone()
+        return counted[0][1], (int(row[0]) if row else None)
+    keep: list[str] = []
+    left = SCORED_ROWS
+    for n, phrase in counted:
+        if n > left:
             break
         keep.append(phrase)
-        total += n
-    if total <= SCORED_ROWS:
-        return " OR ".join(keep), None
-    row = conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?{rowids}"
-                       " ORDER BY rowid DESC LIMIT 1 OFFSET ?", [keep[0], *rparams, SCORED_ROWS - 1]).fetchone()
-    return keep[0], (int(row[0]) if row else None)
+        left -= n
+    dropped = [phrase for _, phrase in counted[len(keep):]]
+    for i in range(len(dropped) - 1):
+        if not left:
+            break
+        clause = f"({dropped[i]} AND ({' OR '.join(dropped[i + 1:])}))"
+        n = _count(conn, clause, rowids, rparams, left + 1)
+        if n <= left:
+            keep.append(clause)
+            left -= n
+    return " OR ".join(keep), None
 
 
 def newest(conn: sqlite3.Connection, where: Where, limit: int) -> list[sqlite3.Row]:
