@@ -89,7 +89,6 @@ sys.path.insert(0, str(HERE))
 
 from benchlib import OUT, Built, Floor, fast_import, publish  # noqa: E402
 from gm import Asker, Result, entity_key, index  # noqa: E402
-from gitmem.recall import currency  # noqa: E402
 
 DATA = HERE / "current_truth.json"
 HELDOUT = HERE / "current_truth_heldout.json"
@@ -383,19 +382,6 @@ def side_by_side(rows: list[tuple[str, list[Report]]]) -> list[str]:
     return out + ([""] + diff if diff else []) + [""]
 
 
-def switched_off(scenarios: list[Scenario], root: Path, name: str, dense: Any = None) -> Report:
-    """Every question asked with currency's rule switch `name` off (reported as "NAME off", with
-    `dense` "NAME off-hybrid")."""
-    saved = getattr(currency, name)
-    setattr(currency, name, False)
-    try:
-        rep = evaluate(scenarios, root, dense)
-    finally:
-        setattr(currency, name, saved)
-    rep.mode = f"{name} off" + ("-hybrid" if dense is not None else "")
-    return rep
-
-
 def learned_mode(scenarios: list[Scenario], root: Path, mode: str = "replace", dense: Any = None) -> Report:
     """Every question asked with recall/learned.py's pair model in place of newer_first's rules
     (`mode` "replace", reported as "learned") or after them, past their trap guards ("after",
@@ -425,12 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--learned", action="store_true",
                     help="also ask with the learned pair model (recall/learned.py) in place of the rules and "
                          "after them past their trap guards, side by side")
-    ap.add_argument("--off", metavar="NAME", default="",
-                    help="also ask with recall/currency.py's rule switch NAME (e.g. ASKED_OVER_OTHER) off, lexical and, "
-                         "with --semantic, hybrid: the rule on beside off in one run")
     args = ap.parse_args(argv)
-    if args.off and not isinstance(getattr(currency, args.off, None), bool):
-        ap.error(f"--off: {args.off} is no rule switch of gitmem/recall/currency.py (a True/False constant there)")
     out: list[str] = []
     rows: list[tuple[str, list[Report]]] = []
     embedder = None
@@ -463,12 +444,6 @@ def main(argv: list[str] | None = None) -> int:
             out += report(half, scenarios, modes[-1])
             if embedder is not None:
                 modes.append(learned_mode(scenarios, root, "after", InProcess(embedder)))
-                out += report(half, scenarios, modes[-1])
-        if args.off:
-            modes.append(switched_off(scenarios, root, args.off))
-            out += report(half, scenarios, modes[-1])
-            if embedder is not None:
-                modes.append(switched_off(scenarios, root, args.off, InProcess(embedder)))
                 out += report(half, scenarios, modes[-1])
         if args.learned:
             for mode in ("replace", "after"):

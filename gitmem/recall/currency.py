@@ -194,10 +194,6 @@ _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finis
 # Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
 # giving a number goes ahead of one of the same subject giving none. Off: False.
 COUNT_ANSWERS = True
-# The asked attribute over another one (wave 17, `_asked_over_other`): a statement giving a value of
-# the attribute the question asks about goes ahead of one of the same subject giving only others,
-# whatever their ages and kinds. Off: False.
-ASKED_OVER_OTHER = True
 
 
 class Currency(NamedTuple):
@@ -744,21 +740,6 @@ def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
     return _gives_where_none(c, d, q)
 
 
-def _asked_over_other(c: _Said, d: _Said, q: Asked) -> bool:
-    """Whether `c` goes ahead of `d`, of one subject and whatever their ages and kinds, because `c`
-    gives a value of an attribute the question asks about (not a weak one: likes, health, ...) and
-    `d` is read as giving attributes, none of them asked, holding no word of the question `c` lacks
-    ("Where does Alice live?": "Moved from Porto to Madrid" over a newer opinion "Prefers coffee
-    now"). The mirror of `_protected`, which keeps such a `d` from passing `c`. A `d` read as giving
-    no attribute at all keeps its place: it may be a change told without the attribute's words."""
-    if not (ASKED_OVER_OTHER and c.own and c.subject and c.subject == d.subject):
-        return False
-    fams = q.families & c.attrs
-    if not fams or fams <= attributes.WEAK or not d.attrs or q.families & d.attrs:
-        return False
-    return d.asked <= c.asked
-
-
 def _one_subject(c: _Said, d: _Said) -> bool:
     """Whether `c` and `d` are statements of one kind about one subject, `c` about the entity it is
     filed under."""
@@ -1089,7 +1070,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
-                                            or _counts_where_none(me, them, q) or _asked_over_other(me, them, q)):
+                                            or _counts_where_none(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
