@@ -4,6 +4,7 @@
     .venv/bin/python bench/truth_learn.py loso            # leave-one-set-out, offline (from the dump)
     .venv/bin/python bench/truth_learn.py loso --real     # ... and each held-out set asked through recall
     .venv/bin/python bench/truth_learn.py guarded [--real] [--cost 6]  # wave 11: the rules, then the model past their guards
+    .venv/bin/python bench/truth_learn.py guarded --cos --guards 1,2,3,4,5,6,8,9,10  # wave 17: + MiniLM cosines, a guard off
     .venv/bin/python bench/truth_learn.py guards          # which trap guard refuses the current line where recall misses it
     .venv/bin/python bench/truth_learn.py write           # train on every set, write gitmem/recall/learned_model.py
     .venv/bin/python bench/truth_learn.py cost            # CPU per recall, model off / on, heldout6's questions

@@ -1,8 +1,8 @@
 """A rule switch of recall/currency.py on beside off, every current-truth set, lexical and hybrid (wave 17).
 
-    .venv/bin/python bench/truth_switch.py ASKED_OVER_OTHER [--semantic] [--half heldout6]
+    .venv/bin/python bench/truth_switch.py COUNT_ANSWERS [--semantic] [--half heldout6]
 
-bench/current_truth.py --off NAME asks the same, with the plain FTS5 floor and the full report (a
+bench/current_truth.py --semantic asks every set with its full report and the plain FTS5 floor (a
 floor index is built per question day: slow on a shared host); this asks only what decides a rule:
 each set's top-1 current and its false supersession (bench/current_truth.py's `judge` and
 `marked_superseded`), as shipped and with the switch off, in one process on the workspaces
