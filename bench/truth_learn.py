@@ -4,6 +4,7 @@
     .venv/bin/python bench/truth_learn.py loso            # leave-one-set-out, offline (from the dump)
     .venv/bin/python bench/truth_learn.py loso --real     # ... and each held-out set asked through recall
     .venv/bin/python bench/truth_learn.py guarded [--real] [--cost 6]  # wave 11: the rules, then the model past their guards
+    .venv/bin/python bench/truth_learn.py guarded --cos --guards 1,2,3,4,5,6,8,9,10  # wave 17: + MiniLM cosines, a guard off
     .venv/bin/python bench/truth_learn.py guards          # which trap guard refuses the current line where recall misses it
     .venv/bin/python bench/truth_learn.py write           # train on every set, write gitmem/recall/learned_model.py
     .venv/bin/python bench/truth_learn.py cost            # CPU per recall, model off / on, heldout6's questions
@@ -321,13 +322,16 @@ def _short(gs: frozenset[str]) -> str:
     return ",".join(str(i + 1) for i, g in enumerate(GUARDS) if g in gs) or "none"
 
 
-def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False, only: frozenset[str] | None = None) -> None:
+def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False, only: frozenset[str] | None = None,
+            with_cos: bool = False) -> None:
     """Leave-one-set-out of the wave 11 decision: the rules, then the model where none of their trap
     guards refuses the newer line, at a threshold (and, with `select`, a set of guards) chosen
     without the held-out set; beside today's rules and the rules' first blind run on each set. `only`:
     these guards instead of all eight (wave 12: the ones against the model's known failures)."""
 
     sets = json.loads(DUMP.read_text())
+    if with_cos:
+        sets = with_cosines(sets)
     print("guards: " + "; ".join(f"{i + 1} {g}" for i, g in enumerate(GUARDS)) + "\n")
     print("| held-out set | questions | rules' first blind run | today's rules | rules + guarded model (offline) "
           "| gains / losses | guards | threshold |" + (" through recall | false supersession |" if with_real else ""))
@@ -475,6 +479,18 @@ def cosines() -> dict[str, list[list[list[float]] | None]]:
     return out
 
 
+def with_cosines(sets: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Wave 17: `sets` with every pair's features followed by what names no word: the MiniLM cosines
+    of the question to the older line and to the newer, of the two lines to each other, and the
+    newer's lead over the older on the question (`cosines`)."""
+    cos = cosines()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for half, rows in sets.items():
+        out[half] = [dict(r, pairs=[dict(p, x=[*p["x"], qa, qb, ab, qb - qa]) for p, (qa, qb, ab) in zip(r["pairs"], cs)])
+                     if cs is not None else r for r, cs in zip(rows, cos[half])]
+    return out
+
+
 def _meaning_moves(rows: list[dict[str, Any]], cos: list[Any], gs: frozenset[str], slot: float, share: float,
                    probs: list[list[float]] | None = None, t: float = 0.0) -> tuple[int, int]:
     """(gains, losses) of moving, ahead of each row's A, the later line none of `gs` refuses that
@@ -542,6 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost", type=float, default=COST_AFTER, help="guarded: what a lost right answer costs")
     ap.add_argument("--select", action="store_true", help="guarded: choose the trap guards too, without the held-out set")
     ap.add_argument("--guards", default="", help="guarded: only these trap guards, by number (e.g. 1,3)")
+    ap.add_argument("--cos", action="store_true", help="guarded: the pairs' MiniLM cosines as four more features (wave 17)")
     ap.add_argument("--model", action="store_true", help="meaning: the pair model's probability too")
     ap.add_argument("--real", action="store_true", help="loso: also ask each held-out set through recall")
     ap.add_argument("--replace", action="store_true", help="loso: the model in place of newer_first's rules")
@@ -553,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step in ("guarded", "meaning"):
         only = frozenset(GUARDS[int(i) - 1] for i in args.guards.split(",")) if args.guards else None
         if args.step == "guarded":
-            guarded(args.real, args.cost, args.select, only)
+            guarded(args.real, args.cost, args.select, only, args.cos)
         else:
             meaning(only or frozenset(), args.model, args.cost)
     elif args.step == "misses":

@@ -1152,13 +1152,15 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     cands = [c for c in cands if says_something(c.row[PATH], c.row[CONTENT])]
     by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
     matched = set(by_id)
-    # With history asked for, every statement keeps its own relevance (`why` finds the statement
-    # its words name), marked; the heir is lifted only when the replaced one is left out.
-    for i in [i for i in by_id if i in links and not include_history]:
+    # The heir is lifted to the score of the statement it replaced. With history asked for the
+    # replaced one stays, marked, right under its heir (what holds now first: `recall "Alice tea"
+    # --include-history` puts the coffee opinion above the tea one it replaced); only an heir that
+    # matched itself is lifted then (no statement is added that the words did not find).
+    for i in [i for i in by_id if i in links]:
         c = by_id[i]
         heir = _last(links, i)
         target = by_id.get(heir)
-        if target is None and heir in fetched:
+        if target is None and heir in fetched and not include_history:
             target = by_id[heir] = Candidate(fetched[heir], None)
             cands.append(target)
         if target is not None and c.score is not None:
@@ -1167,7 +1169,11 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     if reach is None or include_history or len(cands) <= reach:
         for c in cands:
             _date(c, day, past, stored)
-        cands.sort(key=lambda c: -(c.score or 0.0))
+        # With history, at one score a replaced statement follows: its heir was lifted to its score.
+        if include_history:
+            cands.sort(key=lambda c: (-(c.score or 0.0), not c.uncommitted and c.row[ID] in links))
+        else:
+            cands.sort(key=lambda c: -(c.score or 0.0))
         exact = len(cands)
     else:
         cands, least = _settle_head(cands, links, day, reach, past, stored)
