@@ -32,9 +32,9 @@ def as_json(repo: GitRepo, *args: str) -> Any:
     return json.loads(run(repo, *args, "--json"))
 
 
-def curated(repo: GitRepo) -> GitRepo:
+def curated(repo: GitRepo, merge: bool = True) -> GitRepo:
     """Peter's opinion (Nov 5), a fact against it (Nov 6), a reflection whose judge moves the
-    opinion down, merged on Dec 2."""
+    opinion down, merged on Dec 2 (`merge`)."""
     run(repo, "init", "--no-hooks", str(repo.path))
     repo.commit("workspace", "2025-11-01")
     run(repo, "retain", CONCISE, "--date", "2025-11-05", date="2025-11-05")
@@ -43,7 +43,8 @@ def curated(repo: GitRepo) -> GitRepo:
     ws = Workspace.find(repo.path)
     calibrate(ws)
     assert reflect(ws, RunOptions(model=lambda: FakeModel()))["status"] == "written"
-    run(repo, "review", "--merge", date="2026-12-02")
+    if merge:
+        run(repo, "review", "--merge", date="2026-12-02")
     return repo
 
 
@@ -80,3 +81,15 @@ def test_the_users_edit_after_curation_still_wins_and_a_new_curation_follows_it(
     assert top["source"].startswith("memory/2025-11-05.md#L") and top["confidence"] == 0.3
     assert top["timestamp"] == "2025-11-05"
     assert any(c.startswith("bank/opinions.md#L") for c in top["copies"]), top["copies"]
+
+
+def test_the_confidence_chart_starts_on_the_day_the_opinion_was_stated(repo: GitRepo) -> None:
+    curated(repo, merge=False)
+    run(repo, "review", "--html", ".memory/review.html")
+    page = (repo.path / ".memory/review.html").read_text()
+    # Stated on Nov 5 at 0.80 (the reflection reads memory through Nov 6), moved to 0.70 on Nov 6.
+    assert "<title>2025-11-05: 0.80</title>" in page and "<title>2025-11-06: 0.70</title>" in page, page
+    run(repo, "review", "--merge", date="2026-12-02")
+    [op] = as_json(repo, "opinions", "--history")["opinions"]
+    assert [(r["at"], r["confidence"], r["reason"]) for r in op["reflections"]] == [
+        ("2025-11-05", 0.8, "stated"), ("2025-11-06", 0.7, "1 new evidence")]
