@@ -5,31 +5,14 @@ carries the confidence reflection curated; on real repositories made with `gitme
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from click.testing import CliRunner
-
-from gitmem.cli import cli
 from gitmem.reflect.run import RunOptions, reflect
 from gitmem.workspace import Workspace
 from gitrepo import GitRepo
 from test_reflect_run import FakeModel, calibrate
+from test_walkthrough_w16 import as_json, run
 
 CONCISE = "O(c=0.8) @Peter: Prefers concise replies on WhatsApp."
 INLINE = "W @Peter: Asked for the full migration plan inline on WhatsApp and read all of it."
-
-
-def run(repo: GitRepo, *args: str, date: str | None = None) -> str:
-    """One gitmem command in the workspace, its commits (retain, review --merge) dated `date`."""
-    env = {f"GIT_{r}_DATE": f"{date}T12:00:00+00:00" for r in ("AUTHOR", "COMMITTER")} if date else {}
-    r = CliRunner().invoke(cli, ["-C", str(repo.path), *args], env=env)
-    assert r.exit_code == 0, r.output
-    return r.output
-
-
-def as_json(repo: GitRepo, *args: str) -> Any:
-    return json.loads(run(repo, *args, "--json"))
 
 
 def curated(repo: GitRepo, merge: bool = True) -> GitRepo:
