@@ -210,7 +210,9 @@ def test_demo_answers_cite_the_log_and_list_the_bank_copies(plain: Path) -> None
     with Session(Workspace.find(plain)) as s:
         [top] = s.search("what does Peter prefer?", Options(k=1)).results
     # The opinion stated in a log, curated into bank/opinions.md and listed on the entity page is
-    # one answer: the curated line (reflection's confidence), listing the other two.
-    assert top.source.startswith("bank/opinions.md#") and "(<1500 chars)" in top.content
+    # one answer: the log line, on its own day, listing the other two (and carrying the curated
+    # confidence: tests/test_walkthrough_w17.py).
+    assert top.source.startswith("memory/2025-11-14.md#L6@") and "(<1500 chars)" in top.content
+    assert top.timestamp == "2025-11-14"
     also = " ".join(str(c) for c in top.copies)
-    assert "memory/2025-11-14.md#L6@" in also and "bank/entities/Peter.md#" in also, top
+    assert "bank/opinions.md#" in also and "bank/entities/Peter.md#" in also, top

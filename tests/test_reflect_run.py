@@ -187,7 +187,9 @@ def test_pages_opinions_state_and_history(repo: GitRepo) -> None:
 
     with Session(ws) as s:
         found = s.search("concise replies", Options(kinds=("opinion",), k=10)).results
-    assert any(r.path == "bank/opinions.md" and r.confidence == 0.7 for r in found)
+    # One answer: the log line, listing its curated copy, with the curated confidence.
+    assert any(r.path == "memory/2025-11-05.md" and r.confidence == 0.7 and any(c.startswith("bank/opinions.md#") for c in r.copies)
+               for r in found)
 
     hist = opinion_history(ws)
     [op] = hist["opinions"]

@@ -247,26 +247,26 @@ def takes_effect_after(row: Any, day: str) -> bool:
     return first is not None and first.isoformat() > day
 
 
-def _curated_opinion(c: Candidate) -> bool:
+def curated_opinion(path: str, content: str | None) -> bool:
     """An opinion bullet of bank/opinions.md (its evidence lines cite their facts; it cites none)."""
-    return c.row[PATH] == OPINIONS_PAGE and ".md#L" not in (c.row[CONTENT] or "")
+    return path == OPINIONS_PAGE and ".md#L" not in (content or "")
 
 
 def collapse(cands: list[Candidate], originals: dict[int, int],
              fetched: dict[int, Any]) -> tuple[list[Candidate], dict[int, list[int]], dict[int, int]]:
     """Each bank/ copy becomes its original (taken from the pool, else from `fetched`: the
     originals in memory that the pool lacked), at the better of the two ranks; a copy whose
-    original is not in memory stays itself. An opinion curated into bank/opinions.md after its
-    statement is the other way round: the curated line (reflection's confidence) stands for the
-    log line. Returns the candidates, the copies (kept id -> copy ids) and the curated lines that
-    stand for an original (curated id -> original id: it is replaced when its original is)."""
+    original is not in memory stays itself. An opinion curated into bank/opinions.md is such a
+    copy too: the answer cites the statement and its event time (recency reads the day it was
+    said, not the merge's), and carries the curated confidence when that is the newer one
+    (`newest_confidence`). Returns the candidates, the copies (kept id -> copy ids) and the
+    curated lines that stayed themselves, their statement's version no longer in memory (curated
+    id -> that version's id: it is replaced when that version is)."""
     pool = {c.row[ID]: c for c in cands if not c.uncommitted}
-    curated = {c: o for c, o in originals.items() if c > o and c in pool and _curated_opinion(pool[c])}
-    originals = {c: o for c, o in originals.items() if c not in curated}
-    originals.update({o: c for c, o in curated.items() if o in pool})
     out: list[Candidate] = []
     placed: set[int] = set()
-    copies: dict[int, list[int]] = {c: [o] for c, o in curated.items() if o not in pool}
+    copies: dict[int, list[int]] = {}
+    alone: dict[int, int] = {}
     for c in cands:
         if c.uncommitted:
             out.append(c)
@@ -282,11 +282,22 @@ def collapse(cands: list[Candidate], originals: dict[int, int],
                     out.append(target)
                     placed.add(o)
                 continue
+            if curated_opinion(c.row[PATH], c.row[CONTENT]):
+                alone[i] = o
         if i in placed:
             continue
         placed.add(i)
         out.append(c)
-    return out, copies, curated
+    return out, copies, alone
+
+
+def newest_confidence(own_id: int, copies: Iterable[tuple[int, str, str | None, float | None]]) -> float | None:
+    """The confidence an answer carries from its copies (id, path, content, confidence): that of
+    the newest opinion curated in bank/opinions.md when it is newer than the answer's own line
+    (reflection moved it after the statement was written), else None (the line's own: the user's
+    edit of the log line after a curation is the newer word)."""
+    newer = [(i, conf) for i, path, content, conf in copies if i > own_id and curated_opinion(path, content) and conf is not None]
+    return max(newer)[1] if newer else None
 
 
 def one_per_fact(cands: list[Candidate], need: int) -> tuple[list[Candidate], dict[int, list[int]]]:
@@ -315,13 +326,8 @@ def one_per_fact(cands: list[Candidate], need: int) -> tuple[list[Candidate], di
             out.append(c)
             continue
         # Which one answers: the memory file's line (its citation and event time are the fact's
-        # own), except for an opinion curated in bank/opinions.md, where the newer version does
-        # (reflection's confidence, or the user's edit of the log line after it).
-        if _curated_opinion(c) or _curated_opinion(kept):
-            takes_over = c.row[ID] > kept.row[ID]
-        else:
-            takes_over = not mine
-        if takes_over:
+        # own; an opinion curated since carries its confidence: `newest_confidence`).
+        if not mine:
             out[at] = c
             copies[c.row[ID]] = copies.pop(kept.row[ID], []) + [kept.row[ID]]
         else:

@@ -25,7 +25,7 @@ from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, alias_of, is_retain_heading
 from gitmem.recall import result as _result
 from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_case, collapse, heirs, newer_first,
-                                    one_per_fact, settle)
+                                    newest_confidence, one_per_fact, settle)
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import learned, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
@@ -401,15 +401,15 @@ class Session:
             head = ranked[:n]
             ids = [c.row[ID] for c in head if not c.uncommitted]
             originals = store.originals_of(self.conn, ids) if opts.collapse else {}
-            curated: dict[int, int] = {}
+            alone: dict[int, int] = {}
             if originals:
                 missing = list(set(originals.values()).difference(ids))
                 found = store.tuples_by_id(self.conn, COLS_RANK, missing, where) if missing else {}
-                head, copies, curated = collapse(head, originals, found)
+                head, copies, alone = collapse(head, originals, found)
             ids = [c.row[ID] for c in head if not c.uncommitted]
-            links = store.superseded_by(self.conn, ids + list(curated.values()), at)
+            links = store.superseded_by(self.conn, ids + list(alone.values()), at)
             # A curated opinion is replaced when the statement it curates is.
-            links.update({i: links[o] for i, o in curated.items() if o in links})
+            links.update({i: links[o] for i, o in alone.items() if o in links})
             missing = heirs(links, set(ids))
             if missing:
                 fetched = store.tuples_by_id(self.conn, COLS_RANK, missing, where)
@@ -509,13 +509,18 @@ class Session:
         ids = [r.id for r in results if r.id is not None]
         cite_ids = sorted({cur.superseded[i].new for i in ids if i in cur.superseded}
                           | {k for i in ids for k in cur.copies.get(i, ())})
-        cites = {r.id: r.source for r in self.results_by_id(cite_ids)} if cite_ids else {}
+        cited = {r.id: r for r in self.results_by_id(cite_ids)} if cite_ids else {}
+        cites = {i: r.source for i, r in cited.items()}
         out: list[Result] = []
         for r in results:
             i = r.id
             link = cur.superseded.get(i) if i is not None else None
+            mine = [cited[k] for k in cur.copies.get(i, ()) if k in cited] if i is not None else []
+            curated = newest_confidence(i, [(c.id, c.path, c.content, c.confidence) for c in mine if c.id is not None]) \
+                if i is not None else None
             out.append(r._replace(
                 marked=True,
+                confidence=r.confidence if curated is None else curated,
                 superseded_by=Replacement(link.new, cites.get(link.new), link.reason) if link is not None else None,
                 copies=tuple(cites[k] for k in cur.copies.get(i, ()) if k in cites) if i is not None else (),
                 past=i is not None and i in cur.past))

@@ -12,6 +12,7 @@ from gitmem import layout
 from gitmem.errors import GitmemError
 from gitmem.index import store
 from gitmem.parse import decode, entity_key, opinion_key, split_lines, strip_comments
+from gitmem.recall.currency import curated_opinion
 from gitmem.recall.result import Result, estimate_tokens, pack
 from gitmem.recall.search import Options, Session
 from gitmem.safefile import NotRegular, read_capped, safe_rel
@@ -208,7 +209,11 @@ def why(s: Session, target: str) -> dict[str, Any]:
     # its history is the original's versions, then the copy's (reflection's curation of it).
     original = store.originals_of(s.conn, [chunk_id]).get(chunk_id)
     quoted = _chain(s, original) if original is not None else []
-    ids = sorted(set(_chain(s, chunk_id)) | set(quoted))
+    own = _chain(s, chunk_id)
+    # And a statement's curation into bank/opinions.md is its history too (recall answers with the
+    # statement, carrying the curated confidence): reflection's moves, after the log's versions.
+    curations = [] if quoted else [i for c in _curations(s, own) for i in _chain(s, c)]
+    ids = sorted(set(own) | set(quoted) | set(curations))
     records = s.results_by_id(ids)
     # Each version's result already names its commit; add who made it and why.
     by_oid = store.commits_by_oid(s.conn, [r.commit for r in records if r.commit])
@@ -218,12 +223,19 @@ def why(s: Session, target: str) -> dict[str, Any]:
         versions.append({**r.to_json(), "author": c["author"] if c else None,
                          "message": c["message"].splitlines()[0] if c and c["message"] else None})
     # Replaced is what the statement is, not its bank/ copy: the original's newest version says.
-    last = max(quoted) if quoted else ids[-1]
+    last = max(quoted) if quoted else max(own)
     return {"target": target, "match": chunk_id, "versions": versions, "superseded_by": _replaced_by(s, last),
             "supersedes": _replaced(s, ids), "index": s.index_info(), "notes": notes}
 
 
 WHY_HITS = 20  # the statements `why TEXT` looks through for the one that says TEXT
+
+
+def _curations(s: Session, versions: list[int]) -> list[int]:
+    """The lines of bank/opinions.md curating any of a statement's `versions` (copies of them)."""
+    found = store.copies_in_memory(s.conn, versions, store.Where((), ()))
+    copies = sorted({i for more in found.values() for i in more})
+    return [r.id for r in s.results_by_id(copies) if r.id is not None and curated_opinion(r.path, r.content)]
 
 
 def _words(text: str | None) -> str:

@@ -58,6 +58,14 @@ def _iso_date(ts: int) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
 
 
+def _said_on(op: Result, at: str) -> str:
+    """The UTC day the version `op` of an opinion was committed (at the latest `at`, the day
+    reflection reads memory through)."""
+    if not op.record_time:
+        return at
+    return min(datetime.fromisoformat(op.record_time).astimezone(timezone.utc).date().isoformat(), at)
+
+
 def _okey(content: str) -> str:
     return hashlib.sha1(opinion_key(content).encode("utf-8")).hexdigest()[:12]
 
@@ -329,7 +337,9 @@ class _Run:
             upd = confidence.update(before, evidence, seen)
             history = list(prev.get("history", []))
             if restated:
-                history.append({"at": at, "commit": op.commit, "confidence": upd.before, "delta": 0.0,
+                # Dated when memory said it (the version's commit), not by this reflection: the
+                # trajectory (review --html's chart, opinions --history) starts where the user did.
+                history.append({"at": _said_on(op, at), "commit": op.commit, "confidence": upd.before, "delta": 0.0,
                                 "reason": "stated" if not prev else "restated in memory"})
             if upd.counted:
                 history.append({"at": at, "commit": op.commit, "confidence": upd.after, "delta": upd.delta,
