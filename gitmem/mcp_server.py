@@ -154,10 +154,13 @@ def build_server(ws: Workspace) -> Any:
             from gitmem.config import load_config
             from gitmem.recall.search import options_for
 
-            from gitmem.recall.semantic import by_default
+            from gitmem.recall.semantic import Default, default_for
 
-            use = by_default(ws, load_config(ws).recall.semantic) if semantic is None else semantic
+            default = default_for(ws, load_config(ws).recall.semantic) if semantic is None else Default(semantic)
+            use = default.use
             with session(use) as s:
+                if default.note:
+                    s.notes.append(default.note)
                 opts = options_for(s.ws, k=k, budget=budget, as_of=as_of, since=since, until=until,
                                    during=during, kinds=kinds, entity=entity, include_history=include_history,
                                    raw=raw, semantic=use)

