@@ -145,7 +145,7 @@ def load_embedder() -> Embedder:
 # What recall says when semantic recall could be on but is not (issue 16: "recall says when vectors
 # are missing rather than silently degrading"); "auto" only: "off" was the user's choice.
 NO_VECTORS = ("semantic recall is off: the index has no vectors yet, so only the words answered (run `gitmem index "
-              "--vectors` once; `gitmem config recall.semantic off` words-only without this note)")
+              "--vectors` once, or `gitmem config recall.semantic off` to stay with words and drop this note)")
 
 
 class Default(NamedTuple):
