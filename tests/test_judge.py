@@ -637,6 +637,22 @@ def test_model_check_with_a_missing_file_is_a_one_line_error(tmp_path: Path) -> 
     assert "Traceback" not in out.stderr
 
 
+def test_a_directory_or_an_empty_model_path_is_named_as_such(tmp_path: Path, repo: GitRepo) -> None:
+    # The walk-through of wave 17: `model check DIR` said "not found" of a directory that exists, and
+    # `reflect --model ""` quietly reflected with the default model.
+    out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(tmp_path), "model", "check", str(tmp_path), "--json"],
+                         capture_output=True, text=True)
+    err = json.loads(out.stdout)
+    assert out.returncode == 1 and "is a directory, not a model file" in err["error"] and str(tmp_path) in err["error"]
+    assert "Traceback" not in out.stderr
+    repo.commit("log", "2025-11-01", {"memory/2025-11-01.md": "# 2025-11-01\n\n## Retain\n- W @Peter: Moved to Lisbon.\n"})
+    out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(repo.path), "reflect", "--model", "", "--json"],
+                         capture_output=True, text=True)
+    err = json.loads(out.stdout)
+    assert out.returncode == 1 and err["error"] == "--model was given an empty path" and ".gguf" in err["hint"]
+    assert "Traceback" not in out.stderr and not (repo.path / "bank").exists()  # nothing reflected
+
+
 def test_a_workspace_check_keeps_the_fresh_rate_the_project_measured_for_the_same_weights(
         repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = Workspace.find(repo.path)

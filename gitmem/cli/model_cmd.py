@@ -104,10 +104,10 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
       gitmem model check
       gitmem model check ~/models/qwen2.5-1.5b-instruct-q4_k_m.gguf --json
     """
-    from gitmem.errors import GitmemError, NotAWorkspace
+    from gitmem.errors import NotAWorkspace
     from gitmem.reflect import check as C
     from gitmem.reflect import judge as J
-    from gitmem.reflect.model import LlamaModel, resolve_model_path
+    from gitmem.reflect.model import LlamaModel, existing_model, resolve_model_path
     from gitmem.workspace import Workspace
 
     try:
@@ -118,9 +118,8 @@ def check_command(ctx: click.Context, path: Path | None, cases_file: Path | None
     methods: list[J.Method] = list(J.DEFAULT_METHODS) if method == "all" else [method]  # type: ignore[list-item]
     if path is not None:
         path = cwd(ctx) / path.expanduser()  # relative to -C, like git -C
-    if path is not None and not path.is_file():
-        raise GitmemError(f"model file not found: {path}", "pass the path of a .gguf file")
-    model_path = path.resolve() if path is not None else resolve_model_path(ws)
+    model_path = (existing_model(path, "the PATH argument", "pass the path of a .gguf file").resolve() if path is not None
+                  else resolve_model_path(ws))
     model = LlamaModel(model_path)
 
     def progress(done: int, total: int) -> None:

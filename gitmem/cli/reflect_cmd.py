@@ -108,6 +108,10 @@ def reflect_command(ctx: click.Context, since: str | None, model_path: str | Non
     from gitmem.workspace import Workspace
 
     ws = Workspace.find(cwd(ctx))
+    if model_path is not None and not no_llm:
+        from gitmem.reflect.model import resolve_model_path
+
+        resolve_model_path(ws, model_path)  # a bad --model is said now, not after the facts are gathered (or never)
 
     def load_model() -> Any:
         from gitmem.reflect.model import CachedModel, LlamaModel

