@@ -172,14 +172,14 @@ def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None
     text = cli(ws.path, "recall", QUESTION, "-k", "1")
     assert semantic.NO_VECTORS in text.stdout + text.stderr
     assert not (ws.path / ".memory" / warm.SOCKET).exists()
-    assert semantic.by_default(Workspace(ws.path), "auto") is False
+    assert semantic.default_for(Workspace(ws.path), "auto").use is False
     assert semantic.default_for(Workspace(ws.path), "auto").note == semantic.NO_VECTORS
     assert semantic.default_for(Workspace(ws.path), "off") == semantic.Default(False, None)  # the user's choice: no note
     with Session(Workspace(ws.path)) as s:  # the CLI asks on its open session's connection
-        assert semantic.by_default(s.ws, "auto", s.conn) is False
+        assert semantic.default_for(s.ws, "auto", s.conn).use is False
     assert cli(ws.path, "index", "--vectors").returncode == 0
     with Session(Workspace(ws.path)) as s:
-        assert semantic.by_default(s.ws, "auto", s.conn) is True
+        assert semantic.default_for(s.ws, "auto", s.conn).use is True
     # Vectors made: the same call now ranks by meaning too, through the warm embedder.
     data = json.loads(cli(ws.path, "recall", QUESTION, "--json", "-k", "1").stdout)
     assert data["semantic"] == {"used": True, "weight": semantic.WEIGHT, "hits": 5, "missing": 0}
@@ -190,7 +190,7 @@ def test_semantic_is_the_default_once_the_index_has_vectors(ws: GitRepo) -> None
     assert r.returncode != 0 and '"auto", "on" or "off"' in r.stderr and "Traceback" not in r.stderr
     assert cli(ws.path, "config", "recall.semantic", "off").returncode == 0
     assert json.loads(cli(ws.path, "recall", QUESTION, "--json").stdout)["semantic"] is None
-    assert semantic.by_default(Workspace(ws.path), "on") is True
+    assert semantic.default_for(Workspace(ws.path), "on").use is True
 
 
 def test_auto_never_reads_a_symlinked_index(ws: GitRepo, tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_auto_never_reads_a_symlinked_index(ws: GitRepo, tmp_path: Path) -> None
     (ws.path / ".memory").mkdir(exist_ok=True)
     (ws.path / ".memory" / "index.sqlite").symlink_to(outside)
     with pytest.raises(GitmemError, match="symlink"):
-        semantic.by_default(Workspace(ws.path), "auto")
+        semantic.default_for(Workspace(ws.path), "auto")
     r = cli(ws.path, "recall", QUESTION, "--json")
     assert r.returncode != 0 and "symlink" in r.stdout + r.stderr and "Traceback" not in r.stderr
 

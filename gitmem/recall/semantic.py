@@ -155,11 +155,6 @@ class Default(NamedTuple):
     note: str | None = None  # NO_VECTORS: the extra is installed, memory has text, the index no vectors
 
 
-def by_default(ws: Workspace, setting: str, conn: sqlite3.Connection | None = None) -> bool:
-    """Whether a recall that did not say uses semantic recall (`default_for`)."""
-    return default_for(ws, setting, conn).use
-
-
 def default_for(ws: Workspace, setting: str, conn: sqlite3.Connection | None = None) -> Default:
     """Whether a recall that did not say uses semantic recall: recall.semantic "on" or "off", or
     "auto" (the default): when the embed extra is installed and the index holds vectors (made by
