@@ -14,7 +14,8 @@ import re
 import sqlite3
 import subprocess
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -48,6 +49,21 @@ _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 
 
 # -- splits --------------------------------------------------------------------------------------
+
+@contextmanager
+def patched(modules: dict[str, Any], settings: dict[str, Any]) -> Iterator[None]:
+    """Module constants set for the block and restored after it: `settings` maps "module.NAME" to a
+    value, `modules` the module names to modules (a variant of the ranking, measured in-process)."""
+    saved = [(modules[key.split(".")[0]], key.split(".")[1], value) for key, value in settings.items()]
+    old = [(mod, name, getattr(mod, name)) for mod, name, _ in saved]
+    try:
+        for mod, name, value in saved:
+            setattr(mod, name, value)
+        yield
+    finally:
+        for mod, name, value in old:
+            setattr(mod, name, value)
+
 
 def half(key: str) -> str:
     """"tune" or "report" for a question id: a stable hash, so every run splits the same way."""

@@ -47,8 +47,7 @@ import re
 import statistics
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -58,7 +57,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import haystack  # noqa: E402
-from benchlib import LOCOMO, Built, Floor, LogSession, Tally, cached_log_repo, covered, fmt, half, lme_time  # noqa: E402
+from benchlib import LOCOMO, Built, Floor, LogSession, Tally, cached_log_repo, covered, fmt, half, lme_time, patched  # noqa: E402
 from gm import Asker, Result, index, pack  # noqa: E402
 from recall import CATS, HALVES, evidence_ids, locomo_sessions  # noqa: E402
 
@@ -91,16 +90,8 @@ VARIANTS: dict[str, dict[str, int]] = {
 _MODULES = {"store": store, "rank": rank}
 
 
-@contextmanager
-def variant(name: str) -> Iterator[None]:
-    saved = {k: getattr(_MODULES[k.split(".")[0]], k.split(".")[1]) for k in VARIANTS[name]}
-    try:
-        for k, v in VARIANTS[name].items():
-            setattr(_MODULES[k.split(".")[0]], k.split(".")[1], v)
-        yield
-    finally:
-        for k, v in saved.items():
-            setattr(_MODULES[k.split(".")[0]], k.split(".")[1], v)
+def variant(name: str) -> AbstractContextManager[None]:
+    return patched(_MODULES, VARIANTS[name])
 
 
 # -- the history ---------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 import haystack  # noqa: E402
 import recall  # noqa: E402
-from benchlib import LOCOMO, OUT, Floor, Tally, cached_log_repo, covered, fmt, half, publish  # noqa: E402
+from benchlib import LOCOMO, OUT, Floor, Tally, cached_log_repo, covered, fmt, half, patched, publish  # noqa: E402
 from gm import Asker, index  # noqa: E402
 
 from gitmem.recall import rank, result  # noqa: E402
@@ -82,19 +81,8 @@ VARIANTS |= {f"next+pool{n}": NEXT | {"rank.MIN_CANDIDATES": n} for n in (500, 4
 BASELINE = "main"  # always run: the variants are judged against it
 
 
-@contextlib.contextmanager
-def applied(overrides: dict[str, Any]) -> Iterator[None]:
-    mods = {"rank": rank, "result": result}
-    saved = []
-    for key, value in (TODAY | overrides).items():
-        mod, name = key.split(".")
-        saved.append((mods[mod], name, getattr(mods[mod], name)))
-        setattr(mods[mod], name, value)
-    try:
-        yield
-    finally:
-        for mod, name, value in saved:
-            setattr(mod, name, value)
+def applied(overrides: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
+    return patched({"rank": rank, "result": result}, TODAY | overrides)
 
 
 def locomo_built(sample: dict[str, Any]) -> Any:
