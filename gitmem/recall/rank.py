@@ -15,6 +15,9 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
   (LongMemEval haystack at 2000 tokens, with excerpts: 0.897 -> 0.920 on the report half).
 - TIME_BOOST (issue 16): x1.5 for a chunk dated inside the window the question's time words name
   ("last week", "in May": parse/timewords.py), counted from the as-of point; never a filter.
+  WINDOW_HOLDS: recency (currency.newer_first, learned.ahead) then reorders a question with a
+  window only within each side of it (`window_holds`): a question that names a time is not asking
+  for the newest fact.
 - SPEAKER_BOOST (issue 16, round 2): x1.3 for a turn spoken by someone the question names
   ("Caroline: ..." for "What did Caroline paint?"). With 200-character excerpts, LoCoMo at 1000
   tokens tune 0.813 -> 0.831, validation 0.797 -> 0.807 (2000: +0.004 / +0.008); the haystack's
@@ -56,6 +59,8 @@ FILE_DECAY = 1.0
 SPEAKER_BOOST = 1.3
 # Time words in the question: chunks dated inside the window they name are scaled by TIME_BOOST.
 TIME_BOOST = 1.5
+# Recency keeps to each side of the question's time window (`window_holds`; False: off).
+WINDOW_HOLDS = True
 # Pseudo-relevance feedback (RM3-like, inside the candidate pool; 0: off): the PRF_TERMS words most
 # typical of the PRF_DOCS best candidates (weighted by their scores, rare in the pool) lift every
 # candidate that holds them by up to x(1 + PRF_WEIGHT).
@@ -255,6 +260,34 @@ def in_window(ranked: list[Candidate], window: tuple[date, date] | None) -> list
     if hit:
         ranked.sort(key=lambda c: -(c.score or 0.0))
     return ranked
+
+
+def window_holds(before: list[Candidate], after: list[Candidate], window: tuple[date, date] | None) -> list[Candidate]:
+    """`after` (a reordering of `before` by recency) with each side of the question's time window
+    kept in the places it held in `before`: the candidates dated inside the window fill the places
+    inside ones held, in `after`'s order, and the rest fill the others. Recency still decides
+    among the candidates inside the window and among those outside it, but a newer line outside
+    it never passes one inside ("what did Peter do in November" asked in December is not asking
+    for December's lines, whose names-only scores are all close calls)."""
+    if window is None or not WINDOW_HOLDS or before == after:
+        return after
+    lo = next(i for i, (b, a) in enumerate(zip(before, after)) if b is not a)
+    hi = len(after) - next(i for i, (b, a) in enumerate(zip(reversed(before), reversed(after))) if b is not a)
+
+    def inside(c: Candidate) -> bool:
+        day = day_of(c.row)
+        return day is not None and window[0] <= day <= window[1]
+
+    span = after[lo:hi]
+    sides = {id(c): inside(c) for c in span}
+    queues = ([c for c in span if not sides[id(c)]], [c for c in span if sides[id(c)]])
+    taken = [0, 0]
+    kept = []
+    for c in before[lo:hi]:
+        side = int(sides[id(c)])
+        kept.append(queues[side][taken[side]])
+        taken[side] += 1
+    return after[:lo] + kept + after[hi:]
 
 
 def speaker_of(text: str) -> str | None:
