@@ -15,9 +15,9 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
   (LongMemEval haystack at 2000 tokens, with excerpts: 0.897 -> 0.920 on the report half).
 - TIME_BOOST (issue 16): x1.5 for a chunk dated inside the window the question's time words name
   ("last week", "in May": parse/timewords.py), counted from the as-of point; never a filter.
-  WINDOW_HOLDS: recency (currency.newer_first, learned.ahead) then reorders a question with a
-  window only within each side of it (`window_holds`): a question that names a time is not asking
-  for the newest fact.
+  WINDOW_HOLDS: recency (currency.newer_first, learned.ahead) never carries a line dated outside
+  that window above one inside it that ranked above it (`window_holds`): a question that names a
+  time is not asking for the newest fact.
 - SPEAKER_BOOST (issue 16, round 2): x1.3 for a turn spoken by someone the question names
   ("Caroline: ..." for "What did Caroline paint?"). With 200-character excerpts, LoCoMo at 1000
   tokens tune 0.813 -> 0.831, validation 0.797 -> 0.807 (2000: +0.004 / +0.008); the haystack's
@@ -59,7 +59,7 @@ FILE_DECAY = 1.0
 SPEAKER_BOOST = 1.3
 # Time words in the question: chunks dated inside the window they name are scaled by TIME_BOOST.
 TIME_BOOST = 1.5
-# Recency keeps to each side of the question's time window (`window_holds`; False: off).
+# Recency never carries a line outside the question's time window over one inside it (`window_holds`; False: off).
 WINDOW_HOLDS = True
 # Pseudo-relevance feedback (RM3-like, inside the candidate pool; 0: off): the PRF_TERMS words most
 # typical of the PRF_DOCS best candidates (weighted by their scores, rare in the pool) lift every
@@ -263,31 +263,36 @@ def in_window(ranked: list[Candidate], window: tuple[date, date] | None) -> list
 
 
 def window_holds(before: list[Candidate], after: list[Candidate], window: tuple[date, date] | None) -> list[Candidate]:
-    """`after` (a reordering of `before` by recency) with each side of the question's time window
-    kept in the places it held in `before`: the candidates dated inside the window fill the places
-    inside ones held, in `after`'s order, and the rest fill the others. Recency still decides
-    among the candidates inside the window and among those outside it, but a newer line outside
-    it never passes one inside ("what did Peter do in November" asked in December is not asking
-    for December's lines, whose names-only scores are all close calls)."""
+    """`after` (a reordering of `before` by recency) with every move undone that carried a candidate
+    dated outside the question's time window above one inside it that ranked above it in
+    `before`. Recency still orders the candidates inside the window among themselves, those
+    outside among themselves, and may lift an inside one over an outside one; but a newer line
+    outside the window never passes one inside ("what did Peter do in November" asked in December
+    is not asking for December's lines, whose names-only scores are all close calls). An outside
+    candidate held back waits, in `after`'s order, until the inside ones it ranked under are placed."""
     if window is None or not WINDOW_HOLDS or before == after:
         return after
-    lo = next(i for i, (b, a) in enumerate(zip(before, after)) if b is not a)
-    hi = len(after) - next(i for i, (b, a) in enumerate(zip(reversed(before), reversed(after))) if b is not a)
 
     def inside(c: Candidate) -> bool:
         day = day_of(c.row)
         return day is not None and window[0] <= day <= window[1]
 
-    span = after[lo:hi]
-    sides = {id(c): inside(c) for c in span}
-    queues = ([c for c in span if not sides[id(c)]], [c for c in span if sides[id(c)]])
-    taken = [0, 0]
-    kept = []
-    for c in before[lo:hi]:
-        side = int(sides[id(c)])
-        kept.append(queues[side][taken[side]])
-        taken[side] += 1
-    return after[:lo] + kept + after[hi:]
+    lo = next(i for i, (b, a) in enumerate(zip(before, after)) if b is not a)
+    rank_of = {id(c): i for i, c in enumerate(before[lo:])}
+    pending = sorted(i for i, c in enumerate(before[lo:]) if inside(c))  # inside candidates' places in `before`
+    placed: set[int] = set()
+    out, waiting = after[:lo], []
+    for c in after[lo:]:
+        if rank_of[id(c)] in pending and rank_of[id(c)] not in placed:
+            out.append(c)
+            placed.add(rank_of[id(c)])
+            while pending and pending[0] in placed:
+                pending.pop(0)
+        else:
+            waiting.append(c)
+        while waiting and (not pending or rank_of[id(waiting[0])] < pending[0]):
+            out.append(waiting.pop(0))
+    return out + waiting
 
 
 def speaker_of(text: str) -> str | None:
