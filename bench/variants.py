@@ -33,7 +33,7 @@ from gm import Asker, index  # noqa: E402
 from gitmem.recall import rank, result  # noqa: E402
 
 BUDGETS = (1000, 2000)
-LOCOMO_BUDGETS = (1000,)  # issue 16's LoCoMo target is at 1000 tokens (2000: --locomo-2000)
+LOCOMO_BUDGETS: tuple[int, ...] = (1000,)  # issue 16's LoCoMo target is at 1000 tokens (2000: --locomo-2000)
 
 # name -> {module.CONSTANT: value}; "today" is the shipped ranking before this work.
 # The ranking before issue 16's changes: every new factor off. Variants below are relative to it

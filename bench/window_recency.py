@@ -1,7 +1,7 @@
 """Where the question's time window meets recency (wave 18): which benchmark questions the rule
 `rank.window_holds` can reach, and their answers with it on and off, hybrid included.
 
-    .venv/bin/python bench/window_recency.py [--budgets 1000,2000]
+    .venv/bin/python bench/window_recency.py [--budgets 1000,2000] [--moves]
 
 The rule acts only on a question whose words name a time window (parse/timewords.time_window,
 counted from the day it is asked) and only where recency (currency.newer_first, learned.ahead)
@@ -11,7 +11,8 @@ window questions of LoCoMo (categories 1-4, asked as of the last session) and of
 haystack (asked on their day), the rows with entities and opinions in their indexes, and asks the
 haystack window questions whose index holds an entity on two rows with hybrid recall (vectors
 filled as bench/hybrid.py does, cached under bench/out/vectors/) at each budget, the rule on and
-off: evidence-turn recall and the top 3 of each.
+off: evidence-turn recall and the top 3 of each. `--moves` first asks every LoCoMo and haystack
+question lexically (1000 tokens) and counts those whose order recency changed at all.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sqlite3
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -51,10 +53,55 @@ def counts(db: Path) -> tuple[int, int, int, int]:
         conn.close()
 
 
+def moves() -> None:
+    """Ask every LoCoMo (categories 1-4) and haystack question lexically at 1000 tokens and count the
+    questions whose ranking newer_first or learned.ahead changed."""
+    from gitmem.recall import learned, search
+
+    seen = {"newer_first": 0, "learned.ahead": 0}
+    nf, ahead = search.newer_first, learned.ahead
+
+    def counted(name: str, fn: Any) -> Any:
+        def run(ranked: list[Any], *a: Any, **k: Any) -> Any:
+            out = fn(ranked, *a, **k)
+            seen[name] += [id(c) for c in out] != [id(c) for c in ranked]
+            return out
+        return run
+
+    search.newer_first = counted("newer_first", nf)
+    learned.ahead = counted("learned.ahead", ahead)
+    try:
+        asked = 0
+        for sample in json.loads(LOCOMO.read_text()):
+            built = variants.locomo_built(sample)
+            with Asker(built.root) as asker:
+                for qa in sample["qa"]:
+                    if qa["category"] in (1, 2, 3, 4):
+                        asked += 1
+                        asker.ask(qa["question"], as_of=built.last, budget=1000)
+        print(f"LoCoMo: recency reordered {seen} of {asked} questions")
+        seen.update({k: 0 for k in seen})
+        asked = 0
+        data = haystack.load()
+        pool = haystack.session_pool(data)
+        for q in data:
+            h = haystack.build(q, pool)
+            if h.answer_turns:
+                asked += 1
+                with Asker(h.built.root) as asker:
+                    asker.ask(h.question, as_of=h.day, budget=1000)
+        print(f"haystack: recency reordered {seen} of {asked} questions")
+    finally:
+        search.newer_first, learned.ahead = nf, ahead
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--budgets", default="1000,2000")
+    ap.add_argument("--moves", action="store_true", help="first count the questions recency reorders at all")
     args = ap.parse_args(argv)
+    if args.moves:
+        moves()
     budgets = [int(b) for b in args.budgets.split(",")]
     total = windows = 0
     tally = [0, 0, 0, 0]
