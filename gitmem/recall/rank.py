@@ -278,19 +278,20 @@ def window_holds(before: list[Candidate], after: list[Candidate], window: tuple[
         return day is not None and window[0] <= day <= window[1]
 
     lo = next(i for i, (b, a) in enumerate(zip(before, after)) if b is not a)
-    rank_of = {id(c): i for i, c in enumerate(before[lo:])}
-    pending = sorted(i for i, c in enumerate(before[lo:]) if inside(c))  # inside candidates' places in `before`
-    placed: set[int] = set()
+    place = {id(c): i for i, c in enumerate(before[lo:])}  # each candidate's place in `before`
+    inside_at = sorted(i for i, c in enumerate(before[lo:]) if inside(c))
+    unplaced = set(inside_at)  # the places of the inside candidates not yet placed
+    first = 0  # inside_at[first]: the highest of them (unplaced ones below it are placed lazily)
     out, waiting = after[:lo], []
     for c in after[lo:]:
-        if rank_of[id(c)] in pending and rank_of[id(c)] not in placed:
+        if place[id(c)] in unplaced:
             out.append(c)
-            placed.add(rank_of[id(c)])
-            while pending and pending[0] in placed:
-                pending.pop(0)
+            unplaced.discard(place[id(c)])
+            while first < len(inside_at) and inside_at[first] not in unplaced:
+                first += 1
         else:
             waiting.append(c)
-        while waiting and (not pending or rank_of[id(waiting[0])] < pending[0]):
+        while waiting and (first == len(inside_at) or place[id(waiting[0])] < inside_at[first]):
             out.append(waiting.pop(0))
     return out + waiting
 

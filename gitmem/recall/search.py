@@ -28,8 +28,8 @@ from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_
                                     newest_confidence, one_per_fact, settle)
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import learned, semantic
-from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size, window_holds,
-                                query_stems, rerank, speaker_of)
+from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
+                                query_stems, rerank, speaker_of, window_holds)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.recall.semantic import Dense
 from gitmem.timeline import git
