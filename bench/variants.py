@@ -33,13 +33,13 @@ from gm import Asker, index  # noqa: E402
 from gitmem.recall import rank, result  # noqa: E402
 
 BUDGETS = (1000, 2000)
-LOCOMO_BUDGETS = (1000,)  # issue 16's LoCoMo target is at 1000 tokens (2000: --locomo-2000)
+LOCOMO_BUDGETS: tuple[int, ...] = (1000,)  # issue 16's LoCoMo target is at 1000 tokens (2000: --locomo-2000)
 
 # name -> {module.CONSTANT: value}; "today" is the shipped ranking before this work.
 # The ranking before issue 16's changes: every new factor off. Variants below are relative to it
 # (each names all the factors it turns on), so they mean the same whatever the shipped defaults are.
 TODAY = {"result.SNIPPET_CHARS": 0, "rank.NEIGHBOUR_COST_POWER": 0.0, "rank.FILE_DECAY": 1.0,
-         "rank.TIME_BOOST": 1.0, "rank.SPEAKER_BOOST": 1.0, "rank.PRF_WEIGHT": 0.0}
+         "rank.TIME_BOOST": 1.0, "rank.SPEAKER_BOOST": 1.0, "rank.PRF_WEIGHT": 0.0, "rank.WINDOW_HOLDS": False}
 VARIANTS: dict[str, dict[str, Any]] = {
     "today": {},
     "snippet300": {"result.SNIPPET_CHARS": 300},
@@ -78,7 +78,14 @@ VARIANTS |= {
 }
 # Smaller bm25 pools (rank.MIN_CANDIDATES, 600) for a cheaper 1M-line question (wave 15): each loses on LoCoMo.
 VARIANTS |= {f"next+pool{n}": NEXT | {"rank.MIN_CANDIDATES": n} for n in (500, 450, 400)}
+# Wave 18: recency (newer_first, the learned pair model) keeps to each side of the question's time window.
+VARIANTS["next+hold"] = NEXT | {"rank.WINDOW_HOLDS": True}
 BASELINE = "main"  # always run: the variants are judged against it
+
+
+# (set, budget, question) -> variant -> that question's evidence recall: the questions the variants
+# answer differently are listed by name after the tables.
+PER_QUESTION: dict[tuple[str, int, str], dict[str, float]] = {}
 
 
 def applied(overrides: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
@@ -116,8 +123,9 @@ def run_locomo(names: list[str], t: Tally) -> None:
                     for b in LOCOMO_BUDGETS:
                         for question, where, cat in qs:
                             res = asker.ask(question, as_of=built.last, budget=b)
-                            t.add(f"{name} locomo {b}", [part, (part, cat)],
-                                  sum(covered(res, w) for w in where) / len(where))
+                            got = sum(covered(res, w) for w in where) / len(where)
+                            t.add(f"{name} locomo {b}", [part, (part, cat)], got)
+                            PER_QUESTION.setdefault((f"locomo {part} c{cat}", b, f"{sample['sample_id']}: {question}"), {})[name] = got
 
 
 def run_haystack(names: list[str], t: Tally, limit: int) -> None:
@@ -127,7 +135,7 @@ def run_haystack(names: list[str], t: Tally, limit: int) -> None:
         h = haystack.build(q, pool)
         if not h.answer_turns:
             continue
-        groups = [(half(h.qid), "all"), ("all", h.qtype), ("all", "all")]
+        groups = [(half(h.qid), "all"), ("all", h.qtype), (half(h.qid), h.qtype), ("all", "all")]
         where = [h.built.lines[tid] for tid in h.answer_turns]
         floor = Floor(h.built, h.visible)
         for b in BUDGETS:
@@ -139,7 +147,9 @@ def run_haystack(names: list[str], t: Tally, limit: int) -> None:
                 with applied(VARIANTS[name]):
                     for b in BUDGETS:
                         res = asker.ask(h.question, as_of=h.day, budget=b)
-                        t.add(f"{name} hay {b}", groups, sum(covered(res, w) for w in where) / len(where))
+                        got = sum(covered(res, w) for w in where) / len(where)
+                        t.add(f"{name} hay {b}", groups, got)
+                        PER_QUESTION.setdefault((f"hay {half(h.qid)} {h.qtype}", b, f"{h.qid} ({h.day}): {h.question}"), {})[name] = got
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,14 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-locomo", action="store_true")
     ap.add_argument("--skip-haystack", action="store_true")
     ap.add_argument("--locomo-2000", action="store_true", help="LoCoMo at 2000 tokens too")
+    ap.add_argument("--locomo-budgets", default="", help="LoCoMo budgets, comma-separated (e.g. 500,1000,2000)")
+    ap.add_argument("--baseline", default=BASELINE, help="the variant always run (default %(default)s)")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     global LOCOMO_BUDGETS
     if args.locomo_2000:
         LOCOMO_BUDGETS = BUDGETS
+    if args.locomo_budgets:
+        LOCOMO_BUDGETS = tuple(int(b) for b in args.locomo_budgets.split(","))
     names = [n for n in (args.only.split(",") if args.only else VARIANTS) if n]
-    if BASELINE not in names:
-        names.insert(0, BASELINE)
+    if args.baseline not in names:
+        names.insert(0, args.baseline)
     t = Tally()
     t0 = time.perf_counter()
     if not args.skip_locomo:
@@ -165,23 +179,26 @@ def main(argv: list[str] | None = None) -> int:
         run_haystack(names, t, args.limit)
     (OUT / "variants-tally.json").write_text(json.dumps({f"{k[0]}|{k[1]}": v for k, v in t.sums.items()} | {
         f"n|{k[0]}|{k[1]}": v for k, v in t.counts.items()}, default=str))
-    cols = [f"LoCoMo {p} {b}" for p in ("tune", "validate") for b in BUDGETS] + [
+    lbs = sorted(set(LOCOMO_BUDGETS) | set(BUDGETS))
+    cols = [f"LoCoMo {p} {b}" for p in ("tune", "validate") for b in lbs] + [
         f"haystack {p} {b}" for p in ("tune", "report") for b in BUDGETS]
     out = ["| variant | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 1)]
     for name in ["floor", *names]:
-        cells = [fmt(t.get(f"{name} locomo {b}", p)) for p in ("tune", "validate") for b in BUDGETS]
+        cells = [fmt(t.get(f"{name} locomo {b}", p)) for p in ("tune", "validate") for b in lbs]
         cells += [fmt(t.get(f"{name} hay {b}", (p, "all"))) for p in ("tune", "report") for b in BUDGETS]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     types = sorted({k[1][1] for k in t.counts if isinstance(k[1], tuple) and k[1][0] == "all" and k[1][1] != "all"})
-    out += ["", "Haystack per question type, both halves, 2000 tokens:", "",
-            "| variant | " + " | ".join(types) + " |", "|" + "---|" * (len(types) + 1)]
-    for name in ["floor", *names]:
-        out.append(f"| {name} | " + " | ".join(fmt(t.get(f"{name} hay 2000", ("all", g))) for g in types) + " |")
+    for b in BUDGETS:
+        for p in ("all", "tune", "report"):
+            out += ["", f"Haystack per question type, {p if p != 'all' else 'both halves'}, {b} tokens:", "",
+                    "| variant | " + " | ".join(types) + " |", "|" + "---|" * (len(types) + 1)]
+            for name in ["floor", *names]:
+                out.append(f"| {name} | " + " | ".join(fmt(t.get(f"{name} hay {b}", (p, g))) for g in types) + " |")
     out += ["", "Categories below their floor (LoCoMo per half and category 1-4; haystack per question type,"
             " both halves), at every budget run:", ""]
     for name in names:
         below = []
-        for b in BUDGETS:
+        for b in lbs:
             groups = [("locomo", (p, c)) for p in ("tune", "validate") for c in (1, 2, 3, 4)]
             groups += [("hay", ("all", g)) for g in types]
             for kind, g in groups:
@@ -189,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
                 if mine == mine and low == low and mine < low - 1e-9:
                     below.append(f"{kind} {g} @{b}: {mine:.3f} < {low:.3f}")
         out.append(f"- {name}: " + ("; ".join(below) if below else "none"))
+    moved = [(key, got) for key, got in sorted(PER_QUESTION.items()) if len(set(got.values())) > 1]
+    out += ["", f"Questions the variants answer differently ({len(moved)} (question, budget) pairs; evidence recall per variant):", ""]
+    out += [f"- {kind} @{b} {q!r}: " + ", ".join(f"{n} {got.get(n, float('nan')):.2f}" for n in names)
+            for (kind, b, q), got in moved]
     out.append(f"\n{time.perf_counter() - t0:.0f}s.")
     publish(out, "Recall: ranking variants (issue 16)", ".venv/bin/python bench/variants.py --write", args.write)
     return 0

@@ -262,20 +262,36 @@ async def _serve_stdio(server: Any) -> None:
     """The SDK's stdio transport, plus an answer to every line that is not a JSON-RPC message:
     the SDK drops those without a reply, which leaves a client waiting forever. JSON-RPC 2.0 says:
     -32700 Parse error for invalid JSON, -32600 Invalid Request for JSON that is not a request,
-    both with id null (the id could not be read)."""
+    both with id null (the id could not be read).
+
+    And every request read is answered before the server exits: the SDK ends its session when its
+    read stream closes and cancels the handlers still running, so a client that writes its
+    requests and closes stdin got answers only to those already done. The read side is held open
+    until each request forwarded has had its response or error written."""
+    from collections import Counter
+
     import anyio
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
-    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
     lowlevel = server._lowlevel_server  # what the SDK's own run_stdio_async serves
+    unanswered: Counter[Any] = Counter()  # request id -> requests read with it and not yet answered
+    done = anyio.Event()  # set once stdin has ended and nothing is unanswered
+    ended = False
     async with stdio_server() as (read_stream, write_stream):
         relay_send, relay_receive = anyio.create_memory_object_stream[Any](0)
+        # What the server writes passes through `answers`, which counts the answers off; None: the
+        # server has stopped (the SDK keeps copies of this stream open, so it never ends by itself).
+        out_send, out_receive = anyio.create_memory_object_stream[SessionMessage | None](0)
 
         async def relay() -> None:
+            nonlocal ended
             async with relay_send:
                 async for item in read_stream:
                     if not isinstance(item, Exception):
+                        if isinstance(item.message, JSONRPCRequest):
+                            unanswered[item.message.id] += 1
                         await relay_send.send(item)
                         continue
                     errors = getattr(item, "errors", None)
@@ -283,11 +299,27 @@ async def _serve_stdio(server: Any) -> None:
                     code, text = (PARSE_ERROR, "Parse error") if "json_invalid" in kinds or not kinds \
                         else (INVALID_REQUEST, "Invalid Request")
                     reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=text))
-                    await write_stream.send(SessionMessage(reply))
+                    await out_send.send(SessionMessage(reply))
+                ended = True
+                if +unanswered:
+                    await done.wait()
+
+        async def answers() -> None:
+            async with out_receive, write_stream:  # stdout's writer ends when this closes
+                async for msg in out_receive:
+                    if msg is None:
+                        return
+                    await write_stream.send(msg)
+                    if isinstance(msg.message, JSONRPCResponse | JSONRPCError) and unanswered[msg.message.id] > 0:
+                        unanswered[msg.message.id] -= 1
+                    if ended and not +unanswered:
+                        done.set()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(relay)
-            await lowlevel.run(relay_receive, write_stream, lowlevel.create_initialization_options())
+            tg.start_soon(answers)
+            await lowlevel.run(relay_receive, out_send.clone(), lowlevel.create_initialization_options())
+            await out_send.send(None)
 
 
 def serve(ws: Workspace) -> None:

@@ -156,3 +156,27 @@ def test_retain_appends_commits_and_is_recalled_next_call(tmp_path: Path) -> Non
 
     hits = _data(found)["results"]
     assert hits and hits[0]["source"] == r["source"] and hits[0]["status"] == "current"
+
+
+def test_every_request_written_before_stdin_closes_is_answered(ws: Path) -> None:
+    """A client that writes its requests and closes its end at once (a shell pipe, a batch job)
+    gets an answer to each: the server answers every request it has read before it exits. On
+    141d1aa only `initialize` and the quick errors came back; the recalls in flight were cancelled."""
+    words = ["Marrakech", "WhatsApp", "Castle", "birthday"]
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines += [{"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+               "params": {"name": "recall", "arguments": {"query": w, "k": 2, "semantic": False}}} for i, w in enumerate(words)]
+    lines.append({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": "why", "arguments": {"target": "Marrakech"}}})
+    out = subprocess.run([sys.executable, "-m", "gitmem", "-C", str(ws), "mcp"], capture_output=True, text=True, timeout=120,
+                         input="".join(json.dumps(m) + "\n" for m in lines))
+    assert out.returncode == 0, out.stderr
+    answers = {m["id"]: m for m in map(json.loads, out.stdout.splitlines())}
+    assert sorted(answers) == [1, 10, 11, 12, 13, 20], out.stdout
+    for i, w in enumerate(words):
+        body = json.loads(answers[10 + i]["result"]["content"][0]["text"])
+        assert body["query"] == w and body["results"], body
+        assert w.lower() in body["results"][0]["content"].lower(), body["results"][0]
+    why = json.loads(answers[20]["result"]["content"][0]["text"])
+    assert "Marrakech" in json.dumps(why["versions"]), why

@@ -15,6 +15,9 @@ bench/recall.py; the full lab notebook, with what was tried and dropped, is benc
   (LongMemEval haystack at 2000 tokens, with excerpts: 0.897 -> 0.920 on the report half).
 - TIME_BOOST (issue 16): x1.5 for a chunk dated inside the window the question's time words name
   ("last week", "in May": parse/timewords.py), counted from the as-of point; never a filter.
+  WINDOW_HOLDS: recency (currency.newer_first, learned.ahead) never carries a line dated outside
+  that window above one inside it that ranked above it (`window_holds`): a question that names a
+  time is not asking for the newest fact.
 - SPEAKER_BOOST (issue 16, round 2): x1.3 for a turn spoken by someone the question names
   ("Caroline: ..." for "What did Caroline paint?"). With 200-character excerpts, LoCoMo at 1000
   tokens tune 0.813 -> 0.831, validation 0.797 -> 0.807 (2000: +0.004 / +0.008); the haystack's
@@ -56,6 +59,8 @@ FILE_DECAY = 1.0
 SPEAKER_BOOST = 1.3
 # Time words in the question: chunks dated inside the window they name are scaled by TIME_BOOST.
 TIME_BOOST = 1.5
+# Recency never carries a line outside the question's time window over one inside it (`window_holds`; False: off).
+WINDOW_HOLDS = True
 # Pseudo-relevance feedback (RM3-like, inside the candidate pool; 0: off): the PRF_TERMS words most
 # typical of the PRF_DOCS best candidates (weighted by their scores, rare in the pool) lift every
 # candidate that holds them by up to x(1 + PRF_WEIGHT).
@@ -255,6 +260,40 @@ def in_window(ranked: list[Candidate], window: tuple[date, date] | None) -> list
     if hit:
         ranked.sort(key=lambda c: -(c.score or 0.0))
     return ranked
+
+
+def window_holds(before: list[Candidate], after: list[Candidate], window: tuple[date, date] | None) -> list[Candidate]:
+    """`after` (a reordering of `before` by recency) with every move undone that carried a candidate
+    dated outside the question's time window above one inside it that ranked above it in
+    `before`. Recency still orders the candidates inside the window among themselves, those
+    outside among themselves, and may lift an inside one over an outside one; but a newer line
+    outside the window never passes one inside ("what did Peter do in November" asked in December
+    is not asking for December's lines, whose names-only scores are all close calls). An outside
+    candidate held back waits, in `after`'s order, until the inside ones it ranked under are placed."""
+    if window is None or not WINDOW_HOLDS or before == after:
+        return after
+
+    def inside(c: Candidate) -> bool:
+        day = day_of(c.row)
+        return day is not None and window[0] <= day <= window[1]
+
+    lo = next(i for i, (b, a) in enumerate(zip(before, after)) if b is not a)
+    place = {id(c): i for i, c in enumerate(before[lo:])}  # each candidate's place in `before`
+    inside_at = sorted(i for i, c in enumerate(before[lo:]) if inside(c))
+    unplaced = set(inside_at)  # the places of the inside candidates not yet placed
+    first = 0  # inside_at[first]: the highest of them (unplaced ones below it are placed lazily)
+    out, waiting = after[:lo], []
+    for c in after[lo:]:
+        if place[id(c)] in unplaced:
+            out.append(c)
+            unplaced.discard(place[id(c)])
+            while first < len(inside_at) and inside_at[first] not in unplaced:
+                first += 1
+        else:
+            waiting.append(c)
+        while waiting and (first == len(inside_at) or place[id(waiting[0])] < inside_at[first]):
+            out.append(waiting.pop(0))
+    return out + waiting
 
 
 def speaker_of(text: str) -> str | None:

@@ -29,7 +29,7 @@ from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_
 from gitmem.recall.query import Query, build, names
 from gitmem.recall import learned, semantic
 from gitmem.recall.rank import (Candidate, aliased, by_speaker, covered, diversify, feedback, in_window, pool_size,
-                                query_stems, rerank, speaker_of)
+                                query_stems, rerank, speaker_of, window_holds)
 from gitmem.recall.result import MIN_RESULT_TOKENS, OVER_BUDGET, Replacement, Result, excerpt, iso, least_tokens, to_result
 from gitmem.recall.semantic import Dense
 from gitmem.timeline import git
@@ -268,9 +268,10 @@ class Session:
             cands += [Candidate(r, oscores.get(r["id"]), True) for r in orows]
         wanted = set(self.known_entities(list(q.entity_candidates)))
         ranked = feedback(diversify(rerank(cands, q, wanted)), q)
+        window = question_window(text, ref) if not q.raw and q.terms else None
         if not q.raw and q.terms:
             ranked = by_speaker(ranked, names(text))
-            ranked = in_window(ranked, question_window(text, ref))
+            ranked = in_window(ranked, window)
         report = None
         lexical, unread = ranked, semantic.Unread()
         if pending is not None:
@@ -304,12 +305,14 @@ class Session:
 
                 same = meaning.same_question(self.conn, report.question, ranked[:RECENCY_TOP], self._day(opts))
             readings: dict[int, Any] = {}  # what newer_first read of each head candidate, read again by the model
+            scored = ranked
             if learned.MODE != "replace":
                 ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same,
                                      self._days_stored, readings)
             # The learned pair model after newer_first's rules or in their place (recall/learned.py).
             ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending,
                                    readings=readings)
+            ranked = window_holds(scored, ranked, window)
         results = self._emit(ranked, opts, at, q, cur)
         if opts.budget and not results and ranked:
             least = min(least_tokens(c.row) for c in ranked)
