@@ -242,7 +242,8 @@ def build_server(ws: Workspace) -> Any:
 
     @server.tool(description="Save one durable fact: append a Retain bullet to today's daily log "
                              "(memory/YYYY-MM-DD.md) and commit it. Grammar: `W @Entity: fact` (world), "
-                             "`B: I did ...` (experience), `O(c=0.8) @Entity: opinion`, `S: summary`.")
+                             "`B: I did ...` (experience), `O(c=0.8) @Entity: opinion`, `S: summary`; "
+                             "or other names of an entity: `alias: @Robert = Bob, Bobby`.")
     def retain(
         bullet: Annotated[str, Field(description="One line, e.g. 'W @Peter: Moved to Lisbon on 2025-11-20.'")],
         day: Annotated[str | None, Field(description="The log's day, YYYY-MM-DD (default: today).")] = None,

@@ -24,7 +24,7 @@ from typing import Any
 from gitmem import layout
 from gitmem.config import load_config
 from gitmem.errors import GitError, GitmemError
-from gitmem.parse import Diagnostic, RetainFact, is_retain_heading, outline, parse_markdown, parse_retain_bullet
+from gitmem.parse import Alias, Diagnostic, RetainFact, alias_of, is_retain_heading, outline, parse_markdown, parse_retain_line
 from gitmem.parse.retain import LIST_MARKER
 from gitmem.safefile import refuse_symlink, write_atomic
 from gitmem.timeline import git
@@ -55,15 +55,16 @@ def parse_day(day: str | date | None) -> date:
         raise GitmemError(f"{day!r} is not a day", "write the day as YYYY-MM-DD, e.g. --date 2025-11-27") from None
 
 
-def validate(bullet: str) -> tuple[str, RetainFact]:
-    """The normalised bullet line ("- W @Peter: ...") and its RetainFact; GitmemError when invalid."""
+def validate(bullet: str) -> tuple[str, RetainFact | Alias]:
+    """The normalised bullet line ("- W @Peter: ...") and what it states: a fact, or an alias
+    (`alias: @Robert = Bob`, which recall reads from a Retain section); GitmemError when invalid."""
     text = bullet.strip()
-    fact = parse_retain_bullet(text)
+    fact = parse_retain_line(text)
     if isinstance(fact, Diagnostic):
         raise GitmemError(
             f"not a valid Retain bullet: {fact.message}",
-            "write one line like `W @Peter: Moved to Lisbon.`, `B: I fixed ...`, `O(c=0.8) @Peter: Prefers ...`"
-            " or `S: ...`",
+            "write one line like `W @Peter: Moved to Lisbon.`, `B: I fixed ...`, `O(c=0.8) @Peter: Prefers ...`,"
+            " `S: ...` or `alias: @Robert = Bob, Bobby`",
         )
     m = LIST_MARKER.match(text)
     rest = text[m.end() :].strip() if m else text
@@ -123,9 +124,13 @@ def _retain_anchor(raw: bytes, path: str) -> int | None:
     return heading_line
 
 
-def _lands_as_fact(raw: bytes, path: str, line: int) -> bool:
-    """The parser reads the inserted line as a Retain fact (not inside a code fence, say)."""
-    return any(b.start == line and b.fact for b in parse_markdown(raw, path).blocks)
+def _lands_as_bullet(raw: bytes, path: str, line: int) -> bool:
+    """The parser reads the inserted line as a Retain fact or alias bullet (not inside a code
+    fence, say): an alias is a note of the Retain section whose content reads as one."""
+    return any(
+        b.start == line and (b.fact or (any(is_retain_heading(h) for h in b.heading) and isinstance(alias_of(b.content), Alias)))
+        for b in parse_markdown(raw, path).blocks
+    )
 
 
 def append_bullet(raw: bytes | None, bullet: str, day: date, path: str) -> tuple[bytes, int, bool, bool]:
@@ -142,10 +147,10 @@ def append_bullet(raw: bytes | None, bullet: str, day: date, path: str) -> tuple
     anchor = _retain_anchor(raw, path)
     if anchor is not None:
         content = _insert_after(raw, anchor, data, eol)
-        if _lands_as_fact(content, path, anchor + 1):
+        if _lands_as_bullet(content, path, anchor + 1):
             return content, anchor + 1, False, False
     content, line = _new_section(raw, data, eol)
-    if _lands_as_fact(content, path, line):
+    if _lands_as_bullet(content, path, line):
         return content, line, False, True
     raise GitmemError(
         f"cannot place a Retain bullet in {path}: the end of the file is not plain Markdown"
@@ -289,13 +294,15 @@ def retain(ws: Workspace, bullet: str, day: str | date | None = None, commit: bo
                         raise GitmemError(exc.message, left) from exc
                     raise
 
+    if isinstance(fact, Alias):
+        said: dict[str, Any] = {"kind": "alias", "letter": None, "confidence": None, "content": line_text[2:],
+                                "entities": [fact.entity], "names": list(fact.names)}
+    else:
+        said = {"kind": fact.kind, "letter": fact.letter, "confidence": fact.confidence, "content": fact.body,
+                "entities": list(fact.entities), "names": []}
     return {
         "bullet": line_text,
-        "kind": fact.kind,
-        "letter": fact.letter,
-        "confidence": fact.confidence,
-        "content": fact.body,
-        "entities": list(fact.entities),
+        **said,
         "day": the_day.isoformat(),
         "path": rel,
         "line": lineno,

@@ -187,6 +187,8 @@ def test_retain(ws: Path) -> None:
     assert done["committed"] and done["created_file"]
     draft = check("retain", ws, "retain", "O(c=0.4) @Peter: Might enjoy clay.", "--date", "2025-12-13", "--no-commit")
     assert not draft["committed"] and draft["source"].endswith("@worktree")
+    alias = check("retain", ws, "retain", "alias: @Peter = Pete, P", "--date", "2025-12-13")
+    assert (alias["kind"], alias["letter"], alias["entities"], alias["names"]) == ("alias", None, ["peter"], ["Pete", "P"])
 
 
 def test_errors_are_json(ws: Path, tmp_path: Path) -> None:

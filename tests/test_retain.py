@@ -192,6 +192,35 @@ def test_post_commit_hook_indexes_the_bullet(ws: tuple[GitRepo, Workspace]) -> N
     assert status["indexed"] == out["commit"] == status["head"]
 
 
+def test_an_alias_retained_lets_recall_find_the_entity_by_its_other_name(ws: tuple[GitRepo, Workspace]) -> None:
+    # Issue 16: "a person's aliases (... the `alias:` Retain form) expand the query"; README tells
+    # users to add Retain bullets with `gitmem retain`, which refused an alias until wave 18.
+    repo, w = ws
+    githooks.install(w)
+    for name, city in (("Anna", "Berlin"), ("Jon", "Oslo"), ("Mia", "Rome")):
+        retain(w, f"W @{name}: Lives in {city}.", day="2025-11-27")
+    robert = "@Robert: Lives in Porto, in a small flat near the river, since the spring of 2021."
+    retain(w, f"W {robert}", day="2025-11-27")
+    proc = gitmem(repo.path, "retain", "alias: @Robert = Bob, Bobby", "--date", "2025-11-28", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["bullet"], out["kind"], out["names"]) == ("- alias: @Robert = Bob, Bobby", "alias", ["Bob", "Bobby"])
+    assert repo.git("show", "HEAD:memory/2025-11-28.md") == "# 2025-11-28\n\n## Retain\n- alias: @Robert = Bob, Bobby"
+    assert repo.git("log", "-1", "--format=%s") == "retain: alias: @Robert = Bob, Bobby"
+
+    def homes(*args: str) -> list[str]:
+        got = json.loads(gitmem(repo.path, "recall", "Where does Bob live?", "-k", "6", "--no-semantic", "--json", *args).stdout)
+        return [r["content"] for r in got["results"] if "Lives in" in r["content"]]
+
+    assert homes()[0] == robert
+    # Before the alias was retained memory did not know Bob is Robert (--as-of stays exact).
+    assert homes("--as-of", out["commit"] + "~1")[0] != robert
+    # A malformed alias is refused like a bad fact, nothing written.
+    bad = gitmem(repo.path, "retain", "alias: Robert = Bob", "--date", "2025-11-29")
+    assert bad.returncode == 1 and "@Robert = Bob, Bobby" in bad.stderr and "Traceback" not in bad.stderr
+    assert not (repo.path / "memory/2025-11-29.md").exists()
+
+
 def test_eight_concurrent_retains_lose_nothing(ws: tuple[GitRepo, Workspace]) -> None:
     repo, _ = ws
     head = repo.head()

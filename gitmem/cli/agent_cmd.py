@@ -29,7 +29,8 @@ def retain_command(ctx: click.Context, bullet: str, day: str | None, no_commit: 
 
     BULLET is one line in the Retain grammar: a kind letter -- W (world), B (experience, first
     person), O (opinion, optional confidence c=0..1) or S (observation) -- then the fact, with
-    @Name mentions. An invalid bullet is refused and nothing is written. Your other staged
+    @Name mentions; or an alias, `alias: @Robert = Bob, Bobby` (other names of an entity: recall
+    expands a question that uses one). An invalid bullet is refused and nothing is written. Your other staged
     changes are left alone; nothing is committed while a merge or rebase is in progress.
 
     \b
@@ -37,6 +38,7 @@ def retain_command(ctx: click.Context, bullet: str, day: str | None, no_commit: 
       gitmem retain "W @Peter: Moved to Lisbon (Alfama) on 2025-11-20."
       gitmem retain "O(c=0.8) @Peter: Prefers concise replies on WhatsApp." --json
       gitmem retain "B: I rotated the Castle's backup disk." --date 2025-11-27 --no-commit
+      gitmem retain "alias: @Robert = Bob, Bobby"
     """
     from gitmem.retain import retain
     from gitmem.workspace import Workspace

@@ -134,13 +134,14 @@ def _unknown(letter: str) -> str:
     return f"unknown kind {letter!r}: use {_KINDS_HELP}{hint}"
 
 
-def parse_retain_bullet(line: str, *, path: str = "", lineno: int = 1) -> RetainFact | Diagnostic:
-    """Validate ONE Retain bullet before it is appended to a log (used by `gitmem retain`).
+def parse_retain_line(line: str, *, path: str = "", lineno: int = 1) -> RetainFact | Alias | Diagnostic:
+    """Validate ONE line before it is appended to a log's Retain section (used by `gitmem retain`).
 
     `line` may carry its list marker ("- W @Peter: ...") or not ("W @Peter: ..."). Returns a
-    RetainFact when valid, else a Diagnostic (path/lineno as given) with the same codes the
-    parser reports in files, plus "retain-multiline" when the text holds a line break (one
-    bullet must stay one line, or it would change the structure of the log it is appended to).
+    RetainFact for a valid fact, an Alias for a valid alias bullet, else a Diagnostic (path/lineno
+    as given) with the same codes the parser reports in files, plus "retain-multiline" when the
+    text holds a line break (one bullet must stay one line, or it would change the structure of
+    the log it is appended to).
     """
     if "\n" in line or "\r" in line:
         return Diagnostic(path, lineno, "retain-multiline", "a Retain bullet must be a single line")
@@ -150,9 +151,7 @@ def parse_retain_bullet(line: str, *, path: str = "", lineno: int = 1) -> Retain
     if isinstance(result, Problem):
         return Diagnostic(path, lineno, result.code, result.message)
     if isinstance(result, Alias):
-        return Diagnostic(path, lineno, "retain-alias-not-fact",
-                          "an alias is not a fact: write the line `- alias: @Robert = Bob` under the day's"
-                          " `## Retain` heading of memory/YYYY-MM-DD.md and commit it")
+        return result
     return RetainFact(
         kind=KIND_LETTERS[result.letter],
         letter=result.letter,
@@ -160,3 +159,13 @@ def parse_retain_bullet(line: str, *, path: str = "", lineno: int = 1) -> Retain
         body=" ".join(result.body.split()),
         entities=mention_keys(result.body),
     )
+
+
+def parse_retain_bullet(line: str, *, path: str = "", lineno: int = 1) -> RetainFact | Diagnostic:
+    """parse_retain_line for a FACT only: an alias bullet is a Diagnostic ("retain-alias-not-fact").
+    What reflection's gates use: the bot proposes facts, and an alias it wrote would rename an
+    entity for every later question."""
+    result = parse_retain_line(line, path=path, lineno=lineno)
+    if isinstance(result, Alias):
+        return Diagnostic(path, lineno, "retain-alias-not-fact", "an alias is not a fact: write a fact as `W @Peter: ...`")
+    return result
