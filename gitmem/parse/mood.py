@@ -6,6 +6,7 @@ supersession (index/supersede.py: such a line replaces nothing) and recall's ran
 
 - `intends`: a change wished, planned, pending, conditional or that did not happen.
 - `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold, hearsay.
+- `reported`: hearsay told by its grammar, someone else's belief or what they heard (recall only).
 - `yearly`: a stay that comes back once a year (a value only of when: recall asks it per question).
 Measured on bench/current_truth.py: see bench/RESULTS.md (wave 12).
 """

@@ -29,7 +29,9 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   value traded for another (`_traded`), opinions on the same thing by shape and the user's own
   opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
 - No present value (wave 12, `asserts_no_value`): a wish, a lost bid, a story retold, a stay once a
-  year, or the thing asked said to stay as it is never moves ahead either.
+  year, or the thing asked said to stay as it is never moves ahead either; and (wave 18,
+  `_over_unasserted`) a line asserting nothing of now by its mood ranks under a statement of the same
+  subject that answers, however new or relevant it is.
 - Counts and updates told by their consequence (wave 13): for "how many", a line giving a number goes
   ahead of one giving none (`_counts_where_none`); a newer line naming the old value with an end of it
   and a new name (`_old_value_ended`), a new count of the noun counted (`_recounted`) or an end of the
