@@ -1117,7 +1117,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
-                                            or _counts_where_none(me, them, q) or _over_unasserted(me, them, q)):
+                                            or _counts_where_none(me, them, q)
+                                            or not them.asserts and _over_unasserted(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
