@@ -6,6 +6,7 @@ supersession (index/supersede.py: such a line replaces nothing) and recall's ran
 
 - `intends`: a change wished, planned, pending, conditional or that did not happen.
 - `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold, hearsay.
+- `reported`: hearsay told by its grammar, someone else's belief or what they heard (recall only).
 - `yearly`: a stay that comes back once a year (a value only of when: recall asks it per question).
 Measured on bench/current_truth.py: see bench/RESULTS.md (wave 12).
 """
@@ -24,6 +25,10 @@ from gitmem.lazyre import lazy
 # offer down", "the sale fell through"). Not "called off" nor "pulled out": those end a state.
 _SUBJECTS = "she|he|they|I|we"  # the subject pronouns, one spelling for every pattern below
 _PERSON_SUBJ = f"(?:{_SUBJECTS})"
+# "would", and its contraction after a word ("if she ever won the lottery she'd quit nursing"): in a
+# condition the contraction is the conditional's auxiliary (or the "had" of a past one, "if he'd
+# known": no statement of now either); outside one ("says he'd never go back to gas") it is not read.
+_WOULD = r"(?:\bwould|(?<=\w)['’]d)"
 _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning to|hoping to|hopes to|"
                r"wants? to|would like to|keeps? saying|looking (?:at|into) (?:flats|houses|jobs|moving)|"
                r"toying with|weighing up|tempted)\b", re.I)
@@ -35,16 +40,16 @@ _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning
 # change ("Moved to Sligo; if the job works out she'll buy") leaves the change standing.
 _THEN_OR_IF = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?(?:" + _PERSON_SUBJ + r"\s+)?(?:(?:says|said|reckons|thinks)\s+(?:that\s+)?)?"
                    r"(?:considered|toyed with|weighed up|(?:was|were)\s+(?:all\s+)?set\s+to|(?:was|were)\s+going\s+to|"
-                   r"if\b[^.;]{0,80}(?:\bwill|\bwould|['’]ll|\bgoing to)\b)", re.I)
+                   r"if\b[^.;]{0,80}(?:\bwill|" + _WOULD + r"|['’]ll|\bgoing to)\b)", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
-                     r"would\b[^.;]{0,60}\bif|if\b[^.;]{0,60}\bwould|"
+                     + _WOULD + r"\b[^.;]{0,60}\bif|if\b[^.;]{0,60}" + _WOULD + r"|"
                      r"turned (?:\w+ ){0,3}down|declined (?:the|an|a|their|his|her) (?:\w+ )?offer|"
                      r"fell through|went to (?:an? |the )?(?:\w+ )?(?:candidate|applicant)|went to someone else|"
                      r"(?:didn't|did not|never) get (?:the|it))\b", re.I)
 # Substrings every _NOT_HAPPENED match holds: a cheap test first (recall reads every head candidate).
-_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "turned", "declined", "fell through", "went to",
-                       " get ")
+_NOT_HAPPENED_HINTS = ("appl", "interview", "shortlist", "would", "'d ", "’d ", "turned", "declined", "fell through",
+                       "went to", " get ")
 
 
 def intends(content: str) -> bool:
@@ -95,6 +100,32 @@ _NO_VALUE_HINTS = ("dream", "fantasi", "some", "would love", "outbid", "lost out
 # Hearsay: what others say may be so ("Office gossip says she's off to Leeds", "Rumour has it he's
 # leaving") is no statement of how things stand.
 _HEARSAY = lazy(r"\b(?:gossip|rumou?r(?:s|ed)?|hearsay)\b", re.I)
+
+
+# Hearsay told by its grammar (wave 18): someone else believes, suspects or heard it ("Her sous chef
+# reckons she's being poached by a hotel in Benidorm", "@Oona thinks he has left the band"): a verb
+# of belief or of hearing whose subject is another person, named by a possessive ("Her sous chef",
+# "Tom's wife"), an @mention or no one in particular ("people", "word"), and then the clause believed.
+# Not the filed person's own belief ("Thinks Santa Fe is overrun": an opinion, how things stand for
+# them; "She reckons ..."), nor a verb of saying ("Her landlord says the rent goes up": told, not
+# guessed), nor a bare capitalised word before the verb ("Still believes it ...": an adverb reads as one).
+_REPORTED = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?"
+                 r"(?:(?:[Hh]is|[Hh]er|[Tt]heir|[Mm]y|[Oo]ur|[A-Z][\w-]*['’]s)\s+(?:[\w'’-]+\s+){0,2}?[\w'’-]+|"
+                 r"@[^\W\d_][\w-]*|[Ss]omeone|[Pp]eople|[Ee]veryone|[Ww]ord)\s+"
+                 r"(?:reckon(?:s|ed)|thinks|thought|believe[sd]|suspect(?:s|ed)|claim(?:s|ed)|hears|heard|swears|swore|"
+                 r"insist(?:s|ed)|guess(?:es|ed)|(?:is|was|are|were)\s+convinced)\s+(?:that\s+)?(?:she|he|they|it|@?[A-Z])\b")
+# Substrings every _REPORTED match holds (its verbs' stems): a cheap test first.
+_REPORTED_HINTS = ("reckon", "think", "thought", "believe", "suspect", "claim", "hear", "swear", "swore", "insist", "guess",
+                   "convinced")
+
+
+def reported(content: str) -> bool:
+    """Whether a statement is what someone else believes or heard of the one it is filed under
+    (`_REPORTED`): hearsay, no statement of how things stand. Recall's reading only: the index's
+    supersession does not ask it (its links are versioned by index/rules.py, and no set holds a
+    supersession by such a line)."""
+    low = content.lower()
+    return any(map(low.__contains__, _REPORTED_HINTS)) and _REPORTED.search(content) is not None
 
 
 def no_present_value(content: str) -> str:

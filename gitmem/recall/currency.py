@@ -29,7 +29,9 @@ step after `rank.rerank`, kept apart from the relevance ranking so either can ch
   value traded for another (`_traded`), opinions on the same thing by shape and the user's own
   opinions (`_same_slot`, `_own_opinion`); a memory told again never moves ahead (TOLD_OF_PAST).
 - No present value (wave 12, `asserts_no_value`): a wish, a lost bid, a story retold, a stay once a
-  year, or the thing asked said to stay as it is never moves ahead either.
+  year, or the thing asked said to stay as it is never moves ahead either; and (wave 18,
+  `_over_unasserted`) a line asserting nothing of now by its mood ranks under a statement of the same
+  subject that answers, however new or relevant it is.
 - Counts and updates told by their consequence (wave 13): for "how many", a line giving a number goes
   ahead of one giving none (`_counts_where_none`); a newer line naming the old value with an end of it
   and a new name (`_old_value_ended`), a new count of the noun counted (`_recounted`) or an end of the
@@ -67,6 +69,9 @@ from gitmem.lazyre import lazy
 # (`intends`, the dream, the story, once a year) live in parse/mood.py: the index's supersession asks
 # them too. Off: False.
 NO_PRESENT_VALUE = True
+# Wave 18: hearsay told by its grammar, someone else's belief ("Her sous chef reckons she's being
+# poached ...": parse/mood.py `reported`), is no present value either. Off: False.
+REPORTED_SPEECH = True
 # A thing said to stay as it is: "Helm stays where it is", "the Epson printer needed nothing".
 # Or its change waiting ("the MySQL upgrade waits until Q4"); not "postponed to 20 May", a new date.
 _UNCHANGED = lazy(r"\b(?:stays?|stayed|remains?|remained)\s+(?:where|as|the same|unchanged|put|on it)\b|\bunchanged\b|"
@@ -80,11 +85,22 @@ def asserts_no_value(content: str, q: "Asked", stems: frozenset[str]) -> str:
     bid, a story of the past retold, a stay every year (unless `q` asks when), or the clause naming
     a thing the question asks about (`stems`: its words that name no entity) says it stays as it is
     (NO_PRESENT_VALUE)."""
+    return _no_value_now(content) or _no_value_asked(content, q, stems)
+
+
+def _no_value_now(content: str) -> str:
+    """Why a statement gives no present value whatever is asked ("" if it may): a daydream or a lost
+    bid, a story of the past retold, hearsay (parse/mood.py; NO_PRESENT_VALUE, REPORTED_SPEECH)."""
     if not NO_PRESENT_VALUE:
         return ""
-    why = mood.no_present_value(content)
-    if why:
-        return why
+    return mood.no_present_value(content) or ("hearsay" if REPORTED_SPEECH and mood.reported(content) else "")
+
+
+def _no_value_asked(content: str, q: "Asked", stems: frozenset[str]) -> str:
+    """`asserts_no_value`'s readings bound to the question: once a year (unless it asks when), the
+    thing asked said to stay as it is."""
+    if not NO_PRESENT_VALUE:
+        return ""
     if "time" not in q.expects and mood.yearly(content):
         return "once a year"
     low = content.lower()
@@ -120,6 +136,10 @@ OPEN_EXPIRY = True
 # come (or going on) when written is over after it, "currently" or not.
 WINDOW_EXPIRY = True
 ATTRIBUTE_TIES = True
+# Wave 18 (`_over_unasserted`): a statement of how things stand goes ahead of a line of the same
+# subject asserting nothing of now (a plan, a wish, a condition, hearsay, a story retold), whatever
+# their ages and relevance, when it answers the question. Off: False.
+ASSERTED_FIRST = True
 # Amounts (wave 7): for a question asking how much / how many / which version, a newer statement
 # giving the same unit another number goes first.
 QUANTITY_RECENCY = True
@@ -170,6 +190,9 @@ _NO = frozenset(("no",))
 _POLARITY = frozenset(("polarity",))
 # Light verbs a question asks with that name no thing ("What phone does Xavier use?").
 _LIGHT = frozenset(("use", "go", "have", "get", "do", "make", "take", "keep"))
+# "now" in a question ("Where does Pirmin live now?") says when, it names no thing: a line holding it
+# ("now that he lives by the sea") holds no more of what is asked for it (`_over_unasserted`).
+_NOW = frozenset(("now",))
 RECENCY_TOP = 30
 # Updates told by their consequence (wave 13, `_old_value_ended`): a newer statement that names an
 # older one's value in a clause ending it and gives a new name goes first. Off: False.
@@ -368,6 +391,7 @@ class _Said(NamedTuple):
     mover: bool  # may go ahead of older statements (not past)
     over: bool  # holds for a while only and that while is over (`past`)
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
+    asserts: bool = True  # states how things stand, by its mood: no plan, wish, condition, hearsay, story retold
 
 
 def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said:
@@ -414,6 +438,8 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
         # question it speaks of them ("Where does Rosario live?": "@Amaru: Flew up to fetch @Rosario
         # and settled her into a new flat in Miraflores" is Rosario's news, not Amaru's home).
         other = subject = next(iter(q.entities))
+    # Its mood, whatever is asked: a plan, a wish, a condition, hearsay or a story retold asserts nothing of now.
+    asserts = not (INTENT_GUARD and mood.intends(content)) and not _no_value_now(content)
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=subject,
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
@@ -422,13 +448,13 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
         for_now=for_now,
         text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
         event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
-        mover=c.score is not None and row[ID] not in past and not (INTENT_GUARD and mood.intends(content))
-        and not asserts_no_value(content, q, own)
+        mover=c.score is not None and row[ID] not in past and asserts and not _no_value_asked(content, q, own)
         and not (TOLD_OF_PAST and bool(ents or row[FACT])
                  and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
         over=row[ID] in past,
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
-        else "")
+        else "",
+        asserts=asserts)
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -744,6 +770,21 @@ def _answers_at_all(c: _Said, d: _Said, q: Asked) -> bool:
     if c.stems - _LIGHT or _done(c):
         return False
     return _gives_where_none(c, d, q)
+
+
+def _over_unasserted(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c`, a statement of how things stand, goes ahead of `d`, of one subject and whatever
+    their ages and relevance, because `d` asserts nothing of now (`_Said.asserts`: a plan, a wish, a
+    condition, hearsay, a story retold) and `c` answers the question: it gives an attribute the
+    question asks about or a value of the type it asks for (yes or no aside), and `d` holds no word
+    of the question naming a thing `c` lacks ("Where does Pirmin live now?": "Signed the lease on a
+    house in Parnu and moved in" over the same day's "Wants to get a rowing boat now that he lives
+    by the sea", which holds "live"; ASSERTED_FIRST). Ranking only: the plan is still returned."""
+    if not (ASSERTED_FIRST and not d.asserts and d.own and _one_subject(c, d)):
+        return False
+    if _names_thing(d.asked - c.asked - _LIGHT - _NOW):
+        return False
+    return bool(q.families & c.attrs) or any(answers.values(c.text, kind) for kind in q.expects - _POLARITY)
 
 
 def _one_subject(c: _Said, d: _Said) -> bool:
@@ -1076,7 +1117,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
-                                            or _counts_where_none(me, them, q)):
+                                            or _counts_where_none(me, them, q)
+                                            or not them.asserts and _over_unasserted(me, them, q)):
                     at = j
                     break
                 if not _later(me, them):
