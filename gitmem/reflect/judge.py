@@ -714,6 +714,13 @@ class Recheck(NamedTuple):
     unknown: float = NO_FLOOR
     # `shots` only (two-sided): "contradicts" below it; NO_FLOOR: never.
     no: float = NO_FLOOR
+    # "supports" also needs `agree`'s labels contrast past its offset above this (NO_FLOOR: no such
+    # bound): the first step's own lean must point to support, short of its margin. On the 1.5B the
+    # query alone answered yes to changed preferences it sounded like ("Changes the channel the moment
+    # cricket comes on" / "Follows cricket closely"); with the contrast above its offset too, fitted
+    # leave-one-set-out on fourteen labelled sets, it gained on every set and added at most one wrong
+    # answer to any (bench/RESULTS.md "Reflect judge, wave 18").
+    contrast: float = NO_FLOOR
 
     @property
     def active(self) -> bool:
@@ -736,7 +743,7 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
     moved out by it, so a pair must clear each by more."""
     d = _decide(scores, method, margin, offset, floor, slack)
     if method in SECOND and d.relation == "unrelated":
-        d = _recheck(scores, recheck, slack)
+        d = _recheck(scores, recheck, slack, offset)
     return d._replace(relation=turn(d.relation)) if scores.flipped else d
 
 
@@ -752,11 +759,12 @@ def second_step(scores: PairScores) -> tuple[float, float] | None:
     return scores.query_yes, scores.query_unknown
 
 
-def _recheck(scores: PairScores, r: Recheck, slack: float = 0.0) -> Decision:
+def _recheck(scores: PairScores, r: Recheck, slack: float = 0.0, offset: float = 0.0) -> Decision:
     got = second_step(scores)
     if got is None or not got[1] < r.unknown - slack:
         return ABSTAIN
-    if got[0] > r.yes + slack:
+    leans = r.contrast <= NO_FLOOR or (scores.labels is not None and contrast(scores) - offset > r.contrast + slack)
+    if got[0] > r.yes + slack and leans:
         return Decision("supports", "weak", got[0] - r.yes - slack)
     if got[0] < r.no - slack:
         return Decision("contradicts", "weak", r.no - slack - got[0])
@@ -857,6 +865,8 @@ class Calibration(NamedTuple):
     # Method `shots`: its second step's "contradicts" threshold (`Recheck.no`); `query_yes` and
     # `query_unknown` hold its "supports" threshold and its "unrelated" bound.
     query_no: float = NO_FLOOR
+    # `query` and `shots`: the labels contrast past the offset their "supports" also needs (`Recheck.contrast`).
+    query_contrast: float = NO_FLOOR
     # The llama.cpp build, CPU features and scoring scheme the scores were measured with
     # (`model.llama_runtime`); "": not recorded (every calibration stored before wave 14, the
     # shipped ones among them). Those of wave 14 name no scheme: the old one, widened everywhere.
@@ -868,7 +878,7 @@ class Calibration(NamedTuple):
 
     @property
     def recheck(self) -> Recheck:
-        return Recheck(self.query_yes, self.query_unknown, self.query_no)
+        return Recheck(self.query_yes, self.query_unknown, self.query_no, self.query_contrast)
 
     @property
     def worst_wrong_direction(self) -> float:
@@ -1053,7 +1063,8 @@ def describe_rule(method: Method, offset: float, floor: float, polarity: bool = 
     if method == "query":
         lean += (", then the query question: never" if recheck.yes >= NEVER else
                  f", then the query question: supports above yes {recheck.yes:+.2f} with unknown below "
-                 f"{recheck.unknown:+.2f}")
+                 f"{recheck.unknown:+.2f}" + (f" and the labels contrast {recheck.contrast:+.2f} past the offset"
+                                             if recheck.contrast > NO_FLOOR else ""))
     elif method == "shots":
         lean += (", then the worked examples: never" if not recheck.active else
                  ", then the worked examples: " + ", ".join(

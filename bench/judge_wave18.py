@@ -1,0 +1,249 @@
+"""Wave 18 of the reflection judge: the support the 1.5B abstains on (issue 15).
+
+- `--score`: for every labelled set, the pairs the 1.5B's shipped margin abstains on (gate passed,
+  `agree` undecided at slack 0.10) asked the second-step questions of `query` and `shots`
+  (judge.SECOND), into the score cache; one line per set and question with its pairs and seconds.
+  Stopping it loses nothing: a re-run asks only what the cache lacks.
+
+    nice -n 19 .venv/bin/python bench/judge_wave18.py --score --cache C [--sets ...] [--second query,shots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from gitmem.reflect import check as C
+from gitmem.reflect import judge as J
+from gitmem.reflect.model import CachedModel, LlamaModel
+from gitmem.reflect.prompts import Relation
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from judge_wave13 import NAME, _CacheOnly, load_sets  # noqa: E402
+from judge_wave14 import MODEL  # noqa: E402
+from judge_wave15 import HELDOUT  # noqa: E402
+
+
+def shipped() -> J.Calibration:
+    """The 1.5B's shipped calibration as this host reads it (no runtime recorded: DRIFT_SLACK)."""
+    return J.on_runtime(J.shipped_calibrations()[J.fingerprint(NAME)], "this host")
+
+
+def score(cache: Path, names: list[str], seconds: list[J.Method], model_path: Path, blind: list[Path]) -> int:
+    llama = LlamaModel(model_path)
+    print(llama.runtime, file=sys.stderr, flush=True)
+    sets = load_sets(HELDOUT)
+    sets.update({p.stem.replace("judge_", ""): C.load_cases(p) for p in blind})
+    names = names + [p.stem.replace("judge_", "") for p in blind]
+    cal = shipped()
+    with CachedModel(llama, cache) as model:
+        for method in seconds:
+            for name in names:
+                t0, misses0 = time.perf_counter(), model.misses
+                scored = C.score_cases(model, sets[name], ["agree"], second=False)
+                scored = [s._replace(scores={method: s.scores["agree"]}) if not s.gated else s for s in scored]
+                after = C.ask_second(model, scored, method, cal.margin, cal.offset, cal.floor, slack=cal.slack)
+                asked = sum(J.second_step(s.scores[method]) is not None for s in after if not s.gated)
+                print(f"{method} {name}: {asked} open pairs of {len(scored)}, {model.misses - misses0} prompts asked, "
+                      f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return 0
+
+
+class Open(NamedTuple):
+    """One labelled pair for the LOSO fit: its set, what it should be, what reflection answers now
+    (rules first, then the shipped margin), and where that is "unrelated" on a gate-passing pair the
+    rules leave, each second step's (direction, abstention) numbers (`J.second_step`) and whether
+    they were asked about the opinion's affirmative form."""
+
+    name: str
+    expected: Relation
+    now: Relation
+    second: dict[str, tuple[float, float]]
+    flipped: bool
+    agree: tuple[float, float]  # `agree`'s contrast past its offset and yes/no lean past its floor, as asked
+
+
+def pairs(cache: Path, seconds: list[J.Method], blind: list[Path]) -> list[Open]:
+    sets = load_sets(HELDOUT)
+    sets.update({p.stem.replace("judge_", ""): C.load_cases(p) for p in blind})
+    cal = shipped()
+    model = CachedModel(_CacheOnly(NAME), cache)  # type: ignore[arg-type]
+    out = []
+    for name, cases in sets.items():
+        scored = C.score_cases(model, cases, ["agree"], second=False)
+        now = C.rules_first(scored, [C.predict(s, "agree", cal.margin, cal.offset, cal.floor, slack=cal.slack) for s in scored])
+        for s, answer in zip(scored, now):
+            second: dict[str, tuple[float, float]] = {}
+            ruled = None if s.gated else J.ruled(s.case.fact, s.case.opinion)
+            if answer == "unrelated" and not s.gated and ruled is None:
+                for method in seconds:
+                    for q in J.SECOND[method]:
+                        got = J.second_step(J.ask(model, s.case.fact, s.case.opinion, q))
+                        assert got is not None
+                        second[method] = got
+            sc = s.scores.get("agree")
+            lean = (0.0, 0.0) if sc is None else (J.contrast(sc) - cal.offset, J.yes_lean(sc) - cal.floor)
+            out.append(Open(name, s.case.expected, answer, second, sc is not None and sc.flipped, lean))
+    return out
+
+
+# (direction above, abstention below, `agree`'s contrast above): "supports" as asked
+Step = tuple[float, float, float]
+
+
+def step_answer(p: Open, method: str, step: Step, as_written: bool) -> Relation:
+    """What reflection answers with the supports-only second step `step` after the rules and the margin."""
+    got = p.second.get(method)
+    slack = J.DRIFT_SLACK  # as `decide` reads the shipped record here (no runtime recorded): every threshold moved out
+    if got is None or (as_written and p.flipped) or not (
+            got[0] > step[0] + slack and got[1] < step[1] - slack and p.agree[0] > step[2] + slack):
+        return p.now
+    return J.turn("supports") if p.flipped else "supports"
+
+
+def effect(ps: list[Open], method: str, step: Step, as_written: bool) -> tuple[int, int]:
+    """(answers gained, wrong directions added) by the step on `ps`."""
+    gain = wrong = 0
+    for p in ps:
+        a = step_answer(p, method, step, as_written)
+        if a != p.now:
+            gain += (a == p.expected) - (p.now == p.expected)
+            wrong += a != p.expected
+    return gain, wrong
+
+
+def grid(ps: list[Open], method: str, xs: tuple[float, ...]) -> list[Step]:
+    ds = sorted(p.second[method][0] for p in ps if method in p.second)
+    us = sorted(p.second[method][1] for p in ps if method in p.second)
+    q = lambda v, f: v[min(len(v) - 1, int(f * len(v)))]  # noqa: E731
+    # "supports" only where the step's own answer leans that way (the query's yes over its no, the
+    # examples' supports over contradicts): a bound on "unknown" alone would read a "no" as support.
+    directions = sorted({max(0.0, q(ds, i / 40)) for i in range(40)})
+    return [(d, q(us, j / 10) if j < 10 else math.inf, x) for d in directions for j in range(1, 11) for x in xs]
+
+
+CRITERIA = ("each1", "pooled0.5", "precision90")
+# The step's own numbers alone, or also a floor on `agree`'s contrast (past its offset) for the pair.
+FAMILIES: dict[str, tuple[float, ...]] = {"": (-math.inf,), " + agree's contrast": (-math.inf, 0.0, 0.5)}
+
+
+def fit(by: dict[str, list[Open]], train: list[str], method: str, criterion: str, as_written: bool,
+        steps: list[Step]) -> Step | None:
+    """The step with the most answers gained net of wrong ones over `train` whose wrong directions
+    added stay within `criterion`: each1, at most one on every training set; pooled0.5, at most 0.5%
+    of the training cases; precision90, at most a tenth of its verdicts. None: no step gains."""
+    best: tuple[tuple[int, int], Step] | None = None
+    for step in steps:
+        per = [effect(by[k], method, step, as_written) for k in train]
+        gain, wrong = sum(g for g, _ in per), sum(w for _, w in per)
+        cases = sum(len(by[k]) for k in train)
+        ok = {"each1": all(w <= 1 for _, w in per), "pooled0.5": wrong <= 0.005 * cases,
+              "precision90": wrong <= 0.1 * (gain + wrong)}[criterion]
+        if ok and gain > 0 and (best is None or (gain - wrong, -wrong) > best[0]):
+            best = ((gain - wrong, -wrong), step)
+    return None if best is None else best[1]
+
+
+def as_shipped(cache: Path, blind: list[Path]) -> dict[str, list[Relation]]:
+    """Every set judged as reflection judges it with the shipped record (`judge.decide`, the query
+    asked only where `agree` abstains, from the cache), rules first; and the record's own numbers
+    (the model alone, this host's slack) on the report half and on its fresh set (heldout6) printed."""
+    sets = load_sets(HELDOUT)
+    sets.update({p.stem.replace("judge_", ""): C.load_cases(p) for p in blind})
+    cal = shipped()
+    model = CachedModel(_CacheOnly(NAME), cache)  # type: ignore[arg-type]
+    out = {}
+    for name, cases in sets.items():
+        scored = C.score_cases(model, cases, ["agree"], second=False)
+        scored = [s._replace(scores={cal.method: s.scores["agree"]}) if not s.gated else s for s in scored]
+        scored = C.ask_second(model, scored, cal.method, cal.margin, cal.offset, cal.floor, slack=cal.slack)
+        alone = [C.predict(s, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack) for s in scored]
+        if name in ("report", "heldout6"):
+            m = C.tally(scored, alone)
+            print(f"the model alone, {name}: accuracy {m.accuracy:.4f}, wrong direction {m.wrong_direction:.4f}, "
+                  f"abstain {m.abstain:.4f} ({m.cases} cases)", file=sys.stderr)
+        out[name] = C.rules_first(scored, alone)
+    return out
+
+
+# The variant fixed for the next blind set (chosen after the LOSO table below: see bench/RESULTS.md
+# "Reflect judge, wave 18"): the query's supports, every pair, with agree's contrast above its offset,
+# at most a tenth of the step's verdicts wrong on the training sets.
+FIXED = ("query", " + agree's contrast", False, "precision90")
+
+
+def report(cache: Path, seconds: list[J.Method], blind: list[Path]) -> int:
+    ps = pairs(cache, seconds, blind)
+    by: dict[str, list[Open]] = {}
+    for p in ps:
+        by.setdefault(p.name, []).append(p)
+    names = list(by)
+    unseen = [p.stem.replace("judge_", "") for p in blind]
+    tuning = [k for k in names if k not in unseen]
+    print("| judge | " + " | ".join(f"{k} ({len(by[k])}{', blind' if k in unseen else ''})" for k in names) + " |")
+    print("|---|" + "---:|" * len(names))
+
+    def cell(k: str, answers: list[Relation]) -> str:
+        n = len(by[k])
+        right = sum(a == p.expected for a, p in zip(answers, by[k]))
+        wrong = sum(a not in ("unrelated", p.expected) for a, p in zip(answers, by[k]))
+        related = [(a, p) for a, p in zip(answers, by[k]) if p.expected != "unrelated"]
+        abst = sum(a == "unrelated" for a, _ in related)
+        return f"{right / n:.0%} / {wrong / n:.1%} ({wrong}) / {abst / len(related):.0%}"
+    print("| 1.5B, rules first, then the shipped margin (agree; start of the wave) | "
+          + " | ".join(cell(k, [p.now for p in by[k]]) for k in names) + " |")
+    if "query" in seconds:
+        now = as_shipped(cache, blind)
+        print("| **1.5B as shipped now** (rules first, then the record of data/calibration.json: agree, then the query's "
+              "supports where it abstains), and the model alone on the report half and fresh set | "
+              + " | ".join(cell(k, now[k]) for k in names) + " |")
+    summary, wrong_lines = [], []
+    for method, (family, xs) in ((m, f) for m in seconds for f in FAMILIES.items()):
+        steps = grid([p for p in ps if p.name in tuning], method, xs)
+        for as_written in (False, True):
+            for criterion in CRITERIA:
+                cells, ups, downs, beyond = [], 0, 0, 0
+                full = fit(by, tuning, method, criterion, as_written, steps)
+                for k in names:
+                    # a tuning set: fitted on the other tuning sets (LOSO); a blind set: on every tuning set
+                    step = full if k in unseen else fit(by, [t for t in tuning if t != k], method, criterion, as_written, steps)
+                    answers = [p.now if step is None else step_answer(p, method, step, as_written) for p in by[k]]
+                    gain, added = (0, 0) if step is None else effect(by[k], method, step, as_written)
+                    ups, downs, beyond = ups + (gain > 0), downs + (gain < 0), beyond + (added > 1)
+                    cells.append(cell(k, answers) + f" ({gain:+d}, wrong {added:+d})")
+                    if (method, family, as_written, criterion) == FIXED:
+                        wrong_lines += [f"- {k}: expected {p.expected}, step {a}, (direction, unknown) {p.second[method]}, "
+                                        f"agree's contrast {p.agree[0]:+.2f}" for p, a in zip(by[k], answers)
+                                        if a != p.now and a != p.expected]
+                title = f"{method}{family}, supports-only, {'as-written pairs' if as_written else 'every pair'}, LOSO {criterion}"
+                print(f"| {title} | " + " | ".join(cells) + " |")
+                steps_text = "never" if full is None else f"direction > {full[0]:.2f}, unknown < {full[1]:.2f}, contrast > {full[2]:.2f}"
+                summary.append(f"{title}: up {ups} / down {downs} / wrong up by 2 or more {beyond} (sets scored: {len(names)}); "
+                               f"fitted on every tuning set: {steps_text} (each + slack {J.DRIFT_SLACK:.2f})")
+    print("\n" + "\n".join(summary))
+    print(f"\nwrong answers the fixed variant ({' '.join(map(str, FIXED))}) adds, LOSO (blind: fitted on every tuning set):")
+    print("\n".join(wrong_lines) or "none")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--model", type=Path, default=MODEL)
+    ap.add_argument("--score", action="store_true")
+    ap.add_argument("--sets", default="calibration,report," + ",".join(p.stem.replace("judge_", "") for p in HELDOUT))
+    ap.add_argument("--second", default="query,shots")
+    ap.add_argument("--blind", type=Path, action="append", default=[], metavar="FILE")
+    args = ap.parse_args(argv)
+    if args.score:
+        return score(args.cache, [] if args.blind else args.sets.split(","), args.second.split(","), args.model,  # type: ignore[arg-type]
+                     args.blind)
+    return report(args.cache, args.second.split(","), args.blind)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
