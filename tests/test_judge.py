@@ -1025,3 +1025,31 @@ def test_the_shipped_calibrations_record_no_runtime_so_every_build_widens_them()
     scored = [C.Scored(case, False, {"agree": sc})]
     assert C.metrics(scored, "agree", 1.0, 0.0, 0.0).correct == 1
     assert C.metrics(scored, "agree", 1.0, 0.0, 0.0, slack=J.DRIFT_SLACK).correct == 0
+
+
+def test_the_query_counts_a_yes_only_where_agree_leans_to_support_when_the_record_bounds_it() -> None:
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    yes = (-0.5, -2.5, -1.5)  # the query: yes by 2.0 over no, unknown 1.0 under the likelier
+    bounded = _query_cal(J.Recheck(1.4, 2.5))._replace(query_contrast=0.0)
+    assert bounded.recheck == J.Recheck(1.4, 2.5, J.NO_FLOOR, 0.0)
+    # agree's contrast on its offset (BandScorer: -1.6, offset -1.6): the query's yes does not count
+    assert J.judge(BandScorer(yes), bounded, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # 0.4 past it (offset -2.0), still inside agree's band: it does
+    leaning = bounded._replace(offset=-2.0)
+    assert J.judge(BandScorer(yes), leaning, fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert J.judge(BandScorer(yes), leaning._replace(slack=0.5), fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # an aversion: asked about "Likes flying", the supports turned
+    assert J.judge(BandScorer(yes), leaning, "@Bo: Took the train.", "@Bo: Dislikes flying.").relation == "contradicts"  # type: ignore[arg-type]
+    # no bound (every check's own fit): the query alone, as before
+    assert J.judge(BandScorer(yes), bounded._replace(query_contrast=J.NO_FLOOR), fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert "labels contrast" not in J.describe_rule("query", -1.6, -0.4, True, J.Recheck(1.4, 2.5))
+
+
+def test_the_shipped_1_5b_record_asks_the_query_where_agree_abstains_and_stays_trusted() -> None:
+    qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
+    assert qwen.method == "query" and qwen.recheck == J.Recheck(0.8172, 1.8107, J.NO_FLOOR, 0.0) and qwen.polarity
+    t = J.trust(None, qwen.model)
+    assert t.allowed and t.reason.startswith("judge: query, margin 0.99")
+    assert ("then the query question: supports above yes +0.82 with unknown below +1.81 and the labels contrast +0.00 past "
+            "the offset") in t.reason
+    assert "wrong direction 2%, accuracy 74%" in t.reason and "wrong direction 5% on 129 fresh cases" in t.reason
