@@ -97,7 +97,9 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # measured and kept but not by default: on Qwen2.5-Coder-1.5B it helped or held on every labelled
 # tuning set, but on the blind set written after it (bench/judge_heldout6.jsonl) it turned one
 # abstention into a right answer and one into a wrong one, 4.7% -> 5.4% wrong, over the bar
-# (bench/RESULTS.md "Reflect judge, wave 10").
+# (bench/RESULTS.md "Reflect judge, wave 10"). The 1.5B's shipped record uses it since wave 18, its
+# "supports" bounded by agree's own contrast too (`Recheck.contrast`), fitted on fourteen labelled
+# sets, which a check's calibration half cannot do (bench/RESULTS.md "Reflect judge, wave 18").
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
