@@ -5,7 +5,17 @@
   (judge.SECOND), into the score cache; one line per set and question with its pairs and seconds.
   Stopping it loses nothing: a re-run asks only what the cache lacks.
 
+- report (no `--score`; cache only): accuracy / wrong direction / abstain per set of the judge at
+  the start of the wave (rules first, then `agree`'s shipped margin), of the shipped record (the
+  same, then the query's supports where `agree` abstains), and of a supports-only second step fitted
+  leave-one-set-out (every set judged by the numbers fitted on the others) in twelve variants: the
+  query's numbers alone or with a floor on `agree`'s contrast, on every pair or on the pairs asked
+  as written, under three bounds on the wrong answers it may add on the training sets; a set given
+  with `--blind` is judged by the numbers fitted on every other set and never trains.
+
     nice -n 19 .venv/bin/python bench/judge_wave18.py --score --cache C [--sets ...] [--second query,shots]
+    nice -n 19 .venv/bin/python bench/judge_wave18.py --score --cache C --second query --blind FILE
+    nice -n 19 .venv/bin/python bench/judge_wave18.py --cache C --second query [--blind FILE]
 """
 
 from __future__ import annotations
@@ -198,8 +208,8 @@ def report(cache: Path, seconds: list[J.Method], blind: list[Path]) -> int:
           + " | ".join(cell(k, [p.now for p in by[k]]) for k in names) + " |")
     if "query" in seconds:
         now = as_shipped(cache, blind)
-        print("| **1.5B as shipped now** (rules first, then the record of data/calibration.json: agree, then the query's "
-              "supports where it abstains), and the model alone on the report half and fresh set | "
+        print("| **1.5B as shipped now** (rules first, then data/calibration.json's record: agree, then the query's "
+              "supports where agree abstains; fitted on every tuning set) | "
               + " | ".join(cell(k, now[k]) for k in names) + " |")
     summary, wrong_lines = [], []
     for method, (family, xs) in ((m, f) for m in seconds for f in FAMILIES.items()):
