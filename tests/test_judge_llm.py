@@ -330,10 +330,11 @@ def test_the_real_model_says_which_llama_build_it_runs_on_and_a_calibration_from
     assert older.calibration is not None and older.calibration.slack == J.DRIFT_SLACK
 
 
-def test_the_query_step_of_the_1_5b_record_with_the_real_model_counts_a_yes_only_where_agree_leans_to_support(bundled: Path) -> None:
-    """The shipped 1.5B record's second step (wave 18) run on the real SmolLM2: the query is asked
-    only after agree abstains, and its "yes" becomes "supports" only where agree's own labels contrast
-    (past the offset, read from the model's answer) is above the record's bound."""
+def test_the_query_step_with_a_contrast_bound_on_the_real_model_counts_a_yes_only_where_agree_leans_to_support(bundled: Path) -> None:
+    """The second step measured for the 1.5B in wave 18 (`Recheck.contrast`) run on the real SmolLM2
+    with the 1.5B record's agree numbers: the query is asked only after agree abstains, and its "yes"
+    becomes "supports" only where agree's own labels contrast (past the offset, read from the model's
+    answer) is above the bound."""
     from gitmem.reflect.model import LlamaModel
 
     qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
@@ -345,7 +346,7 @@ def test_the_query_step_of_the_1_5b_record_with_the_real_model_counts_a_yes_only
     lean = J.contrast(s) - qwen.offset
     # agree's band wider than this pair's contrast, so it leaves the pair open, and the query's own
     # numbers passing (thresholds set around what the model answered): only the contrast bound differs
-    passes = qwen._replace(margin=abs(lean) + 1.0, query_yes=got[0] - 1.0, query_unknown=got[1] + 1.0)
+    passes = qwen._replace(method="query", margin=abs(lean) + 1.0, query_yes=got[0] - 1.0, query_unknown=got[1] + 1.0)
     assert J.decide(s, "agree", passes.margin, passes.offset, passes.floor).relation == "unrelated"
     calls = llm.stats.calls
     assert J.judge(llm, passes._replace(query_contrast=lean - 0.5), fact, opinion).relation == "supports"

@@ -97,9 +97,10 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # measured and kept but not by default: on Qwen2.5-Coder-1.5B it helped or held on every labelled
 # tuning set, but on the blind set written after it (bench/judge_heldout6.jsonl) it turned one
 # abstention into a right answer and one into a wrong one, 4.7% -> 5.4% wrong, over the bar
-# (bench/RESULTS.md "Reflect judge, wave 10"). The 1.5B's shipped record uses it since wave 18, its
-# "supports" bounded by agree's own contrast too (`Recheck.contrast`), fitted on fourteen labelled
-# sets, which a check's calibration half cannot do (bench/RESULTS.md "Reflect judge, wave 18").
+# (bench/RESULTS.md "Reflect judge, wave 10"). Wave 18 measured it on the 1.5B with its "supports"
+# bounded by agree's own contrast too (`Recheck.contrast`), fitted on fourteen labelled sets (which a
+# check's calibration half cannot do): within one answer of the bar, not shipped (bench/RESULTS.md
+# "Reflect judge, wave 18").
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
@@ -717,11 +718,11 @@ class Recheck(NamedTuple):
     # `shots` only (two-sided): "contradicts" below it; NO_FLOOR: never.
     no: float = NO_FLOOR
     # "supports" also needs `agree`'s labels contrast past its offset above this (NO_FLOOR: no such
-    # bound): the first step's own lean must point to support, short of its margin. On the 1.5B the
-    # query alone answered yes to changed preferences it sounded like ("Changes the channel the moment
-    # cricket comes on" / "Follows cricket closely"); with the contrast above its offset too, fitted
+    # bound, as every check fits it): the first step's own lean must point to support, short of its
+    # margin. On the 1.5B the query alone answered yes to changed preferences it sounded like ("Changes
+    # the channel the moment cricket comes on" / "Follows cricket closely"); with the bound, fitted
     # leave-one-set-out on fourteen labelled sets, it gained on every set and added at most one wrong
-    # answer to any (bench/RESULTS.md "Reflect judge, wave 18").
+    # answer to any, a pass within one answer: measured, not shipped (bench/RESULTS.md "Reflect judge, wave 18").
     contrast: float = NO_FLOOR
 
     @property
