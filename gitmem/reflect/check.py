@@ -157,10 +157,10 @@ class Metrics(NamedTuple):
 
 
 def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, floor: float = J.NO_FLOOR,
-            recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0) -> Relation:
+            recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0, support: J.Support = J.NO_SUPPORT) -> Relation:
     if s.gated:
         return "unrelated"
-    return J.decide(s.scores[method], method, margin, offset, floor, recheck, slack).relation
+    return J.decide(s.scores[method], method, margin, offset, floor, recheck, slack, support).relation
 
 
 def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0,

@@ -734,8 +734,31 @@ class Recheck(NamedTuple):
 NO_RECHECK = Recheck()
 
 
+class Support(NamedTuple):
+    """`agree`'s own supports where its margin abstains (supports only, pairs asked as written):
+    its labels contrast past the offset above `contrast` and its yes/no lean past its floor above
+    `lean`, a band nearer than the margin on one framing bought with a clearer lean on the other. On
+    the 1.5B most of what the margin leaves open is indirect support; fitted leave-one-set-out on
+    fourteen labelled sets (every set judged by the numbers fitted on the other thirteen, at most one
+    added wrong answer per training set), it gained on thirteen sets, lost on none and added at most
+    one wrong answer to any, the same with a set held out as blind; an aversion's affirmative form
+    was left out of the fit (bench/RESULTS.md "Reflect judge, wave 18")."""
+
+    contrast: float = NEVER  # no pair passes: no such step
+    lean: float = NEVER
+
+    @property
+    def active(self) -> bool:
+        return self.contrast < NEVER and self.lean < NEVER
+
+
+NO_SUPPORT = Support()
+# The methods whose direction is agree's labels contrast and whose yes/no framing is agree's: those `Support` reads.
+CONTRAST_FRAMED: tuple[Method, ...] = ("agree", "query", "shots")
+
+
 def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.0, floor: float = NO_FLOOR,
-           recheck: Recheck = NO_RECHECK, slack: float = 0.0) -> Decision:
+           recheck: Recheck = NO_RECHECK, slack: float = 0.0, support: Support = NO_SUPPORT) -> Decision:
     """Pick a relation with `margin` (and, for `contrast`, `likely` and `agree`, the model's `offset`;
     for `likely`, the `floor` its bears-on-it log-odds must clear; for `agree`, the `floor` is the
     yes/no framing's lean; see the module docstring, step 3); "strong" when the evidence clears the
@@ -743,8 +766,13 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
     abstains, by their `recheck` (its verdicts are weak: one question, read on pairs the others found unclear).
     Scores asked about the opinion's affirmative form (`flipped`) are decided as asked, against the
     model's own leans, and the verdict is turned. `slack` (`Calibration.slack`): every threshold is
-    moved out by it, so a pair must clear each by more."""
+    moved out by it, so a pair must clear each by more. `support` (`agree`, `query`, `shots`): the
+    first step's own supports where its margin abstains, on a pair asked as written (`Support`)."""
     d = _decide(scores, method, margin, offset, floor, slack)
+    if d.relation == "unrelated" and support.active and method in CONTRAST_FRAMED and not scores.flipped and scores.labels is not None:
+        past = min(contrast(scores) - offset - support.contrast, yes_lean(scores) - floor - support.lean) - slack
+        if past > 0:
+            return Decision("supports", "weak", past)
     if method in SECOND and d.relation == "unrelated":
         d = _recheck(scores, recheck, slack, offset)
     return d._replace(relation=turn(d.relation)) if scores.flipped else d
@@ -870,6 +898,9 @@ class Calibration(NamedTuple):
     query_no: float = NO_FLOOR
     # `query` and `shots`: the labels contrast past the offset their "supports" also needs (`Recheck.contrast`).
     query_contrast: float = NO_FLOOR
+    # `agree` (and the methods built on it): its own supports where its margin abstains (`Support`); NEVER: none.
+    support_contrast: float = NEVER
+    support_lean: float = NEVER
     # The llama.cpp build, CPU features and scoring scheme the scores were measured with
     # (`model.llama_runtime`); "": not recorded (every calibration stored before wave 14, the
     # shipped ones among them). Those of wave 14 name no scheme: the old one, widened everywhere.
@@ -882,6 +913,10 @@ class Calibration(NamedTuple):
     @property
     def recheck(self) -> Recheck:
         return Recheck(self.query_yes, self.query_unknown, self.query_no, self.query_contrast)
+
+    @property
+    def support(self) -> Support:
+        return Support(self.support_contrast, self.support_lean)
 
     @property
     def worst_wrong_direction(self) -> float:
@@ -1047,7 +1082,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
     if cal.never_decides:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
                                 f"opinions will not move{_by_model()}; set a larger model with `{CONFIG_HINT}`{_rules_note()}")
-    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck)
+    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck, cal.support)
     drift = "" if not cal.slack else (
         f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build, CPU or scoring, so its thresholds are "
         f"{cal.slack:.2f} nats wider here")
@@ -1055,7 +1090,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
 
 
 def describe_rule(method: Method, offset: float, floor: float, polarity: bool = False,
-                  recheck: Recheck = NO_RECHECK) -> str:
+                  recheck: Recheck = NO_RECHECK, support: Support = NO_SUPPORT) -> str:
     """The calibrated numbers beyond the margin, and the polarity step, for a one-line report ("" for
     labels and yesno without the step)."""
     lean = f", offset {offset:+.2f}" if method in TWO_SIDED else ""
@@ -1063,6 +1098,9 @@ def describe_rule(method: Method, offset: float, floor: float, polarity: bool = 
         lean += f", yes/no lean {floor:+.2f}"
     elif method == "likely" and floor > NO_FLOOR:
         lean += f", floor {floor:+.2f}"
+    if support.active and method in CONTRAST_FRAMED:
+        lean += (f", supports also with the contrast {support.contrast:+.2f} and the yes/no lean {support.lean:+.2f} past "
+                 "them (pairs asked as written)")
     if method == "query":
         lean += (", then the query question: never" if recheck.yes >= NEVER else
                  f", then the query question: supports above yes {recheck.yes:+.2f} with unknown below "
@@ -1245,10 +1283,10 @@ def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
     if cal.never_decides:
         return Verdict("unrelated", "weak")
     scores = score_pair(model, fact, opinion, cal.method, cal.polarity, second=False)
-    d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
+    d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack, cal.support)
     if d.relation == "unrelated" and cal.method in SECOND and cal.recheck.active:
         # the second step's question is asked only of the pairs the first abstains on
         for q in SECOND[cal.method]:
             scores = merge(scores, ask(model, fact, opinion, q, cal.polarity))
-        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
+        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack, cal.support)
     return Verdict(d.relation, d.strength)
