@@ -39,7 +39,8 @@
    direction like `contrast` (offset, margin), only for a pair whose bears-on-it log-odds clear the
    calibrated `floor`; `agree` decides as `contrast` does, and only when the yes/no framing points
    the same way: yes(supports) - yes(contradicts) above its own lean (`floor`, calibrated) for
-   "supports", below it for "contradicts"; `negate` as `agree`, with its own direction; `query` as
+   "supports", below it for "contradicts" (and, where a calibration has it, "supports" also where
+   the margin abstains but both framings clear a nearer bound: `Support`); `negate` as `agree`, with its own direction; `query` as
    `agree`, and where that abstains, "supports" when the query's yes-vs-no log-odds clear its
    threshold and its "unknown" log-odds stay under a bound (`Recheck`; a "no" is never read as a
    contradiction); `shots` as `agree`, and where that abstains, by its labels contrast against
