@@ -1025,3 +1025,57 @@ def test_the_shipped_calibrations_record_no_runtime_so_every_build_widens_them()
     scored = [C.Scored(case, False, {"agree": sc})]
     assert C.metrics(scored, "agree", 1.0, 0.0, 0.0).correct == 1
     assert C.metrics(scored, "agree", 1.0, 0.0, 0.0, slack=J.DRIFT_SLACK).correct == 0
+
+
+def test_the_query_counts_a_yes_only_where_agree_leans_to_support_when_the_record_bounds_it() -> None:
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    yes = (-0.5, -2.5, -1.5)  # the query: yes by 2.0 over no, unknown 1.0 under the likelier
+    bounded = _query_cal(J.Recheck(1.4, 2.5))._replace(query_contrast=0.0)
+    assert bounded.recheck == J.Recheck(1.4, 2.5, J.NO_FLOOR, 0.0)
+    # agree's contrast on its offset (BandScorer: -1.6, offset -1.6): the query's yes does not count
+    assert J.judge(BandScorer(yes), bounded, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # 0.4 past it (offset -2.0), still inside agree's band: it does
+    leaning = bounded._replace(offset=-2.0)
+    assert J.judge(BandScorer(yes), leaning, fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert J.judge(BandScorer(yes), leaning._replace(slack=0.5), fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # an aversion: asked about "Likes flying", the supports turned
+    assert J.judge(BandScorer(yes), leaning, "@Bo: Took the train.", "@Bo: Dislikes flying.").relation == "contradicts"  # type: ignore[arg-type]
+    # no bound (every check's own fit): the query alone, as before
+    assert J.judge(BandScorer(yes), bounded._replace(query_contrast=J.NO_FLOOR), fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert "labels contrast" not in J.describe_rule("query", -1.6, -0.4, True, J.Recheck(1.4, 2.5))
+    assert J.describe_rule("query", -1.6, -0.4, True, bounded.recheck) == (
+        ", offset -1.60, yes/no lean -0.40, then the query question: supports above yes +1.40 with unknown below +2.50 "
+        "and the labels contrast +0.00 past the offset, aversions judged in their affirmative form")
+    # stored and read back with the rest of a calibration
+    assert J._read_table(json.dumps({"1:q": bounded._asdict()}))["1:q"].recheck.contrast == 0.0
+
+
+
+def test_agree_s_own_supports_step_decides_a_pair_its_margin_leaves_open_only_with_both_framings_past_it() -> None:
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    # BandScorer: contrast -1.6, yes/no lean 0; offset -2.5 and floor -0.5 put them 0.9 and 0.5 past: inside the margin of 1.0
+    cal = J.Calibration("1:a", "a.gguf:1:a", "agree", 1.0, 0.8, 0.03, 0.3, 129, 8.0, "2026-12-02", offset=-2.5, floor=-0.5,
+                        polarity=True)
+    assert J.judge(BandScorer((0, 0, 0)), cal, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    step = cal._replace(support_contrast=0.8, support_lean=0.4)
+    v = J.judge(BandScorer((0, 0, 0)), step, fact, opinion)  # type: ignore[arg-type]
+    assert (v.relation, v.strength, v.by) == ("supports", "weak", "model")
+    # either framing short of its bound, or the slack taking the 0.1 both clear it by: open
+    assert J.judge(BandScorer((0, 0, 0)), step._replace(support_contrast=0.95), fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    assert J.judge(BandScorer((0, 0, 0)), step._replace(support_lean=0.55), fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    assert J.judge(BandScorer((0, 0, 0)), step._replace(slack=0.1), fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # an aversion's affirmative form is not read by it (the fit left those pairs out): the margin alone
+    assert J.judge(BandScorer((0, 0, 0)), step, "@Bo: Took the train.", "@Bo: Dislikes flying.").relation == "unrelated"  # type: ignore[arg-type]
+    assert J.describe_rule("agree", -2.5, -0.5, True, J.NO_RECHECK, step.support) == (
+        ", offset -2.50, yes/no lean -0.50, supports also with the contrast +0.80 and the yes/no lean +0.40 past them "
+        "(pairs asked as written), aversions judged in their affirmative form")
+
+
+def test_the_shipped_1_5b_record_counts_agree_s_own_supports_where_its_margin_abstains_and_stays_trusted() -> None:
+    qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
+    assert qwen.method == "agree" and qwen.support == J.Support(0.8, 0.4) and not qwen.recheck.active
+    t = J.trust(None, qwen.model)
+    assert t.allowed and "supports also with the contrast +0.80 and the yes/no lean +0.40 past them" in t.reason
+    assert "wrong direction 2%, accuracy 74%" in t.reason and "wrong direction 5% on 129 fresh cases" in t.reason
+    # the other shipped records have no such step
+    assert all(not c.support.active for c in J.shipped_calibrations().values() if c.fingerprint != qwen.fingerprint)

@@ -328,3 +328,48 @@ def test_the_real_model_says_which_llama_build_it_runs_on_and_a_calibration_from
     J.write_table(J.workspace_calibration_path(ws), decides._replace(runtime=llm.runtime.removesuffix(f"; scores: {SCORE_SCHEME}")))
     older = J.trust(ws, llm.name, llm.runtime)
     assert older.calibration is not None and older.calibration.slack == J.DRIFT_SLACK
+
+
+def test_the_query_step_with_a_contrast_bound_on_the_real_model_counts_a_yes_only_where_agree_leans_to_support(bundled: Path) -> None:
+    """The second step measured for the 1.5B in wave 18 (`Recheck.contrast`) run on the real SmolLM2
+    with the 1.5B record's agree numbers: the query is asked only after agree abstains, and its "yes"
+    becomes "supports" only where agree's own labels contrast (past the offset, read from the model's
+    answer) is above the bound."""
+    from gitmem.reflect.model import LlamaModel
+
+    qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    llm = LlamaModel(bundled)
+    s = J.score_pair(llm, fact, opinion, "query")
+    got = J.second_step(s)
+    assert got is not None and s.labels is not None
+    lean = J.contrast(s) - qwen.offset
+    # agree's band wider than this pair's contrast, so it leaves the pair open, and the query's own
+    # numbers passing (thresholds set around what the model answered): only the contrast bound differs
+    passes = qwen._replace(method="query", margin=abs(lean) + 1.0, query_yes=got[0] - 1.0, query_unknown=got[1] + 1.0)
+    assert J.decide(s, "agree", passes.margin, passes.offset, passes.floor).relation == "unrelated"
+    calls = llm.stats.calls
+    assert J.judge(llm, passes._replace(query_contrast=lean - 0.5), fact, opinion).relation == "supports"
+    assert llm.stats.calls - calls == 4  # agree's three questions, then the query
+    assert J.judge(llm, passes._replace(query_contrast=lean + 0.5), fact, opinion).relation == "unrelated"
+    assert J.judge(llm, passes._replace(query_contrast=J.NO_FLOOR), fact, opinion).relation == "supports"
+
+
+def test_agree_s_own_supports_step_with_the_real_model_reads_both_framings_of_its_answer(bundled: Path) -> None:
+    """The 1.5B record's supports step (wave 18) on the real SmolLM2: no question beyond agree's three;
+    "supports" only when the model's own contrast and yes/no lean (past the offset and floor) are
+    both above the step's bounds, here set half a nat around what the model answered."""
+    from gitmem.reflect.model import LlamaModel
+
+    qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    llm = LlamaModel(bundled)
+    s = J.score_pair(llm, fact, opinion, "agree")
+    x, y = J.contrast(s) - qwen.offset, J.yes_lean(s) - qwen.floor
+    open_ = qwen._replace(margin=abs(x) + 1.0)  # agree's margin leaves the pair open
+    assert J.decide(s, "agree", open_.margin, open_.offset, open_.floor).relation == "unrelated"
+    calls = llm.stats.calls
+    assert J.judge(llm, open_._replace(support_contrast=x - 0.5, support_lean=y - 0.5), fact, opinion).relation == "supports"
+    assert llm.stats.calls - calls == 3
+    assert J.judge(llm, open_._replace(support_contrast=x + 0.5, support_lean=y - 0.5), fact, opinion).relation == "unrelated"
+    assert J.judge(llm, open_._replace(support_contrast=x - 0.5, support_lean=y + 0.5), fact, opinion).relation == "unrelated"

@@ -157,10 +157,10 @@ class Metrics(NamedTuple):
 
 
 def predict(s: Scored, method: J.Method, margin: float, offset: float = 0.0, floor: float = J.NO_FLOOR,
-            recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0) -> Relation:
+            recheck: J.Recheck = J.NO_RECHECK, slack: float = 0.0, support: J.Support = J.NO_SUPPORT) -> Relation:
     if s.gated:
         return "unrelated"
-    return J.decide(s.scores[method], method, margin, offset, floor, recheck, slack).relation
+    return J.decide(s.scores[method], method, margin, offset, floor, recheck, slack, support).relation
 
 
 def metrics(scored: Sequence[Scored], method: J.Method, margin: float, offset: float = 0.0,
@@ -473,7 +473,7 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
         cases=rep.cases, tokens_per_second=round(tokens / seconds, 1) if seconds else 0.0,
         measured=date.today().isoformat(), offset=offset, floor=floor, gate=J.gate_kind(), polarity=True,
-        query_yes=recheck.yes, query_unknown=recheck.unknown, query_no=recheck.no,
+        query_yes=recheck.yes, query_unknown=recheck.unknown, query_no=recheck.no, query_contrast=recheck.contrast,
         runtime=str(getattr(model, "runtime", "")))
     related = [s for s in scored if s.case.expected != "unrelated"]
     rules = tally(scored, rules_first(scored, ["unrelated"] * len(scored)))

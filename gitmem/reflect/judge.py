@@ -39,7 +39,8 @@
    direction like `contrast` (offset, margin), only for a pair whose bears-on-it log-odds clear the
    calibrated `floor`; `agree` decides as `contrast` does, and only when the yes/no framing points
    the same way: yes(supports) - yes(contradicts) above its own lean (`floor`, calibrated) for
-   "supports", below it for "contradicts"; `negate` as `agree`, with its own direction; `query` as
+   "supports", below it for "contradicts" (and, where a calibration has it, "supports" also where
+   the margin abstains but both framings clear a nearer bound: `Support`); `negate` as `agree`, with its own direction; `query` as
    `agree`, and where that abstains, "supports" when the query's yes-vs-no log-odds clear its
    threshold and its "unknown" log-odds stay under a bound (`Recheck`; a "no" is never read as a
    contradiction); `shots` as `agree`, and where that abstains, by its labels contrast against
@@ -97,7 +98,10 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # measured and kept but not by default: on Qwen2.5-Coder-1.5B it helped or held on every labelled
 # tuning set, but on the blind set written after it (bench/judge_heldout6.jsonl) it turned one
 # abstention into a right answer and one into a wrong one, 4.7% -> 5.4% wrong, over the bar
-# (bench/RESULTS.md "Reflect judge, wave 10").
+# (bench/RESULTS.md "Reflect judge, wave 10"). Wave 18 measured it on the 1.5B with its "supports"
+# bounded by agree's own contrast too (`Recheck.contrast`), fitted on fourteen labelled sets (which a
+# check's calibration half cannot do): within one answer of the bar, not shipped (bench/RESULTS.md
+# "Reflect judge, wave 18").
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
@@ -714,6 +718,13 @@ class Recheck(NamedTuple):
     unknown: float = NO_FLOOR
     # `shots` only (two-sided): "contradicts" below it; NO_FLOOR: never.
     no: float = NO_FLOOR
+    # "supports" also needs `agree`'s labels contrast past its offset above this (NO_FLOOR: no such
+    # bound, as every check fits it): the first step's own lean must point to support, short of its
+    # margin. On the 1.5B the query alone answered yes to changed preferences it sounded like ("Changes
+    # the channel the moment cricket comes on" / "Follows cricket closely"); with the bound, fitted
+    # leave-one-set-out on fourteen labelled sets, it gained on every set and added at most one wrong
+    # answer to any, a pass within one answer: measured, not shipped (bench/RESULTS.md "Reflect judge, wave 18").
+    contrast: float = NO_FLOOR
 
     @property
     def active(self) -> bool:
@@ -724,8 +735,31 @@ class Recheck(NamedTuple):
 NO_RECHECK = Recheck()
 
 
+class Support(NamedTuple):
+    """`agree`'s own supports where its margin abstains (supports only, pairs asked as written):
+    its labels contrast past the offset above `contrast` and its yes/no lean past its floor above
+    `lean`, a band nearer than the margin on one framing bought with a clearer lean on the other. On
+    the 1.5B most of what the margin leaves open is indirect support; fitted leave-one-set-out on
+    fourteen labelled sets (every set judged by the numbers fitted on the other thirteen, at most one
+    added wrong answer per training set), it gained on thirteen sets, lost on none and added at most
+    one wrong answer to any, the same with a set held out as blind; an aversion's affirmative form
+    was left out of the fit (bench/RESULTS.md "Reflect judge, wave 18")."""
+
+    contrast: float = NEVER  # no pair passes: no such step
+    lean: float = NEVER
+
+    @property
+    def active(self) -> bool:
+        return self.contrast < NEVER and self.lean < NEVER
+
+
+NO_SUPPORT = Support()
+# The methods whose direction is agree's labels contrast and whose yes/no framing is agree's: those `Support` reads.
+CONTRAST_FRAMED: tuple[Method, ...] = ("agree", "query", "shots")
+
+
 def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.0, floor: float = NO_FLOOR,
-           recheck: Recheck = NO_RECHECK, slack: float = 0.0) -> Decision:
+           recheck: Recheck = NO_RECHECK, slack: float = 0.0, support: Support = NO_SUPPORT) -> Decision:
     """Pick a relation with `margin` (and, for `contrast`, `likely` and `agree`, the model's `offset`;
     for `likely`, the `floor` its bears-on-it log-odds must clear; for `agree`, the `floor` is the
     yes/no framing's lean; see the module docstring, step 3); "strong" when the evidence clears the
@@ -733,10 +767,15 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
     abstains, by their `recheck` (its verdicts are weak: one question, read on pairs the others found unclear).
     Scores asked about the opinion's affirmative form (`flipped`) are decided as asked, against the
     model's own leans, and the verdict is turned. `slack` (`Calibration.slack`): every threshold is
-    moved out by it, so a pair must clear each by more."""
+    moved out by it, so a pair must clear each by more. `support` (`agree`, `query`, `shots`): the
+    first step's own supports where its margin abstains, on a pair asked as written (`Support`)."""
     d = _decide(scores, method, margin, offset, floor, slack)
+    if d.relation == "unrelated" and support.active and method in CONTRAST_FRAMED and not scores.flipped and scores.labels is not None:
+        past = min(contrast(scores) - offset - support.contrast, yes_lean(scores) - floor - support.lean) - slack
+        if past > 0:
+            return Decision("supports", "weak", past)
     if method in SECOND and d.relation == "unrelated":
-        d = _recheck(scores, recheck, slack)
+        d = _recheck(scores, recheck, slack, offset)
     return d._replace(relation=turn(d.relation)) if scores.flipped else d
 
 
@@ -752,11 +791,12 @@ def second_step(scores: PairScores) -> tuple[float, float] | None:
     return scores.query_yes, scores.query_unknown
 
 
-def _recheck(scores: PairScores, r: Recheck, slack: float = 0.0) -> Decision:
+def _recheck(scores: PairScores, r: Recheck, slack: float = 0.0, offset: float = 0.0) -> Decision:
     got = second_step(scores)
     if got is None or not got[1] < r.unknown - slack:
         return ABSTAIN
-    if got[0] > r.yes + slack:
+    leans = r.contrast <= NO_FLOOR or (scores.labels is not None and contrast(scores) - offset > r.contrast + slack)
+    if got[0] > r.yes + slack and leans:
         return Decision("supports", "weak", got[0] - r.yes - slack)
     if got[0] < r.no - slack:
         return Decision("contradicts", "weak", r.no - slack - got[0])
@@ -857,6 +897,11 @@ class Calibration(NamedTuple):
     # Method `shots`: its second step's "contradicts" threshold (`Recheck.no`); `query_yes` and
     # `query_unknown` hold its "supports" threshold and its "unrelated" bound.
     query_no: float = NO_FLOOR
+    # `query` and `shots`: the labels contrast past the offset their "supports" also needs (`Recheck.contrast`).
+    query_contrast: float = NO_FLOOR
+    # `agree` (and the methods built on it): its own supports where its margin abstains (`Support`); NEVER: none.
+    support_contrast: float = NEVER
+    support_lean: float = NEVER
     # The llama.cpp build, CPU features and scoring scheme the scores were measured with
     # (`model.llama_runtime`); "": not recorded (every calibration stored before wave 14, the
     # shipped ones among them). Those of wave 14 name no scheme: the old one, widened everywhere.
@@ -868,7 +913,11 @@ class Calibration(NamedTuple):
 
     @property
     def recheck(self) -> Recheck:
-        return Recheck(self.query_yes, self.query_unknown, self.query_no)
+        return Recheck(self.query_yes, self.query_unknown, self.query_no, self.query_contrast)
+
+    @property
+    def support(self) -> Support:
+        return Support(self.support_contrast, self.support_lean)
 
     @property
     def worst_wrong_direction(self) -> float:
@@ -1034,7 +1083,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
     if cal.never_decides:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
                                 f"opinions will not move{_by_model()}; set a larger model with `{CONFIG_HINT}`{_rules_note()}")
-    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck)
+    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck, cal.support)
     drift = "" if not cal.slack else (
         f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build, CPU or scoring, so its thresholds are "
         f"{cal.slack:.2f} nats wider here")
@@ -1042,7 +1091,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
 
 
 def describe_rule(method: Method, offset: float, floor: float, polarity: bool = False,
-                  recheck: Recheck = NO_RECHECK) -> str:
+                  recheck: Recheck = NO_RECHECK, support: Support = NO_SUPPORT) -> str:
     """The calibrated numbers beyond the margin, and the polarity step, for a one-line report ("" for
     labels and yesno without the step)."""
     lean = f", offset {offset:+.2f}" if method in TWO_SIDED else ""
@@ -1050,10 +1099,14 @@ def describe_rule(method: Method, offset: float, floor: float, polarity: bool = 
         lean += f", yes/no lean {floor:+.2f}"
     elif method == "likely" and floor > NO_FLOOR:
         lean += f", floor {floor:+.2f}"
+    if support.active and method in CONTRAST_FRAMED:
+        lean += (f", supports also with the contrast {support.contrast:+.2f} and the yes/no lean {support.lean:+.2f} past "
+                 "them (pairs asked as written)")
     if method == "query":
         lean += (", then the query question: never" if recheck.yes >= NEVER else
                  f", then the query question: supports above yes {recheck.yes:+.2f} with unknown below "
-                 f"{recheck.unknown:+.2f}")
+                 f"{recheck.unknown:+.2f}" + (f" and the labels contrast {recheck.contrast:+.2f} past the offset"
+                                             if recheck.contrast > NO_FLOOR else ""))
     elif method == "shots":
         lean += (", then the worked examples: never" if not recheck.active else
                  ", then the worked examples: " + ", ".join(
@@ -1231,10 +1284,10 @@ def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
     if cal.never_decides:
         return Verdict("unrelated", "weak")
     scores = score_pair(model, fact, opinion, cal.method, cal.polarity, second=False)
-    d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
+    d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack, cal.support)
     if d.relation == "unrelated" and cal.method in SECOND and cal.recheck.active:
         # the second step's question is asked only of the pairs the first abstains on
         for q in SECOND[cal.method]:
             scores = merge(scores, ask(model, fact, opinion, q, cal.polarity))
-        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
+        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack, cal.support)
     return Verdict(d.relation, d.strength)
