@@ -72,11 +72,14 @@ def entity_page_path(slug: str) -> str:
     return f"{ENTITIES_DIR}/{slug}.md"
 
 
+_ENTITY_PAGES = f"{ENTITIES_DIR}/"  # built once: recall asks of every pool row (~600 a question)
+
+
 def entity_page_stem(rel: str) -> str | None:
     """The file-name stem of an entity page (bank/entities/Peter.md -> Peter), else None."""
-    if not rel.startswith(f"{ENTITIES_DIR}/"):
+    if not rel.startswith(_ENTITY_PAGES):
         return None
-    return rel[len(ENTITIES_DIR) + 1 :].rsplit(".", 1)[0]
+    return rel[len(_ENTITY_PAGES) :].rsplit(".", 1)[0]
 
 
 # --- daily logs ----------------------------------------------------------------------------------

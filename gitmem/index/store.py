@@ -502,7 +502,7 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
     cur.row_factory = None
     # Read until `limit` rows have passed: the rows after those are never used, so their chunk
     # rows are not looked up (bm25 has ranked all of them by then either way).
-    got: list[tuple[Any, ...]] = []
+    got: list[Scored] = []
     seen = 0
     try:
         for r in cur.execute(
@@ -511,7 +511,7 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
                 [match, *rparams, want, *where.params]):
             seen += 1
             if r[ID] is not None:
-                got.append(r)
+                got.append((r[:-1], -r[-1]))
                 if len(got) == limit:
                     break
     except sqlite3.OperationalError as exc:
@@ -521,7 +521,7 @@ def ranked(conn: sqlite3.Connection, match: str, where: Where, limit: int, low: 
     if not seen:
         return []
     if len(got) >= limit or seen < want:
-        return [(r[:-1], -r[-1]) for r in got]
+        return got
     crow, cparams = _rowid_range("c.id", low, bound)
     rows, scores = _search_join(conn, "chunks", match, Where((*where.conds, *crow), (*where.params, *cparams)), limit)
     exact: list[Scored] = [(r, scores[r["id"]]) for r in rows]

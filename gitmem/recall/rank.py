@@ -114,7 +114,12 @@ def rerank(cands: list[Candidate], q: Query, wanted: set[str]) -> list[Candidate
     """Re-score the bm25 candidates in place and sort them best first. `wanted`: the entity keys
     named in the question that memory knows (see the module docstring for each factor)."""
     stems = query_stems(q)
+    n_stems = len(stems)
     base: dict[int, float] = {}
+    # Neighbours by line distance within one file: a range ending d lines before another's start.
+    # Only files with two or more candidates can have any (at 1M lines most have one). Grouped in
+    # the same pass, and each score set at once: only a neighbour's changes, from `base`.
+    by_path: dict[str, list[int]] = {}
     for i, c in enumerate(cands):
         score = c.score
         if score is None:
@@ -124,15 +129,11 @@ def rerank(cands: list[Candidate], q: Query, wanted: set[str]) -> list[Candidate
             score *= ENTITY_BOOST
         if r[FACT]:
             score *= FACT_BOOST
-        if stems:
-            score *= (0.5 + covered(r[CONTENT].lower(), stems) / len(stems)) ** COVERAGE_POWER
-        base[i] = score
-    # Neighbours by line distance within one file: a range ending d lines before another's start.
-    # Only files with two or more candidates can have any (at 1M lines most have one).
-    by_path: dict[str, list[int]] = {}
-    for i in base:
-        by_path.setdefault(cands[i].row[PATH], []).append(i)
-    smoothed = dict(base)
+        if n_stems:
+            score *= (0.5 + covered(r[CONTENT].lower(), stems) / n_stems) ** COVERAGE_POWER
+        base[i] = c.score = score
+        by_path.setdefault(r[PATH], []).append(i)
+    smoothed: dict[int, float] = {}
     for group in by_path.values():
         if len(group) < 2:
             continue
