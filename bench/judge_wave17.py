@@ -1,7 +1,7 @@
 """Wave 17 of the reflection judge: rules first, the model second (issue 15, "deterministic first").
 
 From the score cache only (no model is run; `bench/judge_wave15.py --score` filled it), on every
-labelled set (the shipped calibration and report halves, bench/judge_heldout2..13.jsonl), accuracy /
+labelled set (the shipped calibration and report halves, bench/judge_heldout2..14.jsonl), accuracy /
 wrong direction / abstain of:
 
 - the rules alone (`judge.ruled`, no model: what SmolLM2, which never decides, gets with them);
