@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from test_attribute_recency import ask
-from test_current_truth_wave7 import history
+from test_current_truth_wave7 import history, nothing_hidden
 
 from gitmem.parse import mood
 from gitmem.recall.result import Result
@@ -67,3 +67,19 @@ def test_a_line_asserting_nothing_of_now_ranks_under_what_holds(tmp_path: Path, 
     assert holds in shown[0], shown
     # Not hidden: the wish, the condition, the hearsay is still returned, below it.
     assert any(trap in s for s in shown[1:]), shown
+
+
+def test_a_plan_ends_no_home_but_a_changed_plan_replaces_the_plan(tmp_path: Path) -> None:
+    # Blind sets 14 and 15 (wave 18): "Thinking about moving to ..." shares the cue "moving to" and the
+    # home's attribute, and the index's supersession hid the home behind the plan.
+    repo = history(tmp_path,
+                   ("2026-01-15", ("W @Solveig: Lives in Hallstatt and walks to the salt museum where she works.",)),
+                   ("2026-04-02", ("W @Solveig: Thinking about moving to Bad Ischl once her lease runs out in 2027.",)),
+                   ("2026-05-20", ("W @Solveig: Now thinking about moving to Gmunden instead of Bad Ischl.",)))
+    shown = ask(repo, "Where does Solveig live?", k=5, as_of="2026-06-01", include_history=True)
+    home = next(r for r in shown if "Lives in Hallstatt" in str(r.content))
+    assert home.superseded_by is None and shown[0] is home, [str(r.content) for r in shown]
+    assert nothing_hidden(ask(repo, "Where does Solveig live?", k=5, as_of="2026-04-10"))
+    # A plan still replaces the plan it changes.
+    first_plan = next(r for r in shown if "Bad Ischl once" in str(r.content))
+    assert first_plan.superseded_by is not None and "2026-05-20" in first_plan.superseded_by.source

@@ -34,8 +34,9 @@ from gitmem.index.db import get_meta
 # semester": parse/dates.py); "6" wave 15: another @person's thing opening the clause is theirs ("@Gwendolyn:
 # @Ceridwen's retirement do ...", "His clubmate Sorin ...": parse/entities.py `subject`), "up to" an amount is no end (parse/dates.py
 # `ends`), and a past intention, a conditional future, a span of a life talked about and hearsay say
-# nothing of now (parse/mood.py).
-RULES = "6"
+# nothing of now (parse/mood.py); "7" wave 18: a plan, a wish or a condition (parse/mood.py `intends`)
+# replaces no state, only another plan.
+RULES = "7"
 DERIVED_RULES = "derived_rules"
 
 

@@ -27,7 +27,8 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
 - old's event time does not start after new's (a later note about an earlier time replaces nothing);
 - new is not a memory told again (`told_of_past`, wave 9): "Lived in Prague back in 2019" replaces
   no current home, whatever cue or attribute it shares; nor a dream, a lost bid or a story retold
-  (parse/mood.py `no_present_value`, wave 12): "Dreamt she had quit teaching" leaves her teaching.
+  (parse/mood.py `no_present_value`, wave 12): "Dreamt she had quit teaching" leaves her teaching;
+  nor (wave 18) a plan, a wish or a condition (`intends`) unless old is one too: a plan replaces a plan.
 Measured on bench/current_truth.py (top-1 current, false supersession) and the knowledge-update
 suite; see bench/RESULTS.md. The post-commit hook runs this module: it and what it imports (layout,
 parse.attributes, parse.entities, parse.mood) use only the standard library's re, bisect, functools and unicodedata.
@@ -63,6 +64,9 @@ _STOP = frozenset(
 )
 # Opinion verbs: what an opinion says about its subject, not the subject itself.
 _OPINION_WORDS = frozenset("prefe like likes love loves hate hates think enjoy drink eat eats favou favor".split())
+# Wave 18: a new line that only intends (parse/mood.py `intends`: a plan, a wish, a condition) replaces
+# no line that does not. Off: False.
+PLANS_END_NOTHING = True
 # Attribute families for hiding: parse/attributes.py's narrow, cue-gated list (CUED_FAMILIES).
 _FAMILIES = attributes.CUED_FAMILIES
 # Weak cues: "now" and "new" also open statements that add to what was said ("The farm now has
@@ -226,6 +230,10 @@ def supersedes(new: Statement, old: Statement) -> str | None:
     if about_someone_else(new.content) or about_someone_else(old.content) or is_additive(new.content):
         return None
     if told_of_past(new.content, new.event_start) or mood.no_present_value(new.content):
+        return None
+    # A plan, a wish or a condition ends no state ("Thinking about moving to Egilsstadir once her lease
+    # runs out" leaves her living where she lives); a changed plan still replaces a plan (PLANS_END_NOTHING).
+    if PLANS_END_NOTHING and mood.intends(new.content) and not mood.intends(old.content):
         return None
     strong = _strong_cue(new.content)
     a, b = _stems(new.content, new.entities), _stems(old.content, old.entities)
