@@ -37,6 +37,19 @@ def test_a_dream_supersedes_nothing(tmp_path: Path) -> None:
     assert top(repo, "What does Leilani do for work?", "leilani", "2026-09-01") == teaches
 
 
+def test_a_dream_told_with_a_contracted_auxiliary_supersedes_nothing(tmp_path: Path) -> None:
+    # Blind set 15 (wave 18): "Dreamt she'd moved back to ..." read as a move, hiding the home.
+    home = "@Oyuna: Lives in Darkhan and drives a tram on the night shift."
+    repo = history(
+        tmp_path,
+        ("2025-06-11", ("W " + home,)),
+        ("2025-11-02", ("W @Oyuna: Dreamt she'd moved back to Choibalsan and woke up missing the steppe.",)))
+    assert _superseded(Workspace(repo.path)) == []
+    assert top(repo, "Where does Oyuna live?", "oyuna", "2025-11-20") == home
+    assert mood.no_present_value("@Oyuna: Dreamt he's left the tram depot.")
+    assert not mood.no_present_value("@Oyuna: Landed her dream job at the depot.")
+
+
 @pytest.mark.parametrize("old, new, question", [
     ("Lives in Olomouc near the Holy Trinity Column with his wife.",
      "B @Bohdan: Told us about the years he lived in a squat in Gdańsk in his twenties.",

@@ -35,7 +35,8 @@ from gitmem.index.db import get_meta
 # @Ceridwen's retirement do ...", "His clubmate Sorin ...": parse/entities.py `subject`), "up to" an amount is no end (parse/dates.py
 # `ends`), and a past intention, a conditional future, a span of a life talked about and hearsay say
 # nothing of now (parse/mood.py); "7" wave 18: a plan, a wish or a condition (parse/mood.py `intends`)
-# replaces no state, only another plan.
+# replaces no state, only another plan; a dream told with a contracted auxiliary ("Dreamt she'd moved")
+# is a dream.
 RULES = "7"
 DERIVED_RULES = "derived_rules"
 

@@ -71,7 +71,8 @@ def intends(content: str) -> bool:
 # (of / about / that, or the clause itself: "Dreamt she had quit teaching"), or "had a dream where";
 # not the noun before a noun ("Landed her dream job": a real change) nor "dreamt up" (made up).
 _PERSON = f"(?:{_SUBJECTS}|you|her|his|their|my|our)"
-_DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |about |" + _PERSON + r" )|"
+# The person may carry a contracted auxiliary ("Dreamt she'd moved back to Khovd": she had).
+_DREAM = lazy(r"\b(?:day-?dream(?:s|ed|ing)?|dream(?:s|ed|ing|t)? (?:that |of |about |" + _PERSON + r"(?:['’][a-z]{1,2})? )|"
               r"(?:a|the) dream (?:that|where|in which|about)|fantasi[sz](?:es|ed|ing) about|"
               r"someday|some day|would love to|outbid|lost out|missed out|(?:bid|bids|made an offer|put in an offer) (?:on|for)|"
               r"(?:a|the) viewing|trial (?:service|shift|day|week|lesson))\b",
