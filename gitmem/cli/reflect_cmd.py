@@ -59,7 +59,7 @@ def _change_lines(summary: dict[str, Any], *, evidence: bool) -> list[str]:
             lines.append(f"  opinion {c.opinion[:70]}: {c.before:.2f} -> {c.after:.2f} ({c.delta:+.2f}, "
                          f"{len(c.evidence)} evidence)")
             if evidence:
-                lines += [f"    {e.relation} ({e.strength}, {e.delta:+.2f}, {e.by}) {e.source}" for e in c.evidence]
+                lines += [f"    {e.label} {e.source}" for e in c.evidence]
         else:
             lines.append(f"  {c.status:<8} {c.path}")
     lines += [f"  skipped  {sk['path']} [{sk['block']}]: {sk['reason']}" for sk in summary.get("skipped", [])]
@@ -144,7 +144,7 @@ def _review_lead(s: dict[str, Any]) -> list[str]:
         for e in c.evidence:
             text = " ".join(e.content.split())
             text = text if len(text) <= 160 else text[:159] + "…"
-            lines.append(f"      {e.relation} ({e.strength}, {e.delta:+.2f}, {e.by}): \"{text}\" {e.source}")
+            lines.append(f"      {e.label}: \"{text}\" {e.source}")
     if others:
         lines += ["", f"Pages ({len(others)})"]
     for p in others:

@@ -86,6 +86,11 @@ class EvidenceStep(NamedTuple):
     path: str
     by: str = "model"  # who judged it: "model", or the rule that read it from the words (judge.ruled)
 
+    @property
+    def label(self) -> str:
+        """How a review names it: "contradicts (weak, -0.05, model)" (reflect, review and review --html)."""
+        return f"{self.relation} ({self.strength}, {self.delta:+.2f}, {self.by})"
+
 
 class OpinionChange(NamedTuple):
     """An opinion's confidence moved (or was stated) in bank/opinions.md."""

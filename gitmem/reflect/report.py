@@ -97,8 +97,7 @@ def render(shown: dict[str, Any], opinions: dict[str, dict[str, Any]]) -> str:
         move = (confidence_move(c.before, c.after) if c.evidence else f"c {c.after:.2f} (as stated in memory)")
         body.append(f'<div class="op"><div><span class="move">{escape(move)}</span> {escape(c.opinion)}</div>')
         for e in c.evidence:
-            body.append(f'<div class="ev"><span class="{escape(e.relation)}">{escape(e.relation)} ({escape(e.strength)},'
-                        f' {e.delta:+.2f}, {escape(e.by)})</span>: “{escape(e.content)}”'
+            body.append(f'<div class="ev"><span class="{escape(e.relation)}">{escape(e.label)}</span>: “{escape(e.content)}”'
                         f' <cite>{escape(e.source)}</cite></div>')
         body.append(chart(op.get("history", [])) + "</div>")
     moved = {c.key for c in moves}
