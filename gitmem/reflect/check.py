@@ -467,7 +467,8 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
     margin = round(fit.margin, 4) if math.isfinite(fit.margin) else J.NEVER
     offset, floor = round(fit.offset, 4), round(fit.floor, 4)
     recheck = J.Recheck(*(round(x, 4) for x in fit.recheck))
-    rep = metrics(rep_half, fit.method, margin, offset, floor, recheck)
+    answers = [predict(s, fit.method, margin, offset, floor, recheck) for s in rep_half]  # the model's, then the rules'
+    rep = tally(rep_half, answers)
     cal = J.Calibration(
         fingerprint=J.fingerprint(model_name), model=model_name, method=fit.method, margin=margin,
         accuracy=round(rep.accuracy, 4), wrong_direction=round(rep.wrong_direction, 4), abstain=round(rep.abstain, 4),
@@ -477,7 +478,7 @@ def check(model: Scorer, model_name: str, cases: Sequence[Case], methods: Sequen
         runtime=str(getattr(model, "runtime", "")))
     related = [s for s in scored if s.case.expected != "unrelated"]
     rules = tally(scored, rules_first(scored, ["unrelated"] * len(scored)))
-    with_rules = tally(rep_half, rules_first(rep_half, [predict(s, fit.method, margin, offset, floor, recheck) for s in rep_half]))
+    with_rules = tally(rep_half, rules_first(rep_half, answers))
     return CheckReport(cal, fit.metrics, rep, per_method, len(scored), sum(s.gated for s in scored),
                        sum(s.gated for s in related), calls, tokens, seconds, scored, rules, with_rules)
 
