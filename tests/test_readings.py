@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 from test_attribute_recency import ask, log, top_about
+from test_last_day import _sql
 
 from gitmem import forget as fg
 from gitmem.index import rules
@@ -41,16 +42,6 @@ def _history(tmp_path: Path) -> GitRepo:
     repo.commit("edit", "2025-07-01", log("2025-06-11", "W " + KYOTO, *("W " + o for o in OTHERS)))
     update(Workspace(repo.path))
     return repo
-
-
-def _sql(ws: Workspace, *statements: str) -> None:
-    con = sqlite3.connect(ws.index_path)
-    try:
-        for s in statements:
-            con.execute(s)
-        con.commit()
-    finally:
-        con.close()
 
 
 def _stored(ws: Workspace) -> dict[str, Reading]:
