@@ -171,9 +171,9 @@ def test_newer_first_reads_whether_a_statement_holds_for_a_while_from_the_stored
     seen: list[bool] = []
     real = currency._said
 
-    def spy(c: Candidate, q: currency.Asked, past: set[int], stored: bool = False) -> object:
+    def spy(c: Candidate, q: currency.Asked, past: set[int], stored: bool = False, known: object = None) -> object:
         seen.append(stored)
-        return real(c, q, past, stored)
+        return real(c, q, past, stored, known)  # type: ignore[arg-type]
 
     monkeypatch.setattr(currency, "_said", spy)
     answer = ask(GitRepo(ws.root), "where does Bob live now", as_of="2025-12-10")

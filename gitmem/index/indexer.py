@@ -20,6 +20,7 @@ from gitmem.config import load_config
 from gitmem.index import rules, store
 from gitmem.layout import BANK_DIR, in_bank
 from gitmem.index.dating import last_day
+from gitmem.index.readings import rows_of
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
 from gitmem.index.supersede import Statement, cited_source, has_cue, restates, same_fact, supersedes
 from gitmem.parse import Block, ParsedFile, parse_markdown
@@ -300,6 +301,7 @@ class _Writer:
                 "INSERT INTO chunks_fts (rowid, content, heading, path, entities) VALUES (?,?,?,?,?)",
                 [(r[0], r[11], r[4], r[1], r[7]) for r in self.inserts],
             )
+            c.executemany(_READINGS, rows_of(self.inserts))  # what recall's recency reads of each (index/readings.py)
             c.executemany("INSERT OR IGNORE INTO chunk_entities VALUES (?, ?)", self.entity_rows)
             c.executemany("UPDATE chunks SET valid_to = ? WHERE id = ?", self.closes)
             c.executemany("UPDATE chunks SET successor = ? WHERE id = ?", self.successors)
@@ -380,6 +382,7 @@ class _Writer:
 
 
 _REDERIVE_BATCH = 5000
+_READINGS = "INSERT OR REPLACE INTO readings VALUES (?,?,?,?,?,?)"
 _CHUNK_COLS = ("id, path, start_line, end_line, heading, kind, fact, entities, confidence, event_start, event_end,"
                " content, ident, valid_from")
 
@@ -407,6 +410,7 @@ def rederive(conn: sqlite3.Connection, result: UpdateResult) -> None:
             # The stored days by these rules too (index/dating.py); only the changed rows are written.
             days = [(d, r[0]) for r in rows if (d := last_day(r) or "") != r[-1]]
             conn.executemany("UPDATE chunks SET last_day = ? WHERE id = ?", days)
+            conn.executemany(_READINGS, rows_of(rows))  # and the readings recall's recency reads (index/readings.py)
             last = rows[-1][0]
         set_meta(conn, rules.DERIVED_RULES, rules.RULES)
         conn.execute("COMMIT")

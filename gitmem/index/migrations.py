@@ -179,6 +179,29 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE chunks ADD COLUMN last_day TEXT
         """,
     ),
+    (
+        # What recall's recency rules read of a statement whatever is asked (gitmem/index/readings.py),
+        # one row per chunk version, read for the ~30 head candidates of a question instead of
+        # parsing their text. A side table, not columns of `chunks`: the pool query reads every
+        # column of ~600 rows per question, and these are read for 30. Filled as chunks are
+        # indexed, and for every chunk when index/rules.py's version makes `gitmem index` derive
+        # the links again (rows indexed before this migration have none: recall reads their text).
+        # The trigger drops a chunk version's row when it goes (a rollback deletes chunk rows).
+        "0006_readings",
+        """
+        CREATE TABLE readings (
+            chunk_id INTEGER PRIMARY KEY,
+            subject TEXT,
+            relation TEXT,
+            attrs TEXT NOT NULL,
+            words TEXT NOT NULL,
+            flags INTEGER NOT NULL
+        );
+        CREATE TRIGGER readings_gone AFTER DELETE ON chunks BEGIN
+            DELETE FROM readings WHERE chunk_id = old.id;
+        END
+        """,
+    ),
 ]
 
 

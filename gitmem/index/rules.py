@@ -9,9 +9,12 @@ whenever it differs from RULES: `gitmem index`, recall's catch-up and the hook's
 the post-commit hook itself only hands that work to its background run (it must stay light).
 
 The same version covers the readings stored with each chunk version (`chunks.last_day`:
-index/dating.py), derived again with the links. RULES is the one place this version lives: bump it
+index/dating.py; the `readings` table: index/readings.py), derived again with the links. RULES is the one place this version lives: bump it
 in the same commit as any change that makes supersede.py (or a reading it calls) link other pairs
-than before, or dating.py (or a reading it calls) read another day. Imported by the hook path: no
+than before, dating.py (or a reading it calls) read another day, or readings.py (or a reading it
+calls: parse.entities `subject` / `relation`, parse.attributes `said` / ENDS_STATE, parse.mood
+`intends` / `no_present_value` / `reported`, supersede `content_words` / `is_event` / `told_of_past`)
+read anything else. Imported by the hook path: no
 imports beyond the index's meta table.
 """
 
@@ -36,8 +39,9 @@ from gitmem.index.db import get_meta
 # `ends`), and a past intention, a conditional future, a span of a life talked about and hearsay say
 # nothing of now (parse/mood.py); "7" wave 18: a plan, a wish or a condition (parse/mood.py `intends`)
 # replaces no state, only another plan; a dream told with a contracted auxiliary ("Dreamt she'd moved")
-# is a dream.
-RULES = "7"
+# is a dream; "8" wave 19: what recall's recency rules read of a statement whatever is asked is stored
+# with each chunk version (index/readings.py).
+RULES = "8"
 DERIVED_RULES = "derived_rules"
 
 

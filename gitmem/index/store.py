@@ -227,6 +227,15 @@ def tuples_by_id(conn: sqlite3.Connection, cols: str, ids: list[int], where: Whe
     return {r[ID]: r for r in cur.execute(sql, [*ids, *params])}
 
 
+def readings(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[Any, ...]]:
+    """The stored readings of the chunks `ids` that have one (index/readings.py `unpack` reads the
+    columns after the id), by id."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    sql = f"SELECT chunk_id, subject, relation, attrs, words, flags FROM readings WHERE chunk_id IN ({','.join('?' * len(ids))})"
+    return {r[0]: r[1:] for r in cur.execute(sql, ids)}
+
+
 def predecessor_of(conn: sqlite3.Connection, chunk_id: int) -> int | None:
     row = conn.execute("SELECT id FROM chunks WHERE successor = ? ORDER BY id LIMIT 1", (chunk_id,)).fetchone()
     return None if row is None else int(row[0])

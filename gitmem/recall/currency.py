@@ -49,10 +49,10 @@ from typing import Any, NamedTuple
 
 from gitmem.index.dating import FOR_NOW, event_day, last_day
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, LAST_DAY, PATH, Link
-from gitmem.index.supersede import content_words, fact_words, is_additive, is_event, statement_kind, told_of_past
+from gitmem.index.readings import Reading, derive
+from gitmem.index.supersede import content_words, fact_words, is_additive, statement_kind
 from gitmem.parse import answers, attributes, mood
 from gitmem.parse.dates import event_window_at, starts
-from gitmem.parse.entities import relation, subject as attributed
 from gitmem.layout import OPINIONS_PAGE, in_bank, log_date, says_something
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
@@ -94,6 +94,11 @@ def _no_value_now(content: str) -> str:
     if not NO_PRESENT_VALUE:
         return ""
     return mood.no_present_value(content) or ("hearsay" if REPORTED_SPEECH and mood.reported(content) else "")
+
+
+def _no_value_read(r: Reading) -> bool:
+    """Whether `_no_value_now` holds of a statement, from its readings (index/readings.py)."""
+    return NO_PRESENT_VALUE and (r.no_value or REPORTED_SPEECH and r.reported)
 
 
 def _no_value_asked(content: str, q: "Asked", stems: frozenset[str]) -> str:
@@ -394,13 +399,15 @@ class _Said(NamedTuple):
     asserts: bool = True  # states how things stand, by its mood: no plan, wish, condition, hearsay, story retold
 
 
-def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said:
+def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: Reading | None = None) -> _Said:
     """`stored`: the committed row's `last_day` column may answer whether it holds for a while
-    only (`_last_day`)."""
+    only (`_last_day`). `known`: the row's readings as the index stored them (index/readings.py),
+    else they are read from its text."""
     if c.uncommitted:
         return _Said("", 0, frozenset(), "", "", False, frozenset(), frozenset(), frozenset(), False,
                      "", frozenset(), False, False, False, False, False)
     row = c.row
+    r = known or derive(row)
     content = row[CONTENT] or ""
     ent_list = (row[ENTITIES] or "").split()
     ents = frozenset(ent_list)
@@ -415,7 +422,7 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
     planned = bool(ev and logged is not None and ev > logged.isoformat())
     if planned:
         ev = ""
-    attrs = attributes.said(content) if ents and q.families else frozenset()
+    attrs = r.attrs if q.families else frozenset()
     if planned and SLOT_RECENCY:
         attrs |= {"schedule"}  # a date ahead of its log's day is the value of a date set
     # A named end or a window still to come when written ("currently ..." is asked first, so the
@@ -425,13 +432,13 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
         attrs |= {"residence"}
-    other = attributed(content)
+    other = r.subject
     subject = ent_list[0] if other is None and ent_list else other or ""
     if other == "" and RELATION_SUBJECT:
         # An unnamed relative is someone all the same: "Her daughter lives in Bristol" and "Her
         # daughter moved to Leeds", both filed under Zoe, are two statements of one subject ("zoe's
         # daughter"), so the newer one answers "Where does Zoe's daughter live?".
-        subject = relation(content) or ""
+        subject = r.relation or ""
     if RELATIVE_SUBJECT and other is None and len(q.entities) == 1 and subject not in q.entities \
             and q.entities <= ents:
         # Filed under someone the question does not name, it names the one it does: for this
@@ -439,18 +446,16 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False) -> _Said
         # and settled her into a new flat in Miraflores" is Rosario's news, not Amaru's home).
         other = subject = next(iter(q.entities))
     # Its mood, whatever is asked: a plan, a wish, a condition, hearsay or a story retold asserts nothing of now.
-    asserts = not (INTENT_GUARD and mood.intends(content)) and not _no_value_now(content)
+    asserts = not (INTENT_GUARD and r.intends) and not _no_value_read(r)
     return _Said(
         ev=ev, rid=row[ID], ents=ents, subject=subject,
         kind=statement_kind(row[KIND]), asks=bool(own), asked=frozenset(st for st in own if covered(low, {st})),
         attrs=attrs,
-        words=_content(content, tuple(ent_list)) if ents else frozenset(),
+        words=r.words,
         for_now=for_now,
-        text=content, stems=own, ending=bool(ents) and SLOT_RECENCY and attributes.ENDS_STATE.search(content) is not None,
-        event=bool(ents) and SLOT_RECENCY and is_event(content), own=other is None,
+        text=content, stems=own, ending=SLOT_RECENCY and r.ending, event=SLOT_RECENCY and r.event, own=other is None,
         mover=c.score is not None and row[ID] not in past and asserts and not _no_value_asked(content, q, own)
-        and not (TOLD_OF_PAST and bool(ents or row[FACT])
-                 and told_of_past(content, logged.isoformat() if logged else row[EVENT_START])),
+        and not (TOLD_OF_PAST and r.told),
         over=row[ID] in past,
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
         else "",
@@ -463,14 +468,6 @@ said_of = _said
 
 # A place named in a statement: a preposition before a capitalised word.
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
-
-
-def _content(content: str, ents: tuple[str, ...]) -> frozenset[str]:
-    """A statement's content words (`_Said.words`), a hyphenated word's parts too ("open-plan" is
-    about what "the open floor" is about)."""
-    if "-" in content:
-        content += " " + content.replace("-", " ")  # one pass over both spellings
-    return frozenset(content_words(content, ents) - attributes.VOCAB_STEMS)
 
 
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
@@ -1080,7 +1077,7 @@ def _plain_pair(c: _Said, d: _Said) -> bool:
 def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = frozenset(),
                 past: frozenset[int] = frozenset(), pending: frozenset[int] = frozenset(),
                 same_question: Callable[[int, int], str | None] | None = None, stored: bool = False,
-                readings: dict[int, _Said] | None = None) -> list[Candidate]:
+                readings: dict[int, _Said] | None = None, known: dict[int, Reading] | None = None) -> list[Candidate]:
     """Newer event time wins where two candidates answer the same question about the same entity:
     walking the head of the ranking, a candidate goes ahead of the first older one above it that
     - shares an entity with it and scores within RECENCY_MARGIN of it (a close call), or
@@ -1096,7 +1093,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     what it will change may go ahead of it as of a statement that holds again (`_resumes`).
     `same_question` (hybrid recall: recall/meaning.py) is one more reason for a pair of plain
     statements (`_plain_pair`) no rule of words relates. `stored`: as for `settle` (the rows'
-    `last_day` column answers `_said`'s "holds for a while only" where it can)."""
+    `last_day` column answers `_said`'s "holds for a while only" where it can). `known`: the head's
+    readings as the index stored them by row id (index/readings.py; a row without one is read)."""
     if RECENCY_MARGIN <= 0 and UNTYPED_MARGIN <= 0 and not ATTRIBUTE_RECENCY or len(cands) < 2:
         return cands
     head, tail = cands[:RECENCY_TOP], cands[RECENCY_TOP:]
@@ -1104,7 +1102,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
     out: list[Candidate] = []
     keys: list[tuple[_Said, frozenset[str]]] = []
     for c in head:
-        me = _said(c, q, gone, stored)
+        me = _said(c, q, gone, stored, known.get(c.row[ID]) if known and not c.uncommitted else None)
         if readings is not None and not c.uncommitted:
             readings[c.row[ID]] = me  # as read, for recall/learned.py's pair test after these rules
         words = frozenset() if me.ents or UNTYPED_MARGIN <= 0 or c.uncommitted else frozenset(

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Self
 from gitmem.errors import BadUsage, GitmemError, IndexLocked
 from gitmem.index import rules, store
 from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit, unshallowed
+from gitmem.index.readings import Reading, unpack
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
 from gitmem.parse import answers, attributes, entity_key
@@ -308,7 +309,7 @@ class Session:
             scored = ranked
             if learned.MODE != "replace":
                 ranked = newer_first(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending, same,
-                                     self._days_stored, readings)
+                                     self._days_stored, readings, self._readings(ranked[:RECENCY_TOP]))
             # The learned pair model after newer_first's rules or in their place (recall/learned.py).
             ranked = learned.ahead(ranked, asked, frozenset(cur.superseded), frozenset(cur.past), cur.pending,
                                    readings=readings)
@@ -320,6 +321,14 @@ class Session:
                          f" tokens (the smallest needs about {least}): raise the budget")
         return Answer(query=text, results=results, index=self.index_info(), as_of=as_of_info, notes=notes,
                       semantic=report.to_dict() if report else None)
+
+    def _readings(self, head: list[Candidate]) -> dict[int, Reading] | None:
+        """The readings the index stored of the head's committed rows (index/readings.py), by id;
+        None while they are older rules' (as `_days_stored`): the text is read then."""
+        if not self._days_stored:
+            return None
+        ids = [c.row[ID] for c in head if not c.uncommitted]
+        return {i: unpack(cols) for i, cols in store.readings(self.conn, ids).items()} if ids else {}
 
     def _speakers(self, text: str, bound: int | None) -> frozenset[str]:
         """The names in the question ("Caroline", "Caroline's") that speak in memory: some chunk
