@@ -56,3 +56,24 @@ def test_a_later_report_of_what_a_stay_waited_on_ranks_above_the_stay(tmp_path: 
     stayed = next(d for d, lines in days if any(stay in line for line in lines))
     first = [str(r.content) for r in ask(repo, q, k=5, as_of=stayed) if entity.lower() in r.entities]
     assert stay in first[0], first
+
+
+def test_a_stay_of_someone_whose_name_ends_in_ed_expires() -> None:
+    # "@Winfried: Staying ..." read as a past tense ("Winfri" + "ed"): every state of such a person
+    # was a report of something done, so a stay "until the end of June" never expired.
+    from gitmem.index.supersede import is_event
+
+    assert not is_event("@Winfried: Staying with his sister in Graz until the end of June.")
+    assert not is_event("@Khaled: Lives in Aswan.")
+    assert is_event("@Khaled: Bought a felucca.")
+
+
+def test_the_home_of_someone_whose_name_ends_in_ed_is_back_first_once_a_stay_is_over(tmp_path: Path) -> None:
+    repo = history(tmp_path,
+                   ("2026-01-12", ("W @Winfried: Lives in Leoben, near the main square.",)),
+                   ("2026-05-04", ("W @Winfried: Staying with his sister in Graz until the end of June while his flat is being rewired.",)))
+    during = [str(r.content) for r in ask(repo, "Where is Winfried living?", k=5, as_of="2026-06-10") if "winfried" in r.entities]
+    assert "Staying with his sister" in during[0], during
+    after = [str(r.content) for r in ask(repo, "Where is Winfried living?", k=5, as_of="2026-08-10") if "winfried" in r.entities]
+    assert "Lives in Leoben" in after[0], after
+    assert any("Staying with his sister" in s for s in after[1:]), after
