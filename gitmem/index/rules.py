@@ -40,7 +40,9 @@ from gitmem.index.db import get_meta
 # nothing of now (parse/mood.py); "7" wave 18: a plan, a wish or a condition (parse/mood.py `intends`)
 # replaces no state, only another plan; a dream told with a contracted auxiliary ("Dreamt she'd moved")
 # is a dream; "8" wave 19: what recall's recency rules read of a statement whatever is asked is stored
-# with each chunk version (index/readings.py).
+# with each chunk version (index/readings.py), and a name ending in "-ed" ("@Ulfried:", "@Khaled:")
+# opens no past tense (parse/attributes.py OPENING): such a person's states were all read as events
+# (never superseded, no last day).
 RULES = "8"
 DERIVED_RULES = "derived_rules"
 

@@ -267,8 +267,11 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
 
 # A statement's opening, up to what it says first: where it starts and the @entity it is filed under
 # ("@Alice: ", "@Alice's "). Every pattern that reads a statement's first words (here, in
-# index/supersede.py and recall/currency.py) starts with it, so the opening is spelled once.
-OPENING = r"^\s*(?:@[\w-]+'?s?:?\s*)?"
+# index/supersede.py and recall/currency.py) starts with it, so the opening is spelled once. The
+# name is taken whole (possessive "++"): a pattern after it never starts inside the name, so
+# "@Ulfried: Staying with his parents" is no past tense ("Ulfri" + "ed"), nor "@Khaled: Lives ..." a
+# report of something done.
+OPENING = r"^\s*(?:@[\w-]++'?s?:?\s*)?"
 # A statement whose subject is a thing ("@Peter: The Lisbon flat has fibre", "The farm now has
 # solar panels") says something about that thing: the words of its subject ("flat", "farm") are
 # not a value of the entity's attributes. The subject runs from the determiner to the first

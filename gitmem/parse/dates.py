@@ -7,6 +7,7 @@ from functools import lru_cache
 from datetime import date, timedelta
 
 from gitmem.lazyre import lazy
+from gitmem.parse.attributes import OPENING
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
@@ -321,6 +322,32 @@ def may_end(text: str) -> bool:
                 or "about" in low or "around" in low or "roughly" in low):
             return False
     return ENDS_HINT.search(text) is not None
+
+
+# A while that ends when something else happens, no date named: "Staying with his parents until the
+# renovation is done", "At her sister's while the builders redo her kitchen". The clause after the
+# word is what ends it (recall/currency.py: a later line of the same person that reports that thing
+# goes ahead of the stay). "While" is a while only after a progressive opening ("Staying ... while",
+# "Covering ... while"): "Works in Leeds while her husband works in York" contrasts two states.
+_END_CLAUSE = lazy(r"\b(?P<word>until|till|while|whilst)\s+(?P<rest>[^.;:!?,()]{3,80})", re.I)
+_PROGRESSIVE = lazy(OPENING + r"(?:also\s+|still\s+)?[A-Za-z]+ing\b")
+
+
+def end_condition(text: str) -> str:
+    """The clause saying what ends a state that holds for a while (`_END_CLAUSE`), when that clause
+    names no date (`ends` reads those: "until the end of June" is a day, not an event); "" if none."""
+    low = text[:SCAN_LIMIT].lower()
+    if "til" not in low and "whil" not in low:
+        return ""
+    for m in _END_CLAUSE.finditer(text[:SCAN_LIMIT]):
+        if m.group("word").lower().startswith("whil") and _PROGRESSIVE.match(text) is None:
+            continue
+        if ends(m.group(0), _ANY_DAY) is None and find_dates(m.group("rest"), None) is None:
+            return m.group("rest")
+    return ""
+
+
+_ANY_DAY = date(2000, 1, 1)  # `end_condition` asks only whether a clause names a day, not which
 
 
 # A state for the week it was written in: "Using his brother-in-law's van this week", "at the coast

@@ -49,10 +49,10 @@ from typing import Any, NamedTuple
 
 from gitmem.index.dating import FOR_NOW, event_day, last_day
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, ID, KIND, LAST_DAY, PATH, Link
-from gitmem.index.readings import Reading, derive
+from gitmem.index.readings import Reading, content_of, derive
 from gitmem.index.supersede import content_words, fact_words, is_additive, statement_kind
 from gitmem.parse import answers, attributes, mood
-from gitmem.parse.dates import event_window_at, starts
+from gitmem.parse.dates import end_condition, event_window_at, starts
 from gitmem.layout import OPINIONS_PAGE, in_bank, log_date, says_something
 from gitmem.recall.rank import Candidate, covered
 from gitmem.lazyre import lazy
@@ -222,6 +222,8 @@ _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finis
 # Counts (wave 13, `_counts_where_none`): for a question asking how many or how much, a statement
 # giving a number goes ahead of one of the same subject giving none. Off: False.
 COUNT_ANSWERS = True
+# A later line of the same person reporting what a stay waited on goes ahead of the stay (`_ends_while`).
+WHILE_ENDED = True
 
 
 class Currency(NamedTuple):
@@ -397,6 +399,7 @@ class _Said(NamedTuple):
     over: bool  # holds for a while only and that while is over (`past`)
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
     asserts: bool = True  # states how things stand, by its mood: no plan, wish, condition, hearsay, story retold
+    ends_on: frozenset[str] = frozenset()  # holds until something else happens: that clause's content words (`_ends_while`)
 
 
 def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: Reading | None = None) -> _Said:
@@ -459,7 +462,8 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: R
         over=row[ID] in past,
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
         else "",
-        asserts=asserts)
+        asserts=asserts,
+        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset())
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -990,6 +994,17 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _ends_while(c: _Said, d: _Said) -> str | None:
+    """Why `c`, newer, goes ahead of `d`, a state that holds until something else happens (parse.dates
+    `end_condition`: "Staying with his parents until the renovation is done"), when `c`, of the same
+    subject, reports that thing ("Renovation finished; back home in Skibbereen"): the while is over,
+    whatever attribute either gives. Ranking only: the stay is not marked replaced (the index's links
+    do not ask this), so it is still returned, below."""
+    if d.ends_on and c.subject and c.subject == d.subject and c.own and d.own and not c.ends_on and d.ends_on & c.words:
+        return "what the while waited on"
+    return None
+
+
 def _resumes(c: _Said, d: _Said) -> bool:
     """Whether `c` is the value of an attribute that a temporary statement `d` interrupted and
     that holds again now `d` is over ("Drives a blue Skoda estate" after "Borrowing his sister's
@@ -1123,7 +1138,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
-                           or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)) \
+                           or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)
+                           or _ends_while(me, them)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
