@@ -1079,3 +1079,59 @@ def test_the_shipped_1_5b_record_counts_agree_s_own_supports_where_its_margin_ab
     assert "wrong direction 2%, accuracy 74%" in t.reason and "wrong direction 5% on 129 fresh cases" in t.reason
     # the other shipped records have no such step
     assert all(not c.support.active for c in J.shipped_calibrations().values() if c.fingerprint != qwen.fingerprint)
+
+
+class NegationScorer:
+    """A model whose `agree` answers "supports" about whatever opinion it is asked (labels contrast
+    +2.5, yes to the supports question, no to the contradicts one), and whose labels about a negated
+    opinion ("Does not ...") are `negated`; logs every prompt."""
+
+    name = "negation"
+
+    def __init__(self, negated: tuple[float, float, float]) -> None:
+        self.negated = negated
+        self.users: list[str] = []
+
+    def score(self, system: str, user: str, continuations: list[str]) -> list[float]:
+        self.users.append(user)
+        if tuple(continuations) == J.LABELS:
+            return list(self.negated) if ": Does not " in user else [-0.5, -3.0, -3.0]
+        yes, no = (-0.1, -3.0) if J.YES_QUESTIONS["supports"] in user else (-3.0, -0.1)
+        return [yes, yes, no, no]
+
+
+def test_the_polarity_check_keeps_a_verdict_only_where_the_model_reads_the_opinion_s_negation_the_other_way() -> None:
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    cal = J.Calibration("1:n", "n.gguf:1:n", "agree", 1.0, 0.8, 0.03, 0.3, 129, 8.0, "2026-12-02", offset=0.0, floor=0.0,
+                        polarity=True)
+    # no check: agree's three questions, "supports"
+    plain = NegationScorer((-3.0, -0.5, -3.0))
+    assert J.judge(plain, cal, fact, opinion).relation == "supports" and len(plain.users) == 3  # type: ignore[arg-type]
+    # the check asks the labels question once more, about "Does not prefer short meetings"; read
+    # "contradicts" there (contrast -2.5 against +2.5 on the opinion: 5.0 apart, above the bound 1.0): the verdict stands
+    checked = cal._replace(check_supports=1.0)
+    reads = NegationScorer((-3.0, -0.5, -3.0))
+    v = J.judge(reads, checked, fact, opinion)  # type: ignore[arg-type]
+    assert (v.relation, v.by) == ("supports", "model") and len(reads.users) == 4
+    assert reads.users[-1] == J.pair_prompt(fact, "@Peter: Does not prefer short meetings.") + J.LABEL_QUESTION
+    # "supports" for the negation too (+2.5, 0 apart): the model reads how the fact sounds; abstain
+    assert J.judge(NegationScorer((-0.5, -3.0, -3.0)), checked, fact, opinion).relation == "unrelated"  # type: ignore[arg-type]
+    # the bound moved out by the slack: 5.0 is not above 4.95 + 0.1
+    assert J.judge(NegationScorer((-3.0, -0.5, -3.0)), checked._replace(check_supports=4.95, slack=0.1),  # type: ignore[arg-type]
+                   fact, opinion).relation == "unrelated"
+    # a check of "contradicts" only asks nothing of a "supports"
+    only_con = NegationScorer((-0.5, -3.0, -3.0))
+    assert J.judge(only_con, cal._replace(check_contradicts=0.0), fact, opinion).relation == "supports"  # type: ignore[arg-type]
+    assert len(only_con.users) == 3
+    # an aversion is judged in its affirmative form ("Likes flying": supports), the negation asked of
+    # that form ("Does not like flying"), and the verdict turned
+    averse = NegationScorer((-3.0, -0.5, -3.0))
+    assert J.judge(averse, checked, "@Bo: Took the sleeper train rather than flying.", "@Bo: Dislikes flying.").relation == "contradicts"  # type: ignore[arg-type]
+    assert averse.users[-1] == J.pair_prompt("@Bo: Took the sleeper train rather than flying.", "@Bo: Does not like flying.") + J.LABEL_QUESTION
+    # scores that lack the negation cannot be checked: not counted
+    s = J.score_pair(NegationScorer((-1.0, -1.0, -1.0)), fact, opinion, "agree")  # type: ignore[arg-type]
+    assert J.decide(s, "agree", 1.0, check=J.Consistency(supports=1.0)).relation == "unrelated"
+    assert J.decide(s, "agree", 1.0).relation == "supports"
+    assert J.describe_rule("agree", 0.0, 0.0, True, check=J.Consistency(0.5, -0.25)) == (
+        ", offset +0.00, yes/no lean +0.00, each verdict kept only where the opinion's negation reads the other way "
+        "(the contrast minus the negation's: supports above +0.50, contradicts below -0.25), aversions judged in their affirmative form")

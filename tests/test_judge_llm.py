@@ -373,3 +373,76 @@ def test_agree_s_own_supports_step_with_the_real_model_reads_both_framings_of_it
     assert llm.stats.calls - calls == 3
     assert J.judge(llm, open_._replace(support_contrast=x + 0.5, support_lean=y - 0.5), fact, opinion).relation == "unrelated"
     assert J.judge(llm, open_._replace(support_contrast=x - 0.5, support_lean=y + 0.5), fact, opinion).relation == "unrelated"
+
+
+def test_the_polarity_check_with_the_real_model_asks_the_negation_only_of_a_verdict_and_keeps_it_by_that_reading(bundled: Path) -> None:
+    """The polarity check on the real SmolLM2: a pair agree leaves open costs no fourth question; a
+    verdict costs one, the labels question about the opinion's negation ("Does not prefer short
+    meetings"), and stands only when the contrast on the opinion minus the one on its negation is above
+    the bound, here set half a nat either side of what the model answered."""
+    from gitmem.reflect.model import LlamaModel
+
+    qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    llm = LlamaModel(bundled)
+    s = J.score_pair(llm, fact, opinion, "agree")
+    x, y = J.contrast(s) - qwen.offset, J.yes_lean(s) - qwen.floor
+    n = J.negation_contrast(J.merge(s, J.ask(llm, fact, opinion, "negated")))
+    # the supports step puts the pair at "supports" (both bounds half a nat under the model's numbers)
+    decides = qwen._replace(margin=abs(x) + 1.0, support_contrast=x - 0.5, support_lean=y - 0.5)
+    calls = llm.stats.calls
+    assert J.judge(llm, decides._replace(check_supports=n - 0.5), fact, opinion).relation == "supports"
+    assert llm.stats.calls - calls == 4
+    assert J.judge(llm, decides._replace(check_supports=n + 0.5), fact, opinion).relation == "unrelated"
+    # open (the supports step's bound past the model's contrast): no fourth question
+    calls = llm.stats.calls
+    assert J.judge(llm, decides._replace(support_contrast=x + 0.5, check_supports=n - 0.5), fact, opinion).relation == "unrelated"
+    assert llm.stats.calls - calls == 3
+
+
+MEETINGS = """# 2025-11-20
+
+## Retain
+- O(c=0.60) @Peter: Prefers short meetings.
+"""
+MEETINGS2 = """# 2025-11-27
+
+## Retain
+- W @Peter: Asked me to cap every invite at 25 minutes.
+"""
+
+
+def test_a_reflection_moves_an_opinion_only_on_a_verdict_the_polarity_check_keeps(repo: GitRepo, bundled: Path) -> None:
+    """A real git history and the real SmolLM2, judged with a workspace record whose supports step
+    reads the invite cap as support of "Prefers short meetings": with the polarity check's bound half
+    a nat under how far the model reads the opinion above "Does not prefer short meetings" the opinion
+    rises on that fact; half a nat over it, the same run moves nothing and says how it judged."""
+    from gitmem.reflect.model import CachedModel, LlamaModel
+
+    repo.commit("init", "2025-11-01", {"memory.md": "# Memory\n", ".gitignore": ".memory/\n"})
+    repo.commit("log", "2025-11-20", {"memory/2025-11-20.md": MEETINGS})
+    repo.commit("log", "2025-11-27", {"memory/2025-11-27.md": MEETINGS2})
+    ws = Workspace.find(repo.path)
+    update(ws)
+    llm = LlamaModel(bundled)
+    fact, opinion = "@Peter: Asked me to cap every invite at 25 minutes.", "@Peter: Prefers short meetings."
+    qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
+    s = J.score_pair(llm, fact, opinion, "agree")
+    x, y = J.contrast(s) - qwen.offset, J.yes_lean(s) - qwen.floor
+    n = J.negation_contrast(J.merge(s, J.ask(llm, fact, opinion, "negated")))
+    record = qwen._replace(fingerprint=J.fingerprint(llm.name), model=llm.name, runtime=llm.runtime, margin=abs(x) + 1.0,
+                           support_contrast=x - 0.5, support_lean=y - 0.5, fresh_wrong_direction=None)
+
+    def run(check_supports: float) -> dict[str, object]:
+        J.write_table(J.workspace_calibration_path(ws), record._replace(check_supports=check_supports))
+        return reflect(ws, RunOptions(model=lambda: CachedModel.for_workspace(llm, ws), dry_run=True))
+
+    kept = run(n - 0.5)
+    [change] = [c for c in kept["changes"] if "opinion" in c]  # type: ignore[union-attr]
+    assert "Prefers short meetings" in change["opinion"] and change["before"] == 0.6 < change["after"]
+    [ev] = change["evidence"]
+    assert ev["relation"] == "supports" and ev["by"] == "model" and ev["content"] == fact and ev["source"].startswith("memory/2025-11-27.md#L4")
+    dropped = run(n + 0.5)
+    [same] = [c for c in dropped["changes"] if "opinion" in c]  # type: ignore[union-attr]
+    assert same["after"] == same["before"] == 0.6 and not same["evidence"], same
+    assert any("negation reads the other way" in n for n in dropped["notes"]), dropped["notes"]  # type: ignore[union-attr]

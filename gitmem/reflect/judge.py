@@ -754,12 +754,51 @@ class Support(NamedTuple):
 
 
 NO_SUPPORT = Support()
+
+
+class Consistency(NamedTuple):
+    """A model verdict checked under polarity: the labels question asked once more about the
+    negation of the form judged (`opposite`: "Thinks X is overrated" -> "Does not think X is
+    overrated"), and the verdict kept only where the model reads the negation the other way, by
+    `negation_contrast` (the contrast on the form judged minus the one on its negation; the model's
+    lean cancels): a "supports" only where it is above `supports`, a "contradicts" only where it is
+    below `contradicts`. A model that answers the same for a statement and for its denial reads how
+    the fact sounds, not what it shows: it abstains. One prompt more, asked only of a pair whose
+    verdict would move confidence."""
+
+    supports: float = NO_FLOOR  # no check of a "supports"
+    contradicts: float = NEVER  # no check of a "contradicts"
+
+    def asks(self, relation: Relation) -> bool:
+        """Whether a verdict `relation` (about the form asked) needs the negation's scores."""
+        return (relation == "supports" and self.supports > NO_FLOOR) or (relation == "contradicts" and self.contradicts < NEVER)
+
+    @property
+    def active(self) -> bool:
+        return self.asks("supports") or self.asks("contradicts")
+
+
+NO_CONSISTENCY = Consistency()
+
+
+def consistent(scores: PairScores, relation: Relation, check: Consistency, slack: float = 0.0) -> bool:
+    """Does the verdict `relation` (about the form asked) survive `check`? Not when the check needs
+    the negation's scores and they were not asked: a verdict that cannot be checked is not counted."""
+    if not check.asks(relation):
+        return True
+    if scores.negated is None or scores.labels is None:
+        return False
+    d = negation_contrast(scores)
+    return d > check.supports + slack if relation == "supports" else d < check.contradicts - slack
+
+
 # The methods whose direction is agree's labels contrast and whose yes/no framing is agree's: those `Support` reads.
 CONTRAST_FRAMED: tuple[Method, ...] = ("agree", "query", "shots")
 
 
 def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.0, floor: float = NO_FLOOR,
-           recheck: Recheck = NO_RECHECK, slack: float = 0.0, support: Support = NO_SUPPORT) -> Decision:
+           recheck: Recheck = NO_RECHECK, slack: float = 0.0, support: Support = NO_SUPPORT,
+           check: Consistency = NO_CONSISTENCY) -> Decision:
     """Pick a relation with `margin` (and, for `contrast`, `likely` and `agree`, the model's `offset`;
     for `likely`, the `floor` its bears-on-it log-odds must clear; for `agree`, the `floor` is the
     yes/no framing's lean; see the module docstring, step 3); "strong" when the evidence clears the
@@ -768,14 +807,18 @@ def decide(scores: PairScores, method: Method, margin: float, offset: float = 0.
     Scores asked about the opinion's affirmative form (`flipped`) are decided as asked, against the
     model's own leans, and the verdict is turned. `slack` (`Calibration.slack`): every threshold is
     moved out by it, so a pair must clear each by more. `support` (`agree`, `query`, `shots`): the
-    first step's own supports where its margin abstains, on a pair asked as written (`Support`)."""
+    first step's own supports where its margin abstains, on a pair asked as written (`Support`).
+    `check` (`agree`, `query`, `shots`): any verdict of these kept only where the negation reads the
+    other way (`Consistency`)."""
     d = _decide(scores, method, margin, offset, floor, slack)
     if d.relation == "unrelated" and support.active and method in CONTRAST_FRAMED and not scores.flipped and scores.labels is not None:
         past = min(contrast(scores) - offset - support.contrast, yes_lean(scores) - floor - support.lean) - slack
         if past > 0:
-            return Decision("supports", "weak", past)
+            d = Decision("supports", "weak", past)
     if method in SECOND and d.relation == "unrelated":
         d = _recheck(scores, recheck, slack, offset)
+    if method in CONTRAST_FRAMED and not consistent(scores, d.relation, check, slack):
+        return ABSTAIN
     return d._replace(relation=turn(d.relation)) if scores.flipped else d
 
 
@@ -902,6 +945,9 @@ class Calibration(NamedTuple):
     # `agree` (and the methods built on it): its own supports where its margin abstains (`Support`); NEVER: none.
     support_contrast: float = NEVER
     support_lean: float = NEVER
+    # `agree` (and the methods built on it): the polarity check of its verdicts (`Consistency`); NO_FLOOR / NEVER: none.
+    check_supports: float = NO_FLOOR
+    check_contradicts: float = NEVER
     # The llama.cpp build, CPU features and scoring scheme the scores were measured with
     # (`model.llama_runtime`); "": not recorded (every calibration stored before wave 14, the
     # shipped ones among them). Those of wave 14 name no scheme: the old one, widened everywhere.
@@ -918,6 +964,10 @@ class Calibration(NamedTuple):
     @property
     def support(self) -> Support:
         return Support(self.support_contrast, self.support_lean)
+
+    @property
+    def consistency(self) -> Consistency:
+        return Consistency(self.check_supports, self.check_contradicts)
 
     @property
     def worst_wrong_direction(self) -> float:
@@ -1083,7 +1133,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
     if cal.never_decides:
         return Trust(True, cal, f"judge: never decides: no way of deciding got enough related labelled pairs right ({rates}); "
                                 f"opinions will not move{_by_model()}; set a larger model with `{CONFIG_HINT}`{_rules_note()}")
-    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck, cal.support)
+    lean = describe_rule(cal.method, cal.offset, cal.floor, cal.polarity, cal.recheck, cal.support, cal.consistency)
     drift = "" if not cal.slack else (
         f"; calibrated on {'another' if cal.runtime else 'an unrecorded'} llama.cpp build, CPU or scoring, so its thresholds are "
         f"{cal.slack:.2f} nats wider here")
@@ -1091,7 +1141,7 @@ def trust(ws: Workspace | None, model_name: str, runtime: str = "") -> Trust:
 
 
 def describe_rule(method: Method, offset: float, floor: float, polarity: bool = False,
-                  recheck: Recheck = NO_RECHECK, support: Support = NO_SUPPORT) -> str:
+                  recheck: Recheck = NO_RECHECK, support: Support = NO_SUPPORT, check: Consistency = NO_CONSISTENCY) -> str:
     """The calibrated numbers beyond the margin, and the polarity step, for a one-line report ("" for
     labels and yesno without the step)."""
     lean = f", offset {offset:+.2f}" if method in TWO_SIDED else ""
@@ -1113,6 +1163,10 @@ def describe_rule(method: Method, offset: float, floor: float, polarity: bool = 
                      ([f"supports above {recheck.yes:+.2f}"] if recheck.yes < NEVER else [])
                      + ([f"contradicts below {recheck.no:+.2f}"] if recheck.no > NO_FLOOR else []))
                  + f" with unrelated below {recheck.unknown:+.2f}")
+    if check.active and method in CONTRAST_FRAMED:
+        lean += ", each verdict kept only where the opinion's negation reads the other way (the contrast minus the negation's: " + ", ".join(
+            ([f"supports above {check.supports:+.2f}"] if check.asks("supports") else [])
+            + ([f"contradicts below {check.contradicts:+.2f}"] if check.asks("contradicts") else [])) + ")"
     return lean + (", aversions judged in their affirmative form" if polarity else "")
 
 
@@ -1290,4 +1344,8 @@ def judge(model: Scorer, cal: Calibration, fact: str, opinion: str) -> Verdict:
         for q in SECOND[cal.method]:
             scores = merge(scores, ask(model, fact, opinion, q, cal.polarity))
         d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack, cal.support)
+    if cal.method in CONTRAST_FRAMED and cal.consistency.asks(turn(d.relation) if scores.flipped else d.relation):
+        # the negation is asked only of a pair whose verdict would move confidence
+        scores = merge(scores, ask(model, fact, opinion, "negated", cal.polarity))
+        d = decide(scores, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack, cal.support, cal.consistency)
     return Verdict(d.relation, d.strength)
