@@ -40,9 +40,12 @@ _DAYWORD = lazy(r"\b(?P<w>yesterday|today|tonight|this morning|the other day|rec
 # It needs a word that makes it a time ("in the summer", "last winter", "summer of 2023"): "fall"
 # alone is a verb. "next summer" names no past window and is not read.
 _SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11), "winter": (12, 2)}
-_SEASON = lazy(r"\b(?:(?P<which>in|during|over|this|last|past|of)\s+(?:the\s+)?(?:early\s+|late\s+)?"
+# A topic is no time ("What aspect of autumn ..."), nor a name it begins ("the Spring Fling Market":
+# `_NAMED`).
+_SEASON = lazy(r"\b(?:(?P<which>in|during|over|this|last|past)\s+(?:the\s+)?(?:early\s+|late\s+)?"
                r"(?P<s>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?(?P<y>(?:19|20)\d{2}))?"
                r"|(?P<s2>spring|summer|autumn|winter)\s+(?:of\s+)?(?P<y2>(?:19|20)\d{2}))\b", re.I)
+_NAMED = lazy(r"[A-Z]\w*\s+[A-Z]")
 # A holiday on a fixed day, with the days around it that "over Christmas" means.
 _HOLIDAYS = {"christmas": ((12, 24), (12, 26)), "xmas": ((12, 24), (12, 26)), "new year": ((12, 31), (1, 1)),
              "halloween": ((10, 31), (10, 31)), "valentine": ((2, 14), (2, 14)), "holidays": ((12, 20), (1, 2))}
@@ -162,7 +165,8 @@ def time_window(text: str, ref: date) -> Window | None:
         mo = _MONTHS[m.group("mon")[:3].lower()]
         y = int(m.group("y")) if m.group("y") else (ref.year if mo <= ref.month else ref.year - 1)
         return _month_span(y, mo)
-    m = _SEASON.search(text) if MORE_FORMS else None
+    m = next((m for m in _SEASON.finditer(text) if not _NAMED.match(text, m.start("s" if m.group("s") else "s2"))),
+             None) if MORE_FORMS else None
     if m:
         return _season(m, ref)
     m = _IN_YEAR.search(text)
