@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from gitrepo import GitRepo
-from test_time_window_recency import days, top
-from test_walkthrough_w16 import retain, workspace
+from test_time_window_recency import days, top, written
 
 # Names-only lines for most: "Alice" is in every one, so the question's words score them alike.
 LINES = [
@@ -34,10 +33,7 @@ LINES = [
 
 @pytest.fixture
 def alice(repo: GitRepo) -> GitRepo:
-    workspace(repo)
-    for day, bullet in LINES:
-        retain(repo, day, bullet)
-    return repo
+    return written(repo, LINES)
 
 
 def contents(results: list[dict[str, Any]]) -> list[str]:
