@@ -30,7 +30,8 @@ import recall  # noqa: E402
 from benchlib import LOCOMO, OUT, Floor, Tally, cached_log_repo, covered, fmt, half, patched, publish  # noqa: E402
 from gm import Asker, index  # noqa: E402
 
-from gitmem.recall import rank, result  # noqa: E402
+from gitmem.parse import timewords  # noqa: E402
+from gitmem.recall import currency, rank, result  # noqa: E402
 
 BUDGETS = (1000, 2000)
 LOCOMO_BUDGETS: tuple[int, ...] = (1000,)  # issue 16's LoCoMo target is at 1000 tokens (2000: --locomo-2000)
@@ -39,7 +40,8 @@ LOCOMO_BUDGETS: tuple[int, ...] = (1000,)  # issue 16's LoCoMo target is at 1000
 # The ranking before issue 16's changes: every new factor off. Variants below are relative to it
 # (each names all the factors it turns on), so they mean the same whatever the shipped defaults are.
 TODAY = {"result.SNIPPET_CHARS": 0, "rank.NEIGHBOUR_COST_POWER": 0.0, "rank.FILE_DECAY": 1.0,
-         "rank.TIME_BOOST": 1.0, "rank.SPEAKER_BOOST": 1.0, "rank.PRF_WEIGHT": 0.0, "rank.WINDOW_HOLDS": False}
+         "rank.TIME_BOOST": 1.0, "rank.SPEAKER_BOOST": 1.0, "rank.PRF_WEIGHT": 0.0, "rank.WINDOW_HOLDS": False,
+         "timewords.MORE_FORMS": False, "currency.WINDOW_KEEPS": False}
 VARIANTS: dict[str, dict[str, Any]] = {
     "today": {},
     "snippet300": {"result.SNIPPET_CHARS": 300},
@@ -80,6 +82,10 @@ VARIANTS |= {
 VARIANTS |= {f"next+pool{n}": NEXT | {"rank.MIN_CANDIDATES": n} for n in (500, 450, 400)}
 # Wave 18: recency (newer_first, the learned pair model) keeps to each side of the question's time window.
 VARIANTS["next+hold"] = NEXT | {"rank.WINDOW_HOLDS": True}
+# Wave 19: seasons, holidays and year-less dates read as windows; a past window keeps what held then.
+VARIANTS["next+hold+forms"] = VARIANTS["next+hold"] | {"timewords.MORE_FORMS": True}
+VARIANTS["next+hold+keeps"] = VARIANTS["next+hold"] | {"currency.WINDOW_KEEPS": True}
+VARIANTS["next+hold+forms+keeps"] = VARIANTS["next+hold"] | {"timewords.MORE_FORMS": True, "currency.WINDOW_KEEPS": True}
 BASELINE = "main"  # always run: the variants are judged against it
 
 
@@ -89,7 +95,7 @@ PER_QUESTION: dict[tuple[str, int, str], dict[str, float]] = {}
 
 
 def applied(overrides: dict[str, Any]) -> contextlib.AbstractContextManager[None]:
-    return patched({"rank": rank, "result": result}, TODAY | overrides)
+    return patched({"rank": rank, "result": result, "timewords": timewords, "currency": currency}, TODAY | overrides)
 
 
 def locomo_built(sample: dict[str, Any]) -> Any:

@@ -31,12 +31,17 @@ LINES = [
 ]
 
 
-@pytest.fixture
-def peter(repo: GitRepo) -> GitRepo:
+def written(repo: GitRepo, lines: list[tuple[str, str]]) -> GitRepo:
+    """A workspace made with `gitmem init`, then one `gitmem retain` a line, committed on its day."""
     workspace(repo)
-    for day, bullet in LINES:
+    for day, bullet in lines:
         retain(repo, day, bullet)
     return repo
+
+
+@pytest.fixture
+def peter(repo: GitRepo) -> GitRepo:
+    return written(repo, LINES)
 
 
 def top(repo: GitRepo, question: str, as_of: str, k: int = 4) -> list[dict[str, Any]]:

@@ -41,8 +41,8 @@ Numbers: bench/current_truth.py and bench/RESULTS.md ("Recall: current truth", "
 """
 
 # Annotations are evaluated at import (no __future__ import): see recall/result.py.
-
 import re
+from datetime import date
 from functools import lru_cache
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -54,7 +54,7 @@ from gitmem.index.supersede import content_words, fact_words, is_additive, state
 from gitmem.parse import answers, attributes, mood
 from gitmem.parse.dates import end_condition, event_window_at, starts
 from gitmem.layout import OPINIONS_PAGE, in_bank, log_date, says_something
-from gitmem.recall.rank import Candidate, covered
+from gitmem.recall.rank import Candidate, covered, day_of
 from gitmem.lazyre import lazy
 
 
@@ -72,6 +72,9 @@ NO_PRESENT_VALUE = True
 # Wave 18: hearsay told by its grammar, someone else's belief ("Her sous chef reckons she's being
 # poached ...": parse/mood.py `reported`), is no present value either. Off: False.
 REPORTED_SPEECH = True
+# Wave 19: a question about a past window sees the replaced statement that held in it (`held_then`),
+# in place of its heir from after the window. Off: False.
+WINDOW_KEEPS = True
 # A thing said to stay as it is: "Helm stays where it is", "the Epson printer needed nothing".
 # Or its change waiting ("the MySQL upgrade waits until Q4"); not "postponed to 20 May", a new date.
 _UNCHANGED = lazy(r"\b(?:stays?|stayed|remains?|remained)\s+(?:where|as|the same|unchanged|put|on it)\b|\bunchanged\b|"
@@ -1193,8 +1196,29 @@ class Settled(NamedTuple):
     least: float | None = None  # with `reach`: the reach-th best dated score not replaced (None: all were dated)
 
 
+def held_then(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any],
+              window: tuple[date, date] | None) -> frozenset[int]:
+    """The replaced candidates a question about a past window asks for: dated inside the window,
+    while the statement that replaced them in the end is dated after it. "Where did Alice live in
+    November", asked in December: the Porto line of Nov 3 held then; its heir, the move to Madrid
+    of Dec 5, did not yet (issue 13: an answer about a time uses what held then)."""
+    if window is None or not WINDOW_KEEPS or not links:
+        return frozenset()
+    rows = {c.row[ID]: c.row for c in cands if not c.uncommitted}
+    out = set()
+    for i, row in rows.items():
+        if i not in links:
+            continue
+        heir = rows.get(_last(links, i), fetched.get(_last(links, i)))
+        mine, theirs = day_of(row), day_of(heir) if heir is not None else None
+        if mine is not None and theirs is not None and window[0] <= mine <= window[1] < theirs:
+            out.add(i)
+    return frozenset(out)
+
+
 def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
-           include_history: bool, reach: int | None = None, stored: bool = False) -> Settled:
+           include_history: bool, reach: int | None = None, stored: bool = False,
+           window: tuple[date, date] | None = None) -> Settled:
     """Order the (collapsed) candidates by currency.
 
     A replaced statement hands its score to the statement that replaced it (taken from the pool,
@@ -1209,8 +1233,16 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     could not have).
 
     `stored`: the committed rows' `last_day` column holds their reading (the index's rules are
-    this code's): `_last_day`."""
+    this code's): `_last_day`.
+
+    `window`: the days the question's time words name. A replaced statement that held in them and
+    not after (`held_then`) stands as if current, in its own place and with its own score, and lends
+    its heir nothing: the window asks what held then. It is still marked superseded (the caller's
+    links)."""
     past: dict[int, str] = {}
+    held = held_then(cands, links, fetched, window)
+    if held:
+        links = {i: link for i, link in links.items() if i not in held}
     cands = [c for c in cands if says_something(c.row[PATH], c.row[CONTENT])]
     by_id = {c.row[ID]: c for c in cands if not c.uncommitted}
     matched = set(by_id)

@@ -290,11 +290,11 @@ class Session:
         # candidate: its pool has flat scores, so the head is nearly all of it, and finding it
         # cost more than the dating it saved (~4 M instructions of a CLI recall at 1M lines).
         hybrid = pending is not None
-        settled = self._currency(ranked, where, at, opts, unread, hybrid)
+        settled = self._currency(ranked, where, at, opts, window, unread, hybrid)
         if settled is None:  # an unread dense hit could have reached the answer: read them all
             assert pending is not None  # only hybrid leaves hits unread
             ranked, report, _ = semantic.hybrid(self.conn, pending, lexical, where, head=head, speakers=speakers)
-            settled = self._currency(ranked, where, at, opts, head_only=True)
+            settled = self._currency(ranked, where, at, opts, window, head_only=True)
             assert settled is not None  # nothing is left unread
         ranked, cur = settled
         if not q.raw and q.terms and not opts.include_history:
@@ -395,7 +395,7 @@ class Session:
         return store.ranked(self.conn, match, where, limit, low, bound)
 
     def _currency(self, ranked: list[Candidate], where: store.Where, at: int | None, opts: Options,
-                  unread: semantic.Unread | None = None,
+                  window: tuple[date, date] | None, unread: semantic.Unread | None = None,
                   head_only: bool = False) -> tuple[list[Candidate], Currency] | None:
         """Copies collapsed, replaced statements left out, time-bounded ones dated (currency.py).
         Only the head of the ranking is looked up: what k or the budget can reach, with room for
@@ -436,7 +436,7 @@ class Session:
         # everything is dated.
         scores = [c.score for c in ranked]
         done = settle(ranked, links, fetched, day, opts.include_history, _reach(opts) if head_only else None,
-                      self._days_stored)
+                      self._days_stored, window)
         bound, left = (unread.bound, unread.ids) if unread is not None else (None, frozenset())
         if bound is not None and (done.least is None or best_case(bound) >= done.least
                                   or not left.isdisjoint(fetched) or not left.isdisjoint(copies)):
@@ -447,7 +447,7 @@ class Session:
         if out is None:  # rare (many copies near the top): the head read reached past settle's exact places
             for c, s in zip(ranked, scores):
                 c.score = s
-            done = settle(ranked, links, fetched, day, opts.include_history, stored=self._days_stored)
+            done = settle(ranked, links, fetched, day, opts.include_history, stored=self._days_stored, window=window)
             out, copied = _one_each(done, copies, opts)
             assert out is not None  # every place is exact
         return out, Currency(links, {o: [i for i in more if i != o] for o, more in copied.items()}, done.past,
