@@ -1071,14 +1071,20 @@ def test_agree_s_own_supports_step_decides_a_pair_its_margin_leaves_open_only_wi
         "(pairs asked as written), aversions judged in their affirmative form")
 
 
-def test_the_shipped_1_5b_record_counts_agree_s_own_supports_where_its_margin_abstains_and_stays_trusted() -> None:
+def test_the_shipped_1_5b_record_asks_the_query_where_agree_abstains_with_the_numbers_frozen_before_two_blind_sets() -> None:
+    """Wave 19: the 1.5B's record is wave 18's frozen query candidate (bench/judge_wave18.py FROZEN),
+    fixed before blind sets 14 and 15 were written and judged on both (bench/RESULTS.md, "Blind sets
+    of wave 19"); agree's own supports step, which it was measured without, is off."""
     qwen = next(c for c in J.shipped_calibrations().values() if c.model.startswith("qwen2.5-coder-1.5b"))
-    assert qwen.method == "agree" and qwen.support == J.Support(0.8, 0.4) and not qwen.recheck.active
+    assert qwen.method == "query" and not qwen.support.active
+    assert qwen.recheck == J.Recheck(yes=0.8172, unknown=1.8107, contrast=0.0)
+    bench = (Path(__file__).parents[1] / "bench" / "judge_wave18.py").read_text(encoding="utf-8")
+    assert "FROZEN = J.Recheck(yes=0.8172, unknown=1.8107, contrast=0.0)" in bench
     t = J.trust(None, qwen.model)
-    assert t.allowed and "supports also with the contrast +0.80 and the yes/no lean +0.40 past them" in t.reason
+    assert t.allowed and "then the query question: supports above yes +0.82 with unknown below +1.81" in t.reason
     assert "wrong direction 2%, accuracy 74%" in t.reason and "wrong direction 5% on 129 fresh cases" in t.reason
-    # the other shipped records have no such step
-    assert all(not c.support.active for c in J.shipped_calibrations().values() if c.fingerprint != qwen.fingerprint)
+    # no shipped record has agree's own supports step
+    assert all(not c.support.active for c in J.shipped_calibrations().values())
 
 
 class NegationScorer:

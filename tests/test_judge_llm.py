@@ -366,7 +366,7 @@ def test_agree_s_own_supports_step_with_the_real_model_reads_both_framings_of_it
     llm = LlamaModel(bundled)
     s = J.score_pair(llm, fact, opinion, "agree")
     x, y = J.contrast(s) - qwen.offset, J.yes_lean(s) - qwen.floor
-    open_ = qwen._replace(margin=abs(x) + 1.0)  # agree's margin leaves the pair open
+    open_ = qwen._replace(method="agree", margin=abs(x) + 1.0)  # agree's margin leaves the pair open
     assert J.decide(s, "agree", open_.margin, open_.offset, open_.floor).relation == "unrelated"
     calls = llm.stats.calls
     assert J.judge(llm, open_._replace(support_contrast=x - 0.5, support_lean=y - 0.5), fact, opinion).relation == "supports"
@@ -389,7 +389,7 @@ def test_the_polarity_check_with_the_real_model_asks_the_negation_only_of_a_verd
     x, y = J.contrast(s) - qwen.offset, J.yes_lean(s) - qwen.floor
     n = J.negation_contrast(J.merge(s, J.ask(llm, fact, opinion, "negated")))
     # the supports step puts the pair at "supports" (both bounds half a nat under the model's numbers)
-    decides = qwen._replace(margin=abs(x) + 1.0, support_contrast=x - 0.5, support_lean=y - 0.5)
+    decides = qwen._replace(method="agree", margin=abs(x) + 1.0, support_contrast=x - 0.5, support_lean=y - 0.5)
     calls = llm.stats.calls
     assert J.judge(llm, decides._replace(check_supports=n - 0.5), fact, opinion).relation == "supports"
     assert llm.stats.calls - calls == 4
@@ -430,7 +430,7 @@ def test_a_reflection_moves_an_opinion_only_on_a_verdict_the_polarity_check_keep
     s = J.score_pair(llm, fact, opinion, "agree")
     x, y = J.contrast(s) - qwen.offset, J.yes_lean(s) - qwen.floor
     n = J.negation_contrast(J.merge(s, J.ask(llm, fact, opinion, "negated")))
-    record = qwen._replace(fingerprint=J.fingerprint(llm.name), model=llm.name, runtime=llm.runtime, margin=abs(x) + 1.0,
+    record = qwen._replace(method="agree", fingerprint=J.fingerprint(llm.name), model=llm.name, runtime=llm.runtime, margin=abs(x) + 1.0,
                            support_contrast=x - 0.5, support_lean=y - 0.5, fresh_wrong_direction=None)
 
     def run(check_supports: float) -> dict[str, object]:

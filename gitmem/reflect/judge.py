@@ -100,8 +100,9 @@ METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "likely", "agree",
 # abstention into a right answer and one into a wrong one, 4.7% -> 5.4% wrong, over the bar
 # (bench/RESULTS.md "Reflect judge, wave 10"). Wave 18 measured it on the 1.5B with its "supports"
 # bounded by agree's own contrast too (`Recheck.contrast`), fitted on fourteen labelled sets (which a
-# check's calibration half cannot do): within one answer of the bar, not shipped (bench/RESULTS.md
-# "Reflect judge, wave 18").
+# check's calibration half cannot do) and frozen; on the two blind sets written after it, it held and
+# gained, so since wave 19 the 1.5B's shipped record uses it (bench/RESULTS.md "Reflect judge, wave 18"
+# and "Blind sets of wave 19").
 DEFAULT_METHODS: tuple[Method, ...] = ("labels", "contrast", "yesno", "agree")
 LABELS: tuple[Relation, ...] = RELATIONS  # the label continuations scored, in this order
 WRONG_DIRECTION_BAR = 0.05  # the most wrong-direction verdicts a model may give and still move confidence
@@ -723,7 +724,7 @@ class Recheck(NamedTuple):
     # margin. On the 1.5B the query alone answered yes to changed preferences it sounded like ("Changes
     # the channel the moment cricket comes on" / "Follows cricket closely"); with the bound, fitted
     # leave-one-set-out on fourteen labelled sets, it gained on every set and added at most one wrong
-    # answer to any, a pass within one answer: measured, not shipped (bench/RESULTS.md "Reflect judge, wave 18").
+    # answer to any, then held on two blind sets: the 1.5B record uses it (bench/RESULTS.md "Blind sets of wave 19").
     contrast: float = NO_FLOOR
 
     @property
