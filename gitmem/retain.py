@@ -24,7 +24,7 @@ from typing import Any
 from gitmem import layout
 from gitmem.config import load_config
 from gitmem.errors import GitError, GitmemError
-from gitmem.parse import Alias, Diagnostic, RetainFact, alias_of, is_retain_heading, outline, parse_markdown, parse_retain_line
+from gitmem.parse import Alias, Diagnostic, RetainFact, is_retain_heading, outline, parse_markdown, parse_retain_line, retain_alias
 from gitmem.parse.retain import LIST_MARKER
 from gitmem.safefile import refuse_symlink, write_atomic
 from gitmem.timeline import git
@@ -127,10 +127,7 @@ def _retain_anchor(raw: bytes, path: str) -> int | None:
 def _lands_as_bullet(raw: bytes, path: str, line: int) -> bool:
     """The parser reads the inserted line as a Retain fact or alias bullet (not inside a code
     fence, say): an alias is a note of the Retain section whose content reads as one."""
-    return any(
-        b.start == line and (b.fact or (any(is_retain_heading(h) for h in b.heading) and isinstance(alias_of(b.content), Alias)))
-        for b in parse_markdown(raw, path).blocks
-    )
+    return any(b.start == line and (b.fact or retain_alias(b.heading, b.content) is not None) for b in parse_markdown(raw, path).blocks)
 
 
 def append_bullet(raw: bytes | None, bullet: str, day: date, path: str) -> tuple[bytes, int, bool, bool]:

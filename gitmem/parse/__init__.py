@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from gitmem.parse.dates import find_dates, parse_event_time
     from gitmem.parse.entities import aliases_line, entity_key, entity_slug, mention_keys, mentions, page_aliases, renames
     from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile, RetainFact
-    from gitmem.parse.retain import Alias, alias_of, is_retain_heading, opinion_key, parse_retain_bullet, parse_retain_line
+    from gitmem.parse.retain import Alias, alias_of, is_retain_heading, opinion_key, parse_retain_bullet, parse_retain_line, retain_alias
     from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
 
 # Names are loaded on first use (PEP 562): the chunker's and the date parser's regexes cost
@@ -27,7 +27,7 @@ _HOME = {
     "KIND_LETTERS": "model", "NOTE": "model", "Block": "model", "Diagnostic": "model", "ParsedFile": "model",
     "RetainFact": "model",
     "is_retain_heading": "retain", "opinion_key": "retain", "parse_retain_bullet": "retain", "Alias": "retain",
-    "alias_of": "retain", "parse_retain_line": "retain",
+    "alias_of": "retain", "parse_retain_line": "retain", "retain_alias": "retain",
     "decode": "text", "is_binary": "text", "split_lines": "text", "strip_comments": "text",
 }
 
@@ -46,6 +46,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Alias",
     "alias_of",
+    "retain_alias",
     "KIND_LETTERS",
     "NOTE",
     "Outline",

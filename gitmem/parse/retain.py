@@ -5,6 +5,7 @@ uses one of them)."""
 # Annotations are evaluated at import (no __future__ import): see recall/result.py.
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from gitmem.parse.entities import entity_key, mention_keys
@@ -77,6 +78,16 @@ def alias_of(text: str) -> Alias | Problem | None:
 def is_retain_heading(text: str) -> bool:
     """True for a "Retain" heading, tolerant of case, emphasis and a trailing colon."""
     return text.strip().strip("*_:` \t").lower() == RETAIN_HEADING
+
+
+def retain_alias(headings: Iterable[str], content: str) -> Alias | None:
+    """The alias a block states, read as recall reads one: a note under a Retain heading (any level
+    of `headings`) whose content is a valid alias bullet (`alias_of`); None otherwise. The same line
+    outside a Retain section is a note like any other."""
+    if not any(is_retain_heading(h) for h in headings):
+        return None
+    alias = alias_of(content)
+    return alias if isinstance(alias, Alias) else None
 
 
 def classify(rest: str) -> Prefix | Alias | Problem:

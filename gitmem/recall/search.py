@@ -23,7 +23,7 @@ from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_
 from gitmem.index.worktree import refresh
 from gitmem.parse import answers, attributes, entity_key
 from gitmem.parse.entities import asked_relation
-from gitmem.parse.retain import Alias, alias_of, is_retain_heading
+from gitmem.parse.retain import Alias, retain_alias
 from gitmem.recall import result as _result
 from gitmem.recall.currency import (RECENCY_TOP, Asked, Currency, Settled, best_case, collapse, heirs, newer_first,
                                     newest_confidence, one_per_fact, settle)
@@ -370,18 +370,12 @@ class Session:
         """The candidates that are alias bullets (`- alias: @Robert = Bob`) of a Retain section, by
         id. The content says "alias:"; only those few rows are looked up for their heading, since
         the same line outside a Retain section is a note like any other."""
-        maybe: dict[int, Alias] = {}
-        for c in cands:
-            content = c.row[CONTENT]
-            if not c.uncommitted and content[:5].lower() == "alias":
-                a = alias_of(content)
-                if isinstance(a, Alias):
-                    maybe[c.row[ID]] = a
+        maybe = {c.row[ID]: c.row[CONTENT] for c in cands if not c.uncommitted and c.row[CONTENT][:5].lower() == "alias"}
         if not maybe:
-            return maybe
+            return {}
         rows = store.tuples_by_id(self.conn, COLS_ALL, list(maybe))
-        return {i: a for i, a in maybe.items()
-                if i in rows and any(is_retain_heading(h) for h in (rows[i][HEADING] or "").split(" > "))}
+        found = {i: retain_alias((rows[i][HEADING] or "").split(" > "), content) for i, content in maybe.items() if i in rows}
+        return {i: a for i, a in found.items() if a is not None}
 
     def _candidates(self, q: Query, where: store.Where, limit: int,
                     bound: int | None) -> list[store.Scored]:
