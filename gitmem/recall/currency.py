@@ -1209,7 +1209,8 @@ def held_then(cands: list[Candidate], links: dict[int, Link], fetched: dict[int,
     for i, row in rows.items():
         if i not in links:
             continue
-        heir = rows.get(_last(links, i), fetched.get(_last(links, i)))
+        last = _last(links, i)
+        heir = rows.get(last, fetched.get(last))
         mine, theirs = day_of(row), day_of(heir) if heir is not None else None
         if mine is not None and theirs is not None and window[0] <= mine <= window[1] < theirs:
             out.add(i)
