@@ -103,8 +103,12 @@ def heldout(model: Any, name: str, report: C.CheckReport, cases: list[C.Case], w
     # a second step (query, shots) is asked, as in a reflection, only where the first abstains
     scored = C.ask_second(model, scored, cal.method, cal.margin, cal.offset, cal.floor, cal.polarity, cal.slack)
     report_half = [s for s in report.scored if s.case.split == "report"]
-    if not cal.polarity:
-        report_half = C.score_cases(model, [s.case for s in report_half], [cal.method], polarity=False)
+    # The check scores DEFAULT_METHODS; a record whose method is another ("query": agree's questions,
+    # then the query where agree abstains) has its report half scored by that method, as reflection
+    # asks it (a KeyError on 'query' here before).
+    if not cal.polarity or any(not s.gated and cal.method not in s.scores for s in report_half):
+        report_half = C.score_cases(model, [s.case for s in report_half], [cal.method], polarity=cal.polarity, second=False)
+        report_half = C.ask_second(model, report_half, cal.method, cal.margin, cal.offset, cal.floor, cal.polarity, cal.slack)
     shipped = C.metrics(report_half, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack)
     base = baseline(model, scored) if with_baseline else None
     return Heldout(cal, source, shipped, C.metrics(scored, cal.method, cal.margin, cal.offset, cal.floor, cal.recheck, cal.slack),

@@ -86,3 +86,38 @@ def test_as_of_before_the_move_knows_no_heir(alice: GitRepo) -> None:
     got = top(alice, "where did Alice live in November", "2025-11-30", k=1)
     assert contents(got) == ["@Alice: Lives in Porto."], got
     assert got[0].get("superseded_by") is None
+
+
+# Porto written in June, long before the window: it still held all November, since the move came
+# after it. A chain of homes (Lyon, then Porto, then Madrid): November is Porto's, never Lyon's.
+HOMES = [
+    ("2024-03-02", "W @Alice: Lives in Lyon."),
+    ("2025-06-14", "W @Alice: Lives in Porto now."),
+    ("2025-07-20", "W @Alice: Went hiking in the Alps."),
+    ("2025-12-05", "W @Alice: Moved from Porto to Madrid; now lives in Madrid."),
+    ("2025-12-10", "W @Alice: Started learning Spanish."),
+]
+
+
+@pytest.fixture
+def homes(repo: GitRepo) -> GitRepo:
+    return written(repo, HOMES)
+
+
+def test_a_line_written_before_the_window_that_held_through_it_answers_for_it(homes: GitRepo) -> None:
+    # On 17d6668 only a line dated inside the window was kept: the Madrid move answered November.
+    got = top(homes, "where did Alice live in November", "2025-12-20", k=2)
+    assert contents(got)[0] == "@Alice: Lives in Porto now.", got
+    held = got[0]["superseded_by"]
+    assert held is not None and held["source"].startswith("memory/2025-12-05.md"), got[0]
+    assert "@Alice: Lives in Lyon." not in contents(got)
+    # Lyon's own heir (June) came before November: it did not hold then and stays hidden.
+    got = top(homes, "where did Alice live in November", "2025-12-20", k=4)
+    assert "@Alice: Lives in Lyon." not in contents(got), got
+    # A window before the move to Porto is Lyon's.
+    got = top(homes, "where did Alice live in March", "2025-12-20", k=1)
+    assert contents(got) == ["@Alice: Lives in Lyon."], got
+    # Without a window the current home answers and neither older one shows.
+    got = top(homes, "where does Alice live", "2025-12-20", k=3)
+    assert contents(got)[0] == "@Alice: Moved from Porto to Madrid; now lives in Madrid.", got
+    assert not {"@Alice: Lives in Lyon.", "@Alice: Lives in Porto now."} & set(contents(got))

@@ -1198,23 +1198,46 @@ class Settled(NamedTuple):
 
 def held_then(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any],
               window: tuple[date, date] | None) -> frozenset[int]:
-    """The replaced candidates a question about a past window asks for: dated inside the window,
-    while the statement that replaced them in the end is dated after it. "Where did Alice live in
-    November", asked in December: the Porto line of Nov 3 held then; its heir, the move to Madrid
-    of Dec 5, did not yet (issue 13: an answer about a time uses what held then)."""
+    """The replaced candidates a question about a past window asks for: those that held in it and
+    were replaced only after it. "Where did Alice live in November", asked in December: the Porto
+    line held then, whether it was written on Nov 3 or in June, since the move to Madrid that
+    replaced it came on Dec 5 (issue 13: an answer about a time uses what held then). Of the lines
+    one statement replaced in the end (Lyon in 2024, Porto in June, both replaced by the Madrid
+    move), one written before the window held through it only if none of them came later and
+    still before the window's end: November is Porto's, not Lyon's."""
     if window is None or not WINDOW_KEEPS or not links:
         return frozenset()
     rows = {c.row[ID]: c.row for c in cands if not c.uncommitted}
-    out = set()
+    inside: set[int] = set()
+    heirs_inside: set[int] = set()
+    before: dict[int, tuple[date, int]] = {}  # last heir -> the latest line it replaced from before the window
     for i, row in rows.items():
         if i not in links:
             continue
+        mine = day_of(row)
         last = _last(links, i)
         heir = rows.get(last, fetched.get(last))
-        mine, theirs = day_of(row), day_of(heir) if heir is not None else None
-        if mine is not None and theirs is not None and window[0] <= mine <= window[1] < theirs:
-            out.add(i)
-    return frozenset(out)
+        theirs = day_of(heir) if heir is not None else None
+        if mine is None or theirs is None or not mine <= window[1] < theirs:
+            continue
+        if window[0] <= mine:
+            inside.add(i)
+            heirs_inside.add(last)
+        elif last not in before or before[last][0] < mine:
+            before[last] = (mine, i)
+    return frozenset(inside | {i for last, (_, i) in before.items() if last not in heirs_inside})
+
+
+def _ahead_of_heirs(cands: list[Candidate], heir_of: dict[int, int]) -> list[Candidate]:
+    """`held_then`'s statements each moved just ahead of its heir where the heir ranks above it: a
+    question about the window asks for the one that held then, and a line written before the window
+    has no time credit of its own to rank it there."""
+    out = list(cands)
+    for i, heir in heir_of.items():
+        at = {c.row[ID]: n for n, c in enumerate(out) if not c.uncommitted}
+        if i in at and heir in at and at[heir] < at[i]:
+            out.insert(at[heir], out.pop(at[i]))
+    return out
 
 
 def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, Any], day: str,
@@ -1242,6 +1265,7 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
     links)."""
     past: dict[int, str] = {}
     held = held_then(cands, links, fetched, window)
+    heir_of = {i: _last(links, i) for i in held}
     if held:
         links = {i: link for i, link in links.items() if i not in held}
     cands = [c for c in cands if says_something(c.row[PATH], c.row[CONTENT])]
@@ -1275,6 +1299,8 @@ def settle(cands: list[Candidate], links: dict[int, Link], fetched: dict[int, An
         exact = len(cands) if least is None else reach  # fewer places than `reach` to fill: all were dated
     # Only the head can be moved by `newer_first` (RECENCY_TOP, with room for what collapsing copies
     # drops): reading every candidate cost ~10% of a recall's CPU at 1M lines (600 per question).
+    if held:
+        cands = _ahead_of_heirs(cands, heir_of)
     waiting = frozenset(c.row[ID] for c in cands[:2 * RECENCY_TOP]
                         if not c.uncommitted and c.score is not None and not_yet(c.row, day))
     if not links:
