@@ -175,3 +175,11 @@ def test_a_text_no_version_uses_is_never_found(tmp_path: Path, monkeypatch: pyte
         sc = table._scope(at, history, since, until)
         assert sc.hidden is not None and sc.hidden[5] == vectors.HIDDEN and not sc.hidden[:5].any()
     assert 6 not in vectors.VectorIndex(conn).search(vecs[5], 6).ids
+    # No version linked to any text (their links all gone): every text hidden, nothing found.
+    other = sqlite3.connect(tmp_path / "v.sqlite", isolation_level=None)  # another connection: the table reloads
+    other.execute("DELETE FROM chunk_vectors")
+    other.close()
+    table.refresh()
+    sc = table._scope(3, False, None, None)
+    assert sc.hidden is not None and (sc.hidden == vectors.HIDDEN).all() and (sc.found, sc.visible) == (0, 5)
+    assert table.search(vecs[0], 3) == vectors.Hits([], [], 5, 5)

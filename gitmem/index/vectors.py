@@ -321,7 +321,7 @@ class VectorIndex:
         """Per text row: HIDDEN where no visible version (`vis`, by chunk table position) uses it,
         else 0. A text used by one version is visible when that version is, so the timeline test
         runs on the texts' own copy of their version's span, in text order (`_text_spans`): no
-        gather of the visible versions' rows and scatter into the texts (~1.5 ms of an as-of
+        gather of the visible versions' rows and scatter into the texts (~1 ms of an as-of
         question at 1M lines); only the few texts several versions share look at their versions."""
         import numpy as np
 
@@ -335,16 +335,19 @@ class VectorIndex:
 
     def _text_spans(self) -> TextSpans:
         """Each text row's version span for `_hidden`, built once per reload: a text used by one
-        version has that version's valid_from / valid_to;
-        the texts several versions share are listed with their versions, and those none uses."""
+        version has that version's valid_from / valid_to; the texts several versions share are
+        listed with their versions, and those no version uses."""
         import numpy as np
 
         if self.text_spans is None:
             order, starts = self._versions_by_text()
             count = np.diff(starts)
-            # A text no version uses takes any version's span (`unused` hides it after the test).
-            first = order[np.minimum(starts[:-1], len(order) - 1)] if len(order) else np.zeros(len(count), np.int64)
-            vf, vt = self.valid_from[first], self.valid_to[first]
+            if len(order):
+                # A text no version uses takes a neighbour's span (`unused` hides it after the test).
+                first = order[np.minimum(starts[:-1], len(order) - 1)]
+                vf, vt = self.valid_from[first], self.valid_to[first]
+            else:
+                vf = vt = np.zeros(len(count), np.int32)
             shared = np.flatnonzero(count > 1)
             n = count[shared]
             versions = order[np.repeat(starts[shared] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))]
