@@ -227,6 +227,13 @@ _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finis
 COUNT_ANSWERS = True
 # A later line of the same person reporting what a stay waited on goes ahead of the stay (`_ends_while`).
 WHILE_ENDED = True
+# Wave 20 (`_told_anew`): for a question asking an amount, a count or a date, a newer line of the same
+# person telling such a value as reached ("Got bumped to 61k", "new slot is 17 April": parse.answers
+# `reached`) goes ahead of an older one giving another value of that type. Off: False.
+VALUE_ANEW = True
+# Wave 20 (`_recounted`): an ordinal before the noun a "how many" question counts is a count of it
+# ("Adopted a third cat" over "Has two cats": parse.answers `ordinal_counts`). Off: False.
+ORDINAL_COUNTS = True
 
 
 class Currency(NamedTuple):
@@ -477,12 +484,9 @@ said_of = _said
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
 
 
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
-                                                 "twelve".split())} | {
-    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
-    "ninety": "90", "hundred": "100"}
-# A number in digits or words ("zero" gives no value worth comparing: it is read, not searched for).
-_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?|" + "|".join(w for w in _NUMBER_WORDS if w != "zero") + r")\b")
+_NUMBER_WORDS = answers.NUMBER_WORDS
+# A number in digits or words, in thousands too ("61k"; "zero" gives no value worth comparing: it is read, not searched for).
+_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?k?|" + "|".join(w for w in _NUMBER_WORDS if w != "zero") + r")\b")
 _TOKEN = lazy(r"[\w.,]*\w")
 _LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v", "up", "from", "on", "onto"))
 # Words after a number that are no unit of it ("3 in a row", "5 to 9").
@@ -852,9 +856,44 @@ def _ends_predicate(c: _Said, d: _Said, q: Asked) -> str | None:
 def _recounted(c: _Said, d: _Said, noun: str) -> bool:
     """Whether `c` gives another count of `noun` than `d` does (a number standing before the noun or a
     compound of it: `_Numbers.units`)."""
-    mine = {n for unit, n in _numbers(c).units if attributes.same_noun(unit, noun)}
+    mine = {n for unit, n in _numbers(c).units | (answers.ordinal_counts(c.text) if ORDINAL_COUNTS else frozenset())
+            if attributes.same_noun(unit, noun)}
     theirs = {n for unit, n in _numbers(d).units if attributes.same_noun(unit, noun)}
     return bool(mine and theirs and not mine <= theirs)
+
+
+def _amounts(n: _Numbers) -> frozenset[str]:
+    """Every number read, a thing's own too when it stands before a word ("Gym membership costs her
+    1,800 rupees": the subject is a thing, the amount is still one)."""
+    return n.nums | {v for _, v in n.units}
+
+
+def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, goes ahead of `d` of the same person when the question asks an amount, a count or
+    a date: `c` tells a value of that type as reached (parse.answers `reached`: "Got bumped to 61k",
+    "the rent up to 715 euros", "new slot is 17 April", "she has eight people now") and `d` gives a
+    value of the type that `c`'s stretch does not, the amounts of both counted in one unit when both
+    name one ("52k" / "61k"; not "700 euros a month" / "50k"). The form says it is the same value
+    told anew, whatever question words either holds. Not an addition, nor a value for a while only
+    (those have their own rules), nor a plan or a change not yet in effect (no `mover`). Ranking
+    only: nothing is marked replaced (VALUE_ANEW)."""
+    if not (VALUE_ANEW and c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind) \
+            or c.for_now or is_additive(c.text):
+        return None
+    amount = q.quantity or "money" in q.expects
+    if not (amount or "time" in q.expects):
+        return None
+    for stretch in answers.reached(c.text):
+        if amount:
+            mine, theirs = _amounts(_read_numbers(stretch, frozenset())), _amounts(_numbers(d))
+            units, old = answers.amount_units(stretch), answers.amount_units(d.text)
+            if mine and theirs and not mine <= theirs and not (units and old and not units & old):
+                return "an amount told anew"
+        if "time" in q.expects:
+            mine, theirs = answers.days_given(stretch), answers.days_given(d.text)
+            if mine and theirs and not mine <= theirs:
+                return "a date told anew"
+    return None
 
 
 def _counts_where_none(c: _Said, d: _Said, q: Asked) -> bool:
@@ -1142,7 +1181,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
                            or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)
-                           or _ends_while(me, them)) \
+                           or _ends_while(me, them) or _told_anew(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
