@@ -1,0 +1,90 @@
+"""Issue 13, wave 20: an amount, a count or a date told anew ("Got bumped to 55k", "put the rent up to
+905 euros from March", "new slot is 22 May", "Adopted a third dog") ranked under the older value,
+because the newer line holds none of the question's words. Now the form says it is the same value
+reached (`currency._told_anew`, parse.answers `reached`; an ordinal counts its noun: `ordinal_counts`)
+and the newer line goes first, the older still returned below it: ranking only, nothing is marked
+replaced. A change dated ahead is not current before its day. Real git repositories with pinned
+dates, real index, lexical recall; the sentences are no bench set's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_attribute_recency import ask
+from test_current_truth_wave7 import history
+
+from gitmem.parse import answers
+
+
+def test_a_value_told_as_reached_is_read_in_its_clause() -> None:
+    assert answers.reached("@Oskar: Got bumped to 55k after the appraisal.") == ("bumped to 55k after the appraisal",)
+    assert answers.reached("@Pekka: Clinic rang, cancelled again; new slot is 22 May.") == ("new slot is 22 May",)
+    assert answers.reached("@Aino: Three joined in spring, so she has nine people now.") == (" so she has nine people now",)
+    assert answers.reached("@Aino: Team cut to four after the merger.") == ("cut to four after the merger",)
+    # A place reached is no value of these types; a clause without the form gives none.
+    assert answers.reached("@Aino: Moved to Tampere in 2024.") == ()
+    assert answers.reached("@Aino: Earns 48k as a surveyor.") == ()
+    assert answers.amount_units("Pays 820 euros a month") == {"euro", "month"}
+    assert answers.amount_units("Earns 48k") == {"k"}
+    assert answers.days_given("new slot is 22 May") == {"may"}
+    assert ("dog", "3") in answers.ordinal_counts("Adopted a third dog from the shelter")
+    assert "money" in answers.expects("What does Oskar earn?")
+
+
+# (days, question, as of, the entity, the line that holds now, the older value)
+CASES = {
+    "a salary bumped": (
+        (("2026-01-05", ("W @Oskar: Earns 48k as a surveyor.", "W @Oskar: Plays bandy on Sundays.")),
+         ("2026-04-18", ("W @Oskar: Got bumped to 55k after the appraisal.",))),
+        "What does Oskar earn?", "2026-05-02", "Oskar", "bumped to 55k", "Earns 48k"),
+    "a new date for an operation": (
+        (("2025-11-03", ("W @Pekka: Knee operation booked for 4 February at the district hospital.",
+                         "W @Pekka: Retired ferry pilot.")),
+         ("2026-01-20", ("W @Pekka: Clinic rang, cancelled again; new slot is 22 May.",))),
+        "When is Pekka's knee operation?", "2026-02-10", "Pekka", "new slot is 22 May", "booked for 4 February"),
+    "a team cut": (
+        (("2025-02-03", ("W @Aino: Manages a team of seven testers.",)),
+         ("2025-10-14", ("W @Aino: Team cut to four after the merger.",))),
+        "How many people does Aino manage?", "2025-11-01", "Aino", "cut to four", "team of seven"),
+    "a third dog": (
+        (("2025-03-01", ("W @Ilse: Has two dogs, Pepper and Moss.",)),
+         ("2025-09-12", ("W @Ilse: Adopted a third dog from the shelter, a grey lurcher.",))),
+        "How many dogs does Ilse have?", "2025-10-01", "Ilse", "third dog", "Has two dogs"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_value_told_anew_ranks_above_the_older_value(tmp_path: Path, case: str) -> None:
+    days, q, day, entity, holds, old = CASES[case]
+    repo = history(tmp_path, *days)
+    results = ask(repo, q, k=5, as_of=day)
+    shown = [str(r.content) for r in results if entity.lower() in r.entities]
+    assert holds in shown[0], shown
+    # Not hidden: the older value is still returned, below it, and not marked replaced.
+    below = [r for r in results if old in str(r.content)]
+    assert below and below[0].status == "current" and below[0].superseded_by is None, below
+    # Before the newer line was written the older value is the answer.
+    first = [str(r.content) for r in ask(repo, q, k=5, as_of=days[0][0]) if entity.lower() in r.entities]
+    assert old in first[0], first
+
+
+def test_a_raise_from_a_later_month_is_current_once_that_month_has_come(tmp_path: Path) -> None:
+    repo = history(tmp_path,
+                   ("2025-04-02", ("W @Liisa: Earns 48k as a hydrologist.",)),
+                   ("2026-01-10", ("W @Liisa: Contract renewed, bumped to 55k from March.",)))
+    q = "What does Liisa earn?"
+    before = [str(r.content) for r in ask(repo, q, k=5, as_of="2026-02-01") if "liisa" in r.entities]
+    assert "Earns 48k" in before[0], before
+    after = [str(r.content) for r in ask(repo, q, k=5, as_of="2026-04-01") if "liisa" in r.entities]
+    assert "bumped to 55k" in after[0], after
+    assert any("Earns 48k" in s for s in after[1:]), after
+
+
+def test_an_amount_in_another_unit_is_no_new_value(tmp_path: Path) -> None:
+    # The rent is counted by the month in euros, the salary in thousands: two things, not one told anew.
+    repo = history(tmp_path,
+                   ("2025-04-02", ("W @Liisa: Pays 820 euros a month for a flat in Tartu.",)),
+                   ("2025-09-10", ("W @Liisa: Salary went up to 52k with the new contract.",)))
+    shown = [str(r.content) for r in ask(repo, "How much rent does Liisa pay?", k=5, as_of="2025-10-01") if "liisa" in r.entities]
+    assert "Pays 820 euros" in shown[0], shown
