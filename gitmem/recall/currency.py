@@ -874,7 +874,8 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     "the rent up to 715 euros", "new slot is 17 April", "she has eight people now") and `d` gives a
     value of the type that `c`'s stretch does not, the amounts of both counted in one unit when both
     name one ("52k" / "61k"; not "700 euros a month" / "50k"). The form says it is the same value
-    told anew, whatever question words either holds. Not an addition, nor a value for a while only
+    told anew, whatever question words either holds, unless the older one names by name a thing asked
+    that the newer lacks. Not an addition, nor a value for a while only
     (those have their own rules), nor a plan or a change not yet in effect (no `mover`). Ranking
     only: nothing is marked replaced (VALUE_ANEW)."""
     if not (VALUE_ANEW and c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind) \
@@ -882,6 +883,12 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
         return None
     amount = q.quantity or "money" in q.expects
     if not (amount or "time" in q.expects):
+        return None
+    # The older line names a thing the question asks by name and the newer lacks it ("How much does
+    # Gregor pay for Netflix?": "Pays £11 a month for Netflix" under "Broadband is now £26 a month"):
+    # two amounts of two things.
+    named = answers.values(d.text, "name")
+    if any(n.startswith(st) for st in d.asked - c.asked for n in named):
         return None
     for stretch in answers.reached(c.text):
         if amount:
