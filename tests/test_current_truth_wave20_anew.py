@@ -88,3 +88,27 @@ def test_an_amount_in_another_unit_is_no_new_value(tmp_path: Path) -> None:
                    ("2025-09-10", ("W @Liisa: Salary went up to 52k with the new contract.",)))
     shown = [str(r.content) for r in ask(repo, "How much rent does Liisa pay?", k=5, as_of="2025-10-01") if "liisa" in r.entities]
     assert "Pays 820 euros" in shown[0], shown
+
+
+def test_an_amount_of_another_named_thing_is_no_new_value(tmp_path: Path) -> None:
+    # "Broadband is now £28" tells a new amount of the broadband, not of the Spotify plan the question names.
+    repo = history(tmp_path,
+                   ("2025-02-08", ("W @Ruben: Pays £20 a month for broadband.", "W @Ruben: Pays £9 a month for Spotify Premium.")),
+                   ("2025-05-02", ("W @Ruben: Broadband is now £28 a month, the offer ran out.",)))
+    shown = [str(r.content) for r in ask(repo, "How much does Ruben pay for Spotify?", k=5, as_of="2025-06-01") if "ruben" in r.entities]
+    assert "Spotify Premium" in shown[0], shown
+    broadband = [str(r.content) for r in ask(repo, "How much does Ruben pay for broadband?", k=5, as_of="2025-06-01")
+                 if "ruben" in r.entities]
+    assert "now £28" in broadband[0], broadband
+
+
+def test_an_email_address_to_use_from_now_on_ranks_above_the_older_address(tmp_path: Path) -> None:
+    repo = history(tmp_path,
+                   ("2025-01-21", ("W @Wendelin: Email is wendelin.m@posteo.de.", "W @Wendelin: Restores clocks in Passau.")),
+                   ("2025-08-14", ("W @Wendelin: Use clocks@wendelin-uhren.de from now on, he closed the posteo box.",)))
+    results = ask(repo, "What is Wendelin's email address?", k=5, as_of="2025-09-01")
+    shown = [str(r.content) for r in results if "wendelin" in r.entities]
+    assert "clocks@wendelin-uhren.de" in shown[0], shown
+    assert any("wendelin.m@posteo.de" in s for s in shown[1:]), shown
+    assert answers.values("Use clocks@wendelin-uhren.de from now on", "email") == {"clocks@wendelin-uhren.de"}
+    assert answers.values("@Wendelin: Restores clocks", "email") == frozenset()

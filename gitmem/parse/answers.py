@@ -15,6 +15,8 @@ Types (`expects`):
   "in the Trafford Centre");
 - "name": "what is X called", "which/what <noun> ..."; values are capitalised words not at the start
   of a sentence and not an @mention ("Fedora", "Galaxy S25", "Spotify Individual");
+- "email" (wave 20, read of statements only, never asked for: recall/currency.py `_told_anew`): an
+  email address ("isidor@brandl-tischlerei.at");
 - "polarity": a yes/no question about a state ("Does Folake sing in a choir?", "Is Njeri seeing
   anyone?"); the value is "no" when the statement ends a state ("Gave the choir her last Sunday",
   "Split up with @Rafferty": attributes.ENDS_STATE and the endings of a relationship, a stay, a last
@@ -62,6 +64,8 @@ _MONEY_VALUE = lazy(r"[£$€¥]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|eur|pounds?
 _PLACE_VALUE = lazy(r"\b(?:in|at|to|on|near|outside|from|off)\s+(?:(?:the|a|an|his|her|their|my|our)\s+)?"
                     r"(?:[\w'-]+\s+){0,2}?([^\W\d_][\w'-]*)", re.I)
 _WORD = lazy(r"@?[^\W\d_][\w'-]*|\d[\w.-]*")
+# An email address (not an @mention: something stands before the "@").
+_EMAIL = lazy(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # A sentence's start (the statement's own, after an "@Name:" prefix, a full stop or a semicolon).
 _STARTS = frozenset((".", ";", ":", "!", "?"))
 
@@ -94,6 +98,8 @@ def values(text: str, kind: str) -> frozenset[str]:
                          for w in _capitalised_run(text, m.start(1))) - values(text, "time")
     if kind == "name":
         return _names(text) - values(text, "time")
+    if kind == "email":
+        return frozenset(m.group().lower() for m in _EMAIL.finditer(text))
     if kind == "polarity":
         return frozenset(("no",)) if ENDS_STATE.search(text) or _ENDED.search(text) else frozenset(("yes",))
     return frozenset()
@@ -126,11 +132,12 @@ def ordinal_counts(text: str) -> frozenset[tuple[str, str]]:
 
 # A value told as reached (wave 20): "to X" after "up" / "down" or a verb ("bumped to 61k", "cut to
 # five", "raising the rent to 1,050", "moved the viva to 9 September"), or a clause saying "now" or
-# "new" ("so she has eight people now", "new slot is 17 April", "New rate card: 55 an hour"). The
+# "new" ("so she has eight people now", "new slot is 17 April", "New rate card: 55 an hour") or
+# "instead" ("use gh@hollowmere.org instead"). The
 # verb is read by its form (-ed, -ing, or the few irregular ones), no list of verbs of change.
 _REACHED = lazy(r"\b(?:up|down|[a-z]+ed|[a-z]+ing|cut|put|set|went|goes)\s+(?:[\w'’,-]+\s+){0,3}?to\s+"
                 r"(?=[£$€¥]?\d|(?:" + "|".join(w for w in NUMBER_WORDS if w != "zero") + r")\b|[A-Z][a-z]+\s+\d)|"
-                r"\bnow\b|\bnew\b", re.I)
+                r"\bnow\b|\bnew\b|\binstead\b", re.I)
 # Clauses: a semicolon, a sentence's end, a comma before a space (not the one inside "1,290").
 _CLAUSE_END = lazy(r"[;!?]|\.(?:\s|$)|,\s")
 # What an amount is counted in: a currency, thousands ("61k"), a period ("a month", "an hour").
@@ -150,7 +157,7 @@ def reached(text: str) -> tuple[str, ...]:
         clause = text[start:end]
         m = _REACHED.search(clause)
         if m is not None:
-            out.append(clause if m.group().lower() == "now" else clause[m.start():])
+            out.append(clause if m.group().lower() in ("now", "instead") else clause[m.start():])
         start = end + 1
     return tuple(out)
 

@@ -871,7 +871,8 @@ def _amounts(n: _Numbers) -> frozenset[str]:
 def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     """Why `c`, newer, goes ahead of `d` of the same person when the question asks an amount, a count or
     a date: `c` tells a value of that type as reached (parse.answers `reached`: "Got bumped to 61k",
-    "the rent up to 715 euros", "new slot is 17 April", "she has eight people now") and `d` gives a
+    "the rent up to 715 euros", "new slot is 17 April", "she has eight people now"; an email address
+    "from now on" or "instead", whatever is asked) and `d` gives a
     value of the type that `c`'s stretch does not, the amounts of both counted in one unit when both
     name one ("52k" / "61k"; not "700 euros a month" / "50k"). The form says it is the same value
     told anew, whatever question words either holds, unless the older one names by name a thing asked
@@ -881,8 +882,9 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     if not (VALUE_ANEW and c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind) \
             or c.for_now or is_additive(c.text):
         return None
+    email = answers.values(d.text, "email")
     amount = q.quantity or "money" in q.expects
-    if not (amount or "time" in q.expects):
+    if not (amount or "time" in q.expects or email):
         return None
     # The older line names a thing the question asks by name and the newer lacks it ("How much does
     # Gregor pay for Netflix?": "Pays £11 a month for Netflix" under "Broadband is now £26 a month"):
@@ -900,6 +902,9 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
             mine, theirs = answers.days_given(stretch), answers.days_given(d.text)
             if mine and theirs and not mine <= theirs:
                 return "a date told anew"
+        # An address to use from now on or instead, whatever is asked: it orders two addresses only.
+        if email and (mine := answers.values(stretch, "email")) and not mine <= email:
+            return "an email address told anew"
     return None
 
 
