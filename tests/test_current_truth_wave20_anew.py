@@ -112,3 +112,20 @@ def test_an_email_address_to_use_from_now_on_ranks_above_the_older_address(tmp_p
     assert any("wendelin.m@posteo.de" in s for s in shown[1:]), shown
     assert answers.values("Use clocks@wendelin-uhren.de from now on", "email") == {"clocks@wendelin-uhren.de"}
     assert answers.values("@Wendelin: Restores clocks", "email") == frozenset()
+
+
+def test_a_start_at_a_workplace_ranks_above_the_older_job(tmp_path: Path) -> None:
+    from gitmem.parse.attributes import starts_work
+
+    assert starts_work("@Gunnhild: Started this week as a data steward at the university hospital.")
+    assert starts_work("@Gunnhild: Started at the county library in Molde.")
+    # Something else started somewhere is no job; a start told with more between is not read.
+    assert not starts_work("@Gunnhild: Started at the gym again.")
+    assert not starts_work("@Gunnhild: Started Spanish classes at the college.")
+    repo = history(tmp_path,
+                   ("2025-03-02", ("W @Gunnhild: Works as a pharmacist at a chain store in Alesund.",
+                                   "W @Gunnhild: Sings alto in the cathedral choir.")),
+                   ("2025-09-15", ("W @Gunnhild: Started this week as a data steward at the university hospital.",)))
+    shown = [str(r.content) for r in ask(repo, "What is Gunnhild's job?", k=5, as_of="2025-10-20") if "gunnhild" in r.entities]
+    assert "data steward" in shown[0], shown
+    assert any("pharmacist at a chain store" in s for s in shown[1:]), shown

@@ -231,6 +231,10 @@ WHILE_ENDED = True
 # person telling such a value as reached ("Got bumped to 61k", "new slot is 17 April": parse.answers
 # `reached`) goes ahead of an older one giving another value of that type. Off: False.
 VALUE_ANEW = True
+# Wave 20 (`_starts_work`): for a question about someone's work, a newer line of theirs telling a start at a
+# workplace ("Started at the hospital pharmacy in Hildesheim this week": parse.attributes `starts_work`)
+# goes ahead of an older line giving their work. Off: False.
+STARTED_WORK = True
 # Wave 20 (`_recounted`): an ordinal before the noun a "how many" question counts is a count of it
 # ("Adopted a third cat" over "Has two cats": parse.answers `ordinal_counts`). Off: False.
 ORDINAL_COUNTS = True
@@ -908,6 +912,17 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     return None
 
 
+def _starts_work(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, goes ahead of `d` of the same person for a question about their work: `d` gives
+    the work, `c` none by its words but tells a start at a workplace (parse.attributes `starts_work`),
+    not as an addition. Ranking only (STARTED_WORK)."""
+    if STARTED_WORK and "work" in q.families and "work" in d.attrs and "work" not in c.attrs and c.own and d.own \
+            and c.subject and c.subject == d.subject and c.kind == d.kind and not is_additive(c.text) \
+            and attributes.starts_work(c.text):
+        return "a start at a workplace"
+    return None
+
+
 def _counts_where_none(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c` goes ahead of `d`, of one subject and whatever their ages, because the question asks
     how many or how much and `c` gives a number where `d` gives none, holding every question word `d`
@@ -1193,7 +1208,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
                            or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)
-                           or _ends_while(me, them) or _told_anew(me, them, q)) \
+                           or _ends_while(me, them) or _told_anew(me, them, q) or _starts_work(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
