@@ -138,6 +138,7 @@ def ordinal_counts(text: str) -> frozenset[tuple[str, str]]:
 _REACHED = lazy(r"\b(?:up|down|[a-z]+ed|[a-z]+ing|cut|put|set|went|goes)\s+(?:[\w'’,-]+\s+){0,3}?to\s+"
                 r"(?=[£$€¥]?\d|(?:" + "|".join(w for w in NUMBER_WORDS if w != "zero") + r")\b|[A-Z][a-z]+\s+\d)|"
                 r"\bnow\b|\bnew\b|\binstead\b", re.I)
+_REACHED_HINTS = (" to ", "now", "new", "instead")  # `_REACHED`'s words, as substrings
 # Clauses: a semicolon, a sentence's end, a comma before a space (not the one inside "1,290").
 _CLAUSE_END = lazy(r"[;!?]|\.(?:\s|$)|,\s")
 # What an amount is counted in: a currency, thousands ("61k"), a period ("a month", "an hour").
@@ -151,6 +152,9 @@ def reached(text: str) -> tuple[str, ...]:
     """The stretches of a statement that tell a value as reached (`_REACHED`): from the "to" form or
     "new" on to the end of its clause, or the whole clause saying "now" ("Hospital rang, cancelled
     again; new slot is 17 April" -> ("new slot is 17 April",)). Empty: none."""
+    low = text.lower()
+    if not any(h in low for h in _REACHED_HINTS):
+        return ()
     out: list[str] = []
     start = 0
     for end in [m.start() for m in _CLAUSE_END.finditer(text)] + [len(text)]:

@@ -883,8 +883,12 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     that the newer lacks. Not an addition, nor a value for a while only
     (those have their own rules), nor a plan or a change not yet in effect (no `mover`). Ranking
     only: nothing is marked replaced (VALUE_ANEW)."""
-    if not (VALUE_ANEW and c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind) \
-            or c.for_now or is_additive(c.text):
+    if not (VALUE_ANEW and c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind) or c.for_now:
+        return None
+    # Read once per candidate (cached by its text): most lines tell no value reached, and this is
+    # asked of every pair of the head.
+    stretches = answers.reached(c.text)
+    if not stretches or is_additive(c.text):
         return None
     email = answers.values(d.text, "email")
     amount = q.quantity or "money" in q.expects
@@ -896,7 +900,7 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     named = answers.values(d.text, "name")
     if any(n.startswith(st) for st in d.asked - c.asked for n in named):
         return None
-    for stretch in answers.reached(c.text):
+    for stretch in stretches:
         if amount:
             mine, theirs = _amounts(_read_numbers(stretch, frozenset())), _amounts(_numbers(d))
             units, old = answers.amount_units(stretch), answers.amount_units(d.text)
