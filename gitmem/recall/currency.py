@@ -878,7 +878,7 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     "the rent up to 715 euros", "new slot is 17 April", "she has eight people now"; an email address
     "from now on" or "instead", whatever is asked) and `d` gives a
     value of the type that `c`'s stretch does not, the amounts of both counted in one unit when both
-    name one ("52k" / "61k"; not "700 euros a month" / "50k"). The form says it is the same value
+    name one ("52k" / "61k"; not "700 euros a month" / "50k", nor "75 euros" / "12 km"). The form says it is the same value
     told anew, whatever question words either holds, unless the older one names by name a thing asked
     that the newer lacks. Not an addition, nor a value for a while only
     (those have their own rules), nor a plan or a change not yet in effect (no `mover`). Ranking
@@ -902,8 +902,12 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
         return None
     for stretch in stretches:
         if amount:
-            mine, theirs = _amounts(_read_numbers(stretch, frozenset())), _amounts(_numbers(d))
-            units, old = answers.amount_units(stretch), answers.amount_units(d.text)
+            new_n, old_n = _read_numbers(stretch, frozenset()), _numbers(d)
+            mine, theirs = _amounts(new_n), _amounts(old_n)
+            # Units: a currency, thousands, a period (answers.amount_units), and the word after a number
+            # ("12 km", "three staff"): "up to 75 euros a month" is no new value of "Cycles 12 km".
+            units = answers.amount_units(stretch) | {u for u, _ in new_n.units}
+            old = answers.amount_units(d.text) | {u for u, _ in old_n.units}
             if mine and theirs and not mine <= theirs and not (units and old and not units & old):
                 return "an amount told anew"
         if "time" in q.expects:
