@@ -14,7 +14,14 @@ import pytest
 from test_attribute_recency import ask
 from test_current_truth_wave7 import history
 
+from gitrepo import GitRepo
+
 from gitmem.parse import answers
+
+
+def about(repo: GitRepo, q: str, day: str, entity: str) -> list[str]:
+    """What recall returns of `entity` for `q` as of `day`, in order."""
+    return [str(r.content) for r in ask(repo, q, k=5, as_of=day) if entity.lower() in r.entities]
 
 
 def test_a_value_told_as_reached_is_read_in_its_clause() -> None:
@@ -37,7 +44,7 @@ CASES = {
     "a salary bumped": (
         (("2026-01-05", ("W @Oskar: Earns 48k as a surveyor.", "W @Oskar: Plays bandy on Sundays.")),
          ("2026-04-18", ("W @Oskar: Got bumped to 55k after the appraisal.",))),
-        "What does Oskar earn?", "2026-05-02", "Oskar", "bumped to 55k", "Earns 48k"),
+        "What is Oskar's salary?", "2026-05-02", "Oskar", "bumped to 55k", "Earns 48k"),
     "a new date for an operation": (
         (("2025-11-03", ("W @Pekka: Knee operation booked for 4 February at the district hospital.",
                          "W @Pekka: Retired ferry pilot.")),
@@ -58,25 +65,22 @@ CASES = {
 def test_a_value_told_anew_ranks_above_the_older_value(tmp_path: Path, case: str) -> None:
     days, q, day, entity, holds, old = CASES[case]
     repo = history(tmp_path, *days)
-    results = ask(repo, q, k=5, as_of=day)
-    shown = [str(r.content) for r in results if entity.lower() in r.entities]
-    assert holds in shown[0], shown
+    assert holds in about(repo, q, day, entity)[0]
     # Not hidden: the older value is still returned, below it, and not marked replaced.
-    below = [r for r in results if old in str(r.content)]
+    below = [r for r in ask(repo, q, k=5, as_of=day) if old in str(r.content)]
     assert below and below[0].status == "current" and below[0].superseded_by is None, below
     # Before the newer line was written the older value is the answer.
-    first = [str(r.content) for r in ask(repo, q, k=5, as_of=days[0][0]) if entity.lower() in r.entities]
-    assert old in first[0], first
+    assert old in about(repo, q, days[0][0], entity)[0]
 
 
 def test_a_raise_from_a_later_month_is_current_once_that_month_has_come(tmp_path: Path) -> None:
     repo = history(tmp_path,
                    ("2025-04-02", ("W @Liisa: Earns 48k as a hydrologist.",)),
                    ("2026-01-10", ("W @Liisa: Contract renewed, bumped to 55k from March.",)))
-    q = "What does Liisa earn?"
-    before = [str(r.content) for r in ask(repo, q, k=5, as_of="2026-02-01") if "liisa" in r.entities]
+    q = "What is Liisa's salary?"
+    before = about(repo, q, "2026-02-01", "liisa")
     assert "Earns 48k" in before[0], before
-    after = [str(r.content) for r in ask(repo, q, k=5, as_of="2026-04-01") if "liisa" in r.entities]
+    after = about(repo, q, "2026-04-01", "liisa")
     assert "bumped to 55k" in after[0], after
     assert any("Earns 48k" in s for s in after[1:]), after
 
@@ -86,7 +90,7 @@ def test_an_amount_in_another_unit_is_no_new_value(tmp_path: Path) -> None:
     repo = history(tmp_path,
                    ("2025-04-02", ("W @Liisa: Pays 820 euros a month for a flat in Tartu.",)),
                    ("2025-09-10", ("W @Liisa: Salary went up to 52k with the new contract.",)))
-    shown = [str(r.content) for r in ask(repo, "How much rent does Liisa pay?", k=5, as_of="2025-10-01") if "liisa" in r.entities]
+    shown = about(repo, "How much rent does Liisa pay?", "2025-10-01", "liisa")
     assert "Pays 820 euros" in shown[0], shown
 
 
@@ -95,10 +99,9 @@ def test_an_amount_of_another_named_thing_is_no_new_value(tmp_path: Path) -> Non
     repo = history(tmp_path,
                    ("2025-02-08", ("W @Ruben: Pays £20 a month for broadband.", "W @Ruben: Pays £9 a month for Spotify Premium.")),
                    ("2025-05-02", ("W @Ruben: Broadband is now £28 a month, the offer ran out.",)))
-    shown = [str(r.content) for r in ask(repo, "How much does Ruben pay for Spotify?", k=5, as_of="2025-06-01") if "ruben" in r.entities]
+    shown = about(repo, "How much does Ruben pay for Spotify?", "2025-06-01", "ruben")
     assert "Spotify Premium" in shown[0], shown
-    broadband = [str(r.content) for r in ask(repo, "How much does Ruben pay for broadband?", k=5, as_of="2025-06-01")
-                 if "ruben" in r.entities]
+    broadband = about(repo, "How much does Ruben pay for broadband?", "2025-06-01", "ruben")
     assert "now £28" in broadband[0], broadband
 
 
@@ -126,6 +129,6 @@ def test_a_start_at_a_workplace_ranks_above_the_older_job(tmp_path: Path) -> Non
                    ("2025-03-02", ("W @Gunnhild: Works as a pharmacist at a chain store in Alesund.",
                                    "W @Gunnhild: Sings alto in the cathedral choir.")),
                    ("2025-09-15", ("W @Gunnhild: Started this week as a data steward at the university hospital.",)))
-    shown = [str(r.content) for r in ask(repo, "What is Gunnhild's job?", k=5, as_of="2025-10-20") if "gunnhild" in r.entities]
+    shown = about(repo, "What is Gunnhild's job?", "2025-10-20", "gunnhild")
     assert "data steward" in shown[0], shown
     assert any("pharmacist at a chain store" in s for s in shown[1:]), shown

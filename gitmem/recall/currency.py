@@ -900,8 +900,13 @@ def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
     named = answers.values(d.text, "name")
     if any(n.startswith(st) for st in d.asked - c.asked for n in named):
         return None
+    # An amount: the older one holds a thing asked, the newer no word of the question, and the older
+    # gives an attribute the newer does not ("How much does Callum pay for the climbing wall?": "Pays
+    # £40 a month for the climbing wall", a pastime, under "The letting agent put the Leith rent up to
+    # £975"): two amounts of two things. (A date told anew keeps its place: "new slot is 17 April".)
+    other_thing = amount and not c.asked and _names_thing(d.asked - _LIGHT) and bool(attributes.said(d.text) - attributes.said(c.text))
     for stretch in stretches:
-        if amount:
+        if amount and not other_thing:
             new_n, old_n = _read_numbers(stretch, frozenset()), _numbers(d)
             mine, theirs = _amounts(new_n), _amounts(old_n)
             # Units: a currency, thousands, a period (answers.amount_units), and the word after a number
