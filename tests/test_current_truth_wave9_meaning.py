@@ -63,7 +63,11 @@ def test_a_change_in_new_words_goes_first_by_meaning(tmp_path: Path, embedder: s
     assert nothing_hidden(results)  # ranking only: the older line is still there, unmarked
     assert any("Weighs 64 kg" in r.content for r in results)
     assert "Weighs 64 kg" in top(ask(repo, embedder, q, "2026-03-01"), "henrike")  # before the change
-    # Words alone (no dense side asked for), and hybrid recall with the rule off: the older line first.
+    # Wave 20: "Up to 70 kg" is a value told as reached (currency._told_anew): words alone put it first
+    # too. With that rule off, words alone (no dense side asked for), and hybrid recall with the
+    # meaning rule off too: the older line first.
+    assert "70 kg" in top(ask(repo, embedder, q, "2026-05-01", hybrid=False), "henrike")
+    monkeypatch.setattr(currency, "VALUE_ANEW", False)
     assert "Weighs 64 kg" in top(ask(repo, embedder, q, "2026-05-01", hybrid=False), "henrike")
     monkeypatch.setattr(meaning, "MEANING_SLOT", False)
     assert "Weighs 64 kg" in top(ask(repo, embedder, q, "2026-05-01"), "henrike")
