@@ -130,6 +130,7 @@ def test_a_new_amount_in_the_same_unit_and_a_version_beside_a_name(tmp_path: Pat
     assert "10.9" in top(repo, "Which Jellyfin version does Tern run?", "tern", "2026-05-01")
     monkeypatch.setattr(currency, "QUANTITY_RECENCY", False)
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)  # an amount asked for, given anew: wave 8's rule too
+    monkeypatch.setattr(currency, "VALUE_ANEW", False)  # "put ... up to 75 euros": wave 20's value told as reached too
     assert "60 euros" in top(repo, "How much does Ilse pay for parking?", "ilse", "2026-05-01")
 
 

@@ -103,6 +103,7 @@ def test_a_new_amount_and_a_new_name_in_words_no_list_holds(tmp_path: Path,
     assert "Framework 13" in top(repo, "What laptop does Wren use?", "wren", "2026-06-01")
     assert "Ubuntu" in top(repo, "What does Wren's desktop run?", "wren", "2026-06-01")
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
+    monkeypatch.setattr(currency, "VALUE_ANEW", False)  # "put the Leith rent up to £975": wave 20's value told as reached too
     assert "£900" in top(repo, "What is Callum's rent?", "callum", "2026-06-01")
     assert "ThinkPad X1" in top(repo, "What laptop does Wren use?", "wren", "2026-06-01")
 

@@ -63,7 +63,11 @@ def test_a_change_in_new_words_goes_first_by_meaning(tmp_path: Path, embedder: s
     assert nothing_hidden(results)  # ranking only: the older line is still there, unmarked
     assert any("Weighs 64 kg" in r.content for r in results)
     assert "Weighs 64 kg" in top(ask(repo, embedder, q, "2026-03-01"), "henrike")  # before the change
-    # Words alone (no dense side asked for), and hybrid recall with the rule off: the older line first.
+    # Wave 20: "Up to 70 kg" is a value told as reached (currency._told_anew): words alone put it first
+    # too. With that rule off, words alone (no dense side asked for), and hybrid recall with the
+    # meaning rule off too: the older line first.
+    assert "70 kg" in top(ask(repo, embedder, q, "2026-05-01", hybrid=False), "henrike")
+    monkeypatch.setattr(currency, "VALUE_ANEW", False)
     assert "Weighs 64 kg" in top(ask(repo, embedder, q, "2026-05-01", hybrid=False), "henrike")
     monkeypatch.setattr(meaning, "MEANING_SLOT", False)
     assert "Weighs 64 kg" in top(ask(repo, embedder, q, "2026-05-01"), "henrike")
@@ -110,11 +114,12 @@ def test_a_change_from_a_month_ahead_is_a_plan_until_then(tmp_path: Path, embedd
 
 def test_the_cli_gets_the_question_vector_from_the_warm_embedder(tmp_path: Path) -> None:
     """`gitmem recall` asks the warm embedder process for the dense side: its answer carries the
-    question's vector, so the CLI decides by meaning as `gitmem mcp` does in-process."""
+    question's vector, so the CLI decides by meaning as `gitmem mcp` does in-process. (Wave 20: the
+    newer line tells no value as reached, "up to 70 kg" would be put first by words alone.)"""
     repo = embedded(history(
         tmp_path,
         ("2026-01-20", ("W @Henrike: Weighs 64 kg.", "W @Henrike: Sings alto in a gospel choir.")),
-        ("2026-04-11", ("W @Henrike: Up to 70 kg after the winter off the bike.",)),
+        ("2026-04-11", ("W @Henrike: At 70 kg after the winter off the bike, up from 64.",)),
     ))
     env = {**os.environ, "GITMEM_EMBED_IDLE": "60"}
     try:

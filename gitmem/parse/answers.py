@@ -15,6 +15,8 @@ Types (`expects`):
   "in the Trafford Centre");
 - "name": "what is X called", "which/what <noun> ..."; values are capitalised words not at the start
   of a sentence and not an @mention ("Fedora", "Galaxy S25", "Spotify Individual");
+- "email" (wave 20, read of statements only, never asked for: recall/currency.py `_told_anew`): an
+  email address ("isidor@brandl-tischlerei.at");
 - "polarity": a yes/no question about a state ("Does Folake sing in a choir?", "Is Njeri seeing
   anyone?"); the value is "no" when the statement ends a state ("Gave the choir her last Sunday",
   "Split up with @Rafferty": attributes.ENDS_STATE and the endings of a relationship, a stay, a last
@@ -28,10 +30,11 @@ import re
 from functools import lru_cache
 
 from gitmem.lazyre import lazy
-from gitmem.parse.attributes import ENDS_STATE
+from gitmem.parse.attributes import ENDS_STATE, singular
 
 _WHEN = lazy(r"^\s*when\b(?!\s+(?:did|was|were|had)\b)|\bwhat time\b|\b(?:which|what) days?\b", re.I)
-_MONEY = lazy(r"\bhow much\b|\b(?:rent|price|prices|cost|costs|fee|fees|pay|pays|paid|salary|subscription)\b", re.I)
+_MONEY = lazy(r"\bhow much\b|\b(?:rent|price|prices|cost|costs|fee|fees|pay|pays|paid|salary|subscription|earn|earns|charge|charges)\b",
+              re.I)
 # A yes/no question about how things stand (not "did/was": a past event).
 _YES_NO = lazy(r"^\s*(?:does|do|is|are|has|have)\b", re.I)
 # Endings ENDS_STATE does not list: of a relationship, of a place left, of a last time.
@@ -61,6 +64,8 @@ _MONEY_VALUE = lazy(r"[£$€¥]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:euros?|eur|pounds?
 _PLACE_VALUE = lazy(r"\b(?:in|at|to|on|near|outside|from|off)\s+(?:(?:the|a|an|his|her|their|my|our)\s+)?"
                     r"(?:[\w'-]+\s+){0,2}?([^\W\d_][\w'-]*)", re.I)
 _WORD = lazy(r"@?[^\W\d_][\w'-]*|\d[\w.-]*")
+# An email address (not an @mention: something stands before the "@").
+_EMAIL = lazy(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # A sentence's start (the statement's own, after an "@Name:" prefix, a full stop or a semicolon).
 _STARTS = frozenset((".", ";", ":", "!", "?"))
 
@@ -93,9 +98,93 @@ def values(text: str, kind: str) -> frozenset[str]:
                          for w in _capitalised_run(text, m.start(1))) - values(text, "time")
     if kind == "name":
         return _names(text) - values(text, "time")
+    if kind == "email":
+        return frozenset(m.group().lower() for m in _EMAIL.finditer(text))
     if kind == "polarity":
         return frozenset(("no",)) if ENDS_STATE.search(text) or _ENDED.search(text) else frozenset(("yes",))
     return frozenset()
+
+
+# Numbers in words, by their digits (recall/currency.py reads a statement's numbers with them).
+NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
+                                                "twelve".split())} | {
+    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
+    "ninety": "90", "hundred": "100"}
+# An ordinal before a noun counts it (wave 20): "Adopted a third cat" has three cats, "Finished her
+# fifth marathon" has run five.
+_ORDINALS = {w: str(n) for n, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+                                             "twelfth".split(), 1)}
+_ORDINAL = lazy(r"\b(" + "|".join(_ORDINALS) + r")\s+(?:[a-z-]+\s+)?([a-z][\w-]*)", re.I)
+
+
+def ordinal_counts(text: str) -> frozenset[tuple[str, str]]:
+    """(noun, count) an ordinal before a noun gives, the noun singular ("a third cat" -> ("cat", "3");
+    one word may stand between: "her fourth full marathon" gives ("marathon", "4") and ("full", "4"))."""
+    out: set[tuple[str, str]] = set()
+    for m in _ORDINAL.finditer(text):
+        n = _ORDINALS[m.group(1).lower()]
+        out.add((singular(m.group(2).lower()), n))
+        nxt = text[m.end(1):].split()
+        if nxt:
+            out.add((singular(nxt[0].lower().strip(".,;:")), n))
+    return frozenset(out)
+
+
+# A value told as reached (wave 20): "to X" after "up" / "down" or a verb ("bumped to 61k", "cut to
+# five", "raising the rent to 1,050", "moved the viva to 9 September"), or a clause saying "now" or
+# "new" ("so she has eight people now", "new slot is 17 April", "New rate card: 55 an hour") or
+# "instead" ("use gh@hollowmere.org instead"). The
+# verb is read by its form (-ed, -ing, or the few irregular ones), no list of verbs of change.
+_REACHED = lazy(r"\b(?:up|down|[a-z]+ed|[a-z]+ing|cut|put|set|went|goes)\s+(?:[\w'’,-]+\s+){0,3}?to\s+"
+                r"(?=[£$€¥]?\d|(?:" + "|".join(w for w in NUMBER_WORDS if w != "zero") + r")\b|[A-Z][a-z]+\s+\d)|"
+                r"\bnow\b|\bnew\b|\binstead\b", re.I)
+_REACHED_HINTS = (" to ", "now", "new", "instead")  # `_REACHED`'s words, as substrings
+# Clauses: a semicolon, a sentence's end, a comma before a space (not the one inside "1,290").
+_CLAUSE_END = lazy(r"[;!?]|\.(?:\s|$)|,\s")
+# What an amount is counted in: a currency, thousands ("61k"), a period ("a month", "an hour").
+_AMOUNT_UNIT = lazy(r"[£$€¥]|\b\d[\d,.]*\s?(k|m)\b|\b(?:a|an|per)\s+(month|week|year|hour|day|session|lesson)\b|"
+                    r"\b\d[\d,.]*\s?(euros?|eur|pounds?|quid|gbp|dollars?|usd|kroner|krona|kronor|francs?|chf|zloty|yen|"
+                    r"rupees?|lei|rand)\b", re.I)
+
+
+@lru_cache(maxsize=4096)
+def reached(text: str) -> tuple[str, ...]:
+    """The stretches of a statement that tell a value as reached (`_REACHED`): from the "to" form or
+    "new" on to the end of its clause, or the whole clause saying "now" ("Hospital rang, cancelled
+    again; new slot is 17 April" -> ("new slot is 17 April",)). Empty: none."""
+    low = text.lower()
+    if not any(h in low for h in _REACHED_HINTS):
+        return ()
+    out: list[str] = []
+    start = 0
+    for end in [m.start() for m in _CLAUSE_END.finditer(text)] + [len(text)]:
+        clause = text[start:end]
+        m = _REACHED.search(clause)
+        if m is not None:
+            out.append(clause if m.group().lower() in ("now", "instead") else clause[m.start():])
+        start = end + 1
+    return tuple(out)
+
+
+# A day of a month, "May" too ("19 May", "May 19th", "3 March"; `values` leaves "may" alone: a modal).
+_DAY_MONTH = lazy(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+                  r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}(?:st|nd|rd|th)?\b", re.I)
+
+
+def days_given(text: str) -> frozenset[str]:
+    """The months of the days of a month a statement names, lowercased, three letters ("slot is 19 May"
+    -> {"may"}; "Opening October 15" -> {"oct"})."""
+    return frozenset((m.group(1) or m.group(2)).lower() for m in _DAY_MONTH.finditer(text))
+
+
+def amount_units(text: str) -> frozenset[str]:
+    """What the amounts of a statement are counted in, lowercased: "€", "k", "month", "euro"
+    ("Pays 640 euros a month" -> {"month", "euro"}): two amounts in disjoint units are of two things."""
+    out: set[str] = set()
+    for m in _AMOUNT_UNIT.finditer(text):
+        u = next((g for g in m.groups() if g), m.group()).lower()
+        out.add(u[:-1] if u.endswith("s") and len(u) > 3 else u)
+    return frozenset(out)
 
 
 def _capitalised_run(text: str, at: int) -> list[str]:

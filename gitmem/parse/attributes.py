@@ -265,6 +265,22 @@ def _lookup(words: set[str], table: dict[str, tuple[str, ...]],
     return out
 
 
+# A start at a workplace (wave 20): "Started at the hospital pharmacy in Hildesheim this week", "Started this
+# week as a clinical trials coordinator at the university hospital", "Began with a consultancy": the
+# inchoative of a job, told by its form (a verb of starting, a workplace after it), no list of jobs; only
+# a day may stand between ("Started Spanish classes at the college" is no job).
+_STARTS_WORK = lazy(r"\b(?:started|starts|starting|began|begins|beginning)\s+"
+                    r"(?:(?:this|last|on)\s+[a-z]+\s+|today\s+|yesterday\s+)?(?:as\s+(?:a|an)\s+(?:[\w-]+\s+){0,4}?)?"
+                    r"(?:at|with|in)\s+(?:a|an|the)\s+(?:(?!(?:near|by|in|at|on|with|of|for|from)\b)[\w-]+\s+){0,3}?"
+                    + _WORKPLACES + r"\b", re.I)
+
+
+def starts_work(text: str) -> bool:
+    """Whether a statement tells a start at a workplace (`_STARTS_WORK`): a new value of the work, read
+    by recall (currency `_starts_work`) where the families read no work word in it."""
+    return ("start" in text or "Start" in text or "beg" in text or "Beg" in text) and _STARTS_WORK.search(text) is not None
+
+
 # A statement's opening, up to what it says first: where it starts and the @entity it is filed under
 # ("@Alice: ", "@Alice's "). Every pattern that reads a statement's first words (here, in
 # index/supersede.py and recall/currency.py) starts with it, so the opening is spelled once. The

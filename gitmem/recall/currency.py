@@ -227,6 +227,17 @@ _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finis
 COUNT_ANSWERS = True
 # A later line of the same person reporting what a stay waited on goes ahead of the stay (`_ends_while`).
 WHILE_ENDED = True
+# Wave 20 (`_told_anew`): for a question asking an amount, a count or a date, a newer line of the same
+# person telling such a value as reached ("Got bumped to 61k", "new slot is 17 April": parse.answers
+# `reached`) goes ahead of an older one giving another value of that type. Off: False.
+VALUE_ANEW = True
+# Wave 20 (`_starts_work`): for a question about someone's work, a newer line of theirs telling a start at a
+# workplace ("Started at the hospital pharmacy in Hildesheim this week": parse.attributes `starts_work`)
+# goes ahead of an older line giving their work. Off: False.
+STARTED_WORK = True
+# Wave 20 (`_recounted`): an ordinal before the noun a "how many" question counts is a count of it
+# ("Adopted a third cat" over "Has two cats": parse.answers `ordinal_counts`). Off: False.
+ORDINAL_COUNTS = True
 
 
 class Currency(NamedTuple):
@@ -477,12 +488,9 @@ said_of = _said
 _PLACE = lazy(r"\b(?:in|to|at|near|around|across)\s+(?:the\s+)?[A-Z][a-z]")
 
 
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven "
-                                                 "twelve".split())} | {
-    "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
-    "ninety": "90", "hundred": "100"}
-# A number in digits or words ("zero" gives no value worth comparing: it is read, not searched for).
-_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?|" + "|".join(w for w in _NUMBER_WORDS if w != "zero") + r")\b")
+_NUMBER_WORDS = answers.NUMBER_WORDS
+# A number in digits or words, in thousands too ("61k"; "zero" gives no value worth comparing: it is read, not searched for).
+_NUMBER = lazy(r"\b(?:\d+(?:[.,]\d+)?k?|" + "|".join(w for w in _NUMBER_WORDS if w != "zero") + r")\b")
 _TOKEN = lazy(r"[\w.,]*\w")
 _LINKS = frozenset(("of", "at", "to", "is", "now", "a", "an", "the", "version", "v", "up", "from", "on", "onto"))
 # Words after a number that are no unit of it ("3 in a row", "5 to 9").
@@ -852,9 +860,80 @@ def _ends_predicate(c: _Said, d: _Said, q: Asked) -> str | None:
 def _recounted(c: _Said, d: _Said, noun: str) -> bool:
     """Whether `c` gives another count of `noun` than `d` does (a number standing before the noun or a
     compound of it: `_Numbers.units`)."""
-    mine = {n for unit, n in _numbers(c).units if attributes.same_noun(unit, noun)}
+    mine = {n for unit, n in _numbers(c).units | (answers.ordinal_counts(c.text) if ORDINAL_COUNTS else frozenset())
+            if attributes.same_noun(unit, noun)}
     theirs = {n for unit, n in _numbers(d).units if attributes.same_noun(unit, noun)}
     return bool(mine and theirs and not mine <= theirs)
+
+
+def _amounts(n: _Numbers) -> frozenset[str]:
+    """Every number read, a thing's own too when it stands before a word ("Gym membership costs her
+    1,800 rupees": the subject is a thing, the amount is still one)."""
+    return n.nums | {v for _, v in n.units}
+
+
+def _told_anew(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, goes ahead of `d` of the same person when the question asks an amount, a count or
+    a date: `c` tells a value of that type as reached (parse.answers `reached`: "Got bumped to 61k",
+    "the rent up to 715 euros", "new slot is 17 April", "she has eight people now"; an email address
+    "from now on" or "instead", whatever is asked) and `d` gives a
+    value of the type that `c`'s stretch does not, the amounts of both counted in one unit when both
+    name one ("52k" / "61k"; not "700 euros a month" / "50k", nor "75 euros" / "12 km"). The form says it is the same value
+    told anew, whatever question words either holds, unless the older one names by name a thing asked
+    that the newer lacks. Not an addition, nor a value for a while only
+    (those have their own rules), nor a plan or a change not yet in effect (no `mover`). Ranking
+    only: nothing is marked replaced (VALUE_ANEW)."""
+    if not (VALUE_ANEW and c.own and d.own and c.subject and c.subject == d.subject and c.kind == d.kind) or c.for_now:
+        return None
+    # Read once per candidate (cached by its text): most lines tell no value reached, and this is
+    # asked of every pair of the head.
+    stretches = answers.reached(c.text)
+    if not stretches or is_additive(c.text):
+        return None
+    email = answers.values(d.text, "email")
+    amount = q.quantity or "money" in q.expects
+    if not (amount or "time" in q.expects or email):
+        return None
+    # The older line names a thing the question asks by name and the newer lacks it ("How much does
+    # Gregor pay for Netflix?": "Pays £11 a month for Netflix" under "Broadband is now £26 a month"):
+    # two amounts of two things.
+    named = answers.values(d.text, "name")
+    if any(n.startswith(st) for st in d.asked - c.asked for n in named):
+        return None
+    # An amount: the older one holds a thing asked, the newer no word of the question, and the older
+    # gives an attribute the newer does not ("How much does Callum pay for the climbing wall?": "Pays
+    # £40 a month for the climbing wall", a pastime, under "The letting agent put the Leith rent up to
+    # £975"): two amounts of two things. (A date told anew keeps its place: "new slot is 17 April".)
+    other_thing = amount and not c.asked and _names_thing(d.asked - _LIGHT) and bool(attributes.said(d.text) - attributes.said(c.text))
+    for stretch in stretches:
+        if amount and not other_thing:
+            new_n, old_n = _read_numbers(stretch, frozenset()), _numbers(d)
+            mine, theirs = _amounts(new_n), _amounts(old_n)
+            # Units: a currency, thousands, a period (answers.amount_units), and the word after a number
+            # ("12 km", "three staff"): "up to 75 euros a month" is no new value of "Cycles 12 km".
+            units = answers.amount_units(stretch) | {u for u, _ in new_n.units}
+            old = answers.amount_units(d.text) | {u for u, _ in old_n.units}
+            if mine and theirs and not mine <= theirs and not (units and old and not units & old):
+                return "an amount told anew"
+        if "time" in q.expects:
+            mine, theirs = answers.days_given(stretch), answers.days_given(d.text)
+            if mine and theirs and not mine <= theirs:
+                return "a date told anew"
+        # An address to use from now on or instead, whatever is asked: it orders two addresses only.
+        if email and (mine := answers.values(stretch, "email")) and not mine <= email:
+            return "an email address told anew"
+    return None
+
+
+def _starts_work(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, goes ahead of `d` of the same person for a question about their work: `d` gives
+    the work, `c` none by its words but tells a start at a workplace (parse.attributes `starts_work`),
+    not as an addition. Ranking only (STARTED_WORK)."""
+    if STARTED_WORK and "work" in q.families and "work" in d.attrs and "work" not in c.attrs and c.own and d.own \
+            and c.subject and c.subject == d.subject and c.kind == d.kind and not is_additive(c.text) \
+            and attributes.starts_work(c.text):
+        return "a start at a workplace"
+    return None
 
 
 def _counts_where_none(c: _Said, d: _Said, q: Asked) -> bool:
@@ -1142,7 +1221,7 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
                            or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)
-                           or _ends_while(me, them)) \
+                           or _ends_while(me, them) or _told_anew(me, them, q) or _starts_work(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
