@@ -227,6 +227,10 @@ _END_HINTS = ("no longer", "away", " on", "back", "over", "sold", "gone", "finis
 COUNT_ANSWERS = True
 # A later line of the same person reporting what a stay waited on goes ahead of the stay (`_ends_while`).
 WHILE_ENDED = True
+# Wave 20 (`_over_occasion`): a habit or standing state goes ahead of a line of the same subject telling of
+# one occasion that departs from it ("Cycles to the office every day" over "Took the tram today because
+# the bike had a puncture"), unless the question asks about the occasion. Off: False.
+OCCASION_UNDER = True
 
 
 class Currency(NamedTuple):
@@ -378,6 +382,7 @@ class Asked(NamedTuple):
     expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
     relative: str = ""  # the named entity's relative it asks about ("zoe's son": parse.entities.asked_relation)
     counted: str = ""  # the noun a "how many" question counts (parse.attributes.counted)
+    occasion: bool = False  # it asks about an occasion, not how things stand (parse.mood.asks_occasion)
 
 
 class _Said(NamedTuple):
@@ -403,6 +408,8 @@ class _Said(NamedTuple):
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
     asserts: bool = True  # states how things stand, by its mood: no plan, wish, condition, hearsay, story retold
     ends_on: frozenset[str] = frozenset()  # holds until something else happens: that clause's content words (`_ends_while`)
+    occasion: bool = False  # tells of one occasion (parse.mood.occasion: "today", "first time in years")
+    habit: bool = False  # a habit or standing state told by how often or how long (parse.mood.habitual)
 
 
 def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: Reading | None = None) -> _Said:
@@ -466,7 +473,9 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: R
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
         else "",
         asserts=asserts,
-        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset())
+        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset(),
+        occasion=OCCASION_UNDER and bool(ents) and mood.occasion(content),
+        habit=OCCASION_UNDER and bool(ents) and mood.habitual(content))
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -791,6 +800,24 @@ def _over_unasserted(c: _Said, d: _Said, q: Asked) -> bool:
     return bool(q.families & c.attrs) or any(answers.values(c.text, kind) for kind in q.expects - _POLARITY)
 
 
+def _over_occasion(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c`, a habit or standing state, goes ahead of `d`, of one subject, whatever their ages
+    and relevance, because `d` tells of one occasion departing from it (`_Said.occasion`): "How does
+    Krystyna get to work?": "Cycles to the office every day" over "Took the tram today because the bike
+    had a puncture" (OCCASION_UNDER). The habit is told by how often or how long it holds
+    (`_Said.habit`: "every day", "without fail", "for twenty years"). Not when the question asks
+    about the occasion (told in the past, naming one day: `Asked.occasion`) or the occasion holds a word
+    of the question the habit lacks ("Why does she take the tram?"); and the occasion must depart from
+    the habit: `c` gives the asked attribute or a word of the question, or the two share a content word
+    or an attribute ("bike"). Ranking only: the occasion is still returned, below."""
+    if not (OCCASION_UNDER and d.occasion and c.habit and not c.occasion and not q.occasion and d.own and _one_subject(c, d)):
+        return False
+    if d.asked - c.asked - _LIGHT - _NOW:
+        return False
+    return bool(q.families & c.attrs or c.asked or c.words & d.words - _SAYING
+                or attributes.said(c.text) & attributes.said(d.text) - attributes.WEAK)
+
+
 def _one_subject(c: _Said, d: _Said) -> bool:
     """Whether `c` and `d` are statements of one kind about one subject, `c` about the entity it is
     filed under."""
@@ -959,6 +986,9 @@ AN_INSTANCE = "something done once"
 NO_QUESTION_WORD = "no word of the question, the older some"
 GUARDS = (SOMEONE_ELSE, AN_ADDITION, ANOTHER_ATTRIBUTE, UNREAD_ATTRIBUTE, NOT_ASKED, A_THING_IT_LACKS, AN_INSTANCE,
           NO_QUESTION_WORD)
+# Wave 20: one occasion beside the habit it departs from (`_over_occasion`); named apart from GUARDS,
+# whose order bench/truth_learn.py's --guards numbers (recall/learned.py lists it after its own).
+ONE_OCCASION = "one occasion beside the habit it departs from"
 
 
 def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
@@ -994,6 +1024,8 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
         out.append(NO_QUESTION_WORD)
     if _an_instance(c, q, _names_thing(c.asked & d.asked - _LIGHT), _named_anew(c, d)):
         out.append(AN_INSTANCE)
+    if c.occasion and _over_occasion(d, c, q):
+        out.append(ONE_OCCASION)
     return tuple(out)
 
 
@@ -1134,10 +1166,11 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
                                             or _counts_where_none(me, them, q)
-                                            or not them.asserts and _over_unasserted(me, them, q)):
+                                            or not them.asserts and _over_unasserted(me, them, q)
+                                            or them.occasion and _over_occasion(me, them, q)):
                     at = j
                     break
-                if not _later(me, them):
+                if not _later(me, them) or me.occasion and _over_occasion(them, me, q):
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
