@@ -34,16 +34,16 @@ def test_one_occasion_and_a_habit_are_read_by_their_grammar() -> None:
 
 # (days, question, as of, the entity, the habit, the occasion, a question about the occasion)
 CASES = {
-    "a ferry today over walking every day": (
-        (("2026-02-02", ("W @Odile: Walks to the harbour office every day, even in the rain.",)),
-         ("2026-03-10", ("W @Odile: Took the ferry today because the harbour path was flooded.",))),
-        "How does Odile get to the harbour office?", "2026-03-20", "Odile", "Walks to the harbour office every day",
+    "a ferry today over cycling every day": (
+        (("2026-02-02", ("W @Odile: Cycles to the office every day, even in the sleet.",)),
+         ("2026-03-10", ("W @Odile: Took the ferry today because the bike had a flat tyre.",))),
+        "How does Odile get to work?", "2026-03-20", "Odile", "Cycles to the office every day",
         "Took the ferry today", "Why did Odile take the ferry?"),
-    "a missed practice, first time in years": (
-        (("2026-01-08", ("W @Radek: Goes to choir practice every Thursday without fail.",)),
-         ("2026-04-16", ("W @Radek: Missed choir practice for his nephew's christening, first time in years.",))),
-        "What does Radek do on Thursdays?", "2026-05-01", "Radek", "Goes to choir practice every Thursday",
-        "Missed choir practice", "What happened with Radek's choir practice?"),
+    "a missed lunch, first time in years": (
+        (("2026-01-08", ("W @Radek: Has Friday lunch at his brother's every week, without fail.",)),
+         ("2026-04-17", ("W @Radek: Missed Friday lunch at his brother's because of the rail strike, first time in years.",))),
+        "What does Radek do on Fridays?", "2026-05-01", "Radek", "Has Friday lunch at his brother's every week",
+        "Missed Friday lunch", "What happened to Radek's Friday lunch?"),
 }
 
 
