@@ -231,6 +231,9 @@ WHILE_ENDED = True
 # one occasion that departs from it ("Cycles to the office every day" over "Took the tram today because
 # the bike had a puncture"), unless the question asks about the occasion. Off: False.
 OCCASION_UNDER = True
+# Wave 20 (`_said`): a stay whose one named day is its end ("until 12 January", written in December) is
+# dated by the day it was written, not by that day read in the log's year. Off: False.
+END_NOT_EVENT = True
 
 
 class Currency(NamedTuple):
@@ -441,6 +444,12 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: R
     # A named end or a window still to come when written ("currently ..." is asked first, so the
     # stored last day answers the rest: `_last_day`).
     for_now = FOR_NOW.search(content) is not None or (bool(q.families) and _last_day(row, stored) is not None)
+    if END_NOT_EVENT and for_now and logged is not None and ev and ev < (written := logged.isoformat()) \
+            and (row[EVENT_END] or "")[:10] == ev and (_last_day(row, stored) or "") >= written:
+        # "Visiting his parents in Karaikudi until 12 January", written on 20 December: the one day it
+        # names is its end (parse.dates read it as an event in the log's year), not when it held: it
+        # is placed by the day it was written, or the older home would be "newer" than the stay.
+        ev = written
     if for_now and WINDOW_EXPIRY and "residence" in q.families and _PLACE.search(content):
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
