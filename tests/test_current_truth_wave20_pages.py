@@ -96,3 +96,17 @@ def test_an_index_derived_by_older_rules_gives_the_pages_lines_their_entity(tmp_
         assert conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'entities:wilhelmina'").fetchone()[0] == 3
     results = ask(repo, "What is Wilhelmina's address?", k=5, as_of="2025-12-01")
     assert "3 Mill Lane" in str(results[0].content), [r.content for r in results]
+
+
+def test_a_move_told_with_the_season_it_happened_in_does_not_expire(tmp_path: Path) -> None:
+    # "over the summer" says when the move happened: read as a while, the move was "past" after
+    # August, and the home on the person's bank page came back first once its lines were hers.
+    repo = GitRepo.init(tmp_path / "ws")
+    repo.commit("page", "2025-02-01", {".gitignore": ".memory/\n", "bank/people/gudrun.md": "# Gudrun\n\n- Lives in Bergen, near the fish market.\n"})
+    repo.commit("log", "2025-08-25", log("2025-08-25", "W @Gudrun: Moved to Alesund over the summer, keeps the kayak at the harbour there now."))
+    update(Workspace(repo.path))
+    with sqlite3.connect(repo.path / ".memory" / "index.sqlite") as conn:
+        assert conn.execute("SELECT last_day FROM chunks WHERE content LIKE '%Moved to Alesund%'").fetchone() == ("",)
+    shown = [str(r.content) for r in ask(repo, "Where does Gudrun live?", k=5, as_of="2025-10-01") if "gudrun" in r.entities]
+    assert "Moved to Alesund" in shown[0], shown
+    assert any("Lives in Bergen" in s for s in shown[1:]), shown

@@ -45,7 +45,8 @@ from gitmem.index.db import get_meta
 # opens no past tense (parse/attributes.py OPENING): such a person's states were all read as events
 # (never superseded, no last day); "9" wave 20: a line that names no one on a page in a folder of bank/
 # whose outermost heading names the page's file ("# Kazue" on bank/people/kazue.md) is that entity's
-# (parse/entities.py `page_entity`): `rederive` gives the stored chunks their entity first.
+# (parse/entities.py `page_entity`): `rederive` gives the stored chunks their entity first; a move
+# ("Moved to Arisaig over the summer") names no last day (index/dating.py `open_end`).
 RULES = "9"
 DERIVED_RULES = "derived_rules"
 
