@@ -102,7 +102,8 @@ def test_a_move_told_with_the_season_it_happened_in_does_not_expire(tmp_path: Pa
     # "over the summer" says when the move happened: read as a while, the move was "past" after
     # August, and the home on the person's bank page came back first once its lines were hers.
     repo = GitRepo.init(tmp_path / "ws")
-    repo.commit("page", "2025-02-01", {".gitignore": ".memory/\n", "bank/people/gudrun.md": "# Gudrun\n\n- Lives in Bergen, near the fish market.\n"})
+    page = "# Gudrun\n\n- Lives in Bergen, near the fish market.\n"
+    repo.commit("page", "2025-02-01", {".gitignore": ".memory/\n", "bank/people/gudrun.md": page})
     repo.commit("log", "2025-08-25", log("2025-08-25", "W @Gudrun: Moved to Alesund over the summer, keeps the kayak at the harbour there now."))
     update(Workspace(repo.path))
     with sqlite3.connect(repo.path / ".memory" / "index.sqlite") as conn:
