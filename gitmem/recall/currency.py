@@ -411,6 +411,7 @@ class _Said(NamedTuple):
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
     asserts: bool = True  # states how things stand, by its mood: no plan, wish, condition, hearsay, story retold
     ends_on: frozenset[str] = frozenset()  # holds until something else happens: that clause's content words (`_ends_while`)
+    occasion: bool = False  # tells of one occasion (parse.mood.occasion: "today", "first time in years")
 
 
 def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: Reading | None = None) -> _Said:
@@ -480,7 +481,8 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: R
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
         else "",
         asserts=asserts,
-        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset())
+        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset(),
+        occasion=OCCASION_UNDER and bool(ents) and mood.occasion(content))
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -807,7 +809,7 @@ def _over_unasserted(c: _Said, d: _Said, q: Asked) -> bool:
 
 def _over_occasion(c: _Said, d: _Said, q: Asked) -> bool:
     """Whether `c`, a habit or standing state, goes ahead of `d`, of one subject, whatever their ages
-    and relevance, because `d` tells of one occasion departing from it: "How does
+    and relevance, because `d` tells of one occasion departing from it (`_Said.occasion`): "How does
     Krystyna get to work?": "Cycles to the office every day" over "Took the tram today because the bike
     had a puncture" (OCCASION_UNDER; parse.mood `occasion`). The habit is told by how often or how long it holds
     (parse.mood `habitual`: "every day", "without fail", "for twenty years"). Not when the question asks
@@ -815,17 +817,15 @@ def _over_occasion(c: _Said, d: _Said, q: Asked) -> bool:
     of the question the habit lacks ("Why does she take the tram?"); and the occasion must depart from
     the habit: `c` gives the asked attribute or a word of the question, or the two share a content word
     or an attribute ("bike"). Ranking only: the occasion is still returned, below."""
-    if not (OCCASION_UNDER and not q.occasion and d.own and _one_subject(c, d)) or d.asked - c.asked - _LIGHT - _NOW:
-        return False
-    # Read only for the pairs that get here, each text once (cached): every head candidate read them
-    # before, ~1% of a question's CPU at 1M lines.
-    if not (_occasion(d.text) and _habitual(c.text)) or _occasion(c.text):
+    # The occasion is read of every head candidate (a few substring tests, `_said`); the habit only
+    # for the pairs that get here, each text once (cached).
+    if not (OCCASION_UNDER and d.occasion and not c.occasion and not q.occasion and d.own and _one_subject(c, d)) \
+            or d.asked - c.asked - _LIGHT - _NOW or not _habitual(c.text):
         return False
     return bool(q.families & c.attrs or c.asked or c.words & d.words - _SAYING
                 or attributes.said(c.text) & attributes.said(d.text) - attributes.WEAK)
 
 
-_occasion = lru_cache(maxsize=4096)(mood.occasion)
 _habitual = lru_cache(maxsize=4096)(mood.habitual)
 
 
@@ -1035,7 +1035,7 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
         out.append(NO_QUESTION_WORD)
     if _an_instance(c, q, _names_thing(c.asked & d.asked - _LIGHT), _named_anew(c, d)):
         out.append(AN_INSTANCE)
-    if _over_occasion(d, c, q):
+    if c.occasion and _over_occasion(d, c, q):
         out.append(ONE_OCCASION)
     return tuple(out)
 
@@ -1178,10 +1178,10 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
                                             or _counts_where_none(me, them, q)
                                             or not them.asserts and _over_unasserted(me, them, q)
-                                            or _over_occasion(me, them, q)):
+                                            or them.occasion and _over_occasion(me, them, q)):
                     at = j
                     break
-                if not _later(me, them) or _over_occasion(them, me, q):
+                if not _later(me, them) or me.occasion and _over_occasion(them, me, q):
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
