@@ -82,6 +82,21 @@ def entity_page_stem(rel: str) -> str | None:
     return rel[len(_ENTITY_PAGES) :].rsplit(".", 1)[0]
 
 
+def bank_folder_stem(rel: str) -> str | None:
+    """The file-name stem of a page in a folder of bank/ (bank/people/kazue.md -> kazue,
+    bank/entities/Peter.md -> Peter), else None: not a page at bank/'s top (world.md, opinions.md:
+    pages of many things) nor a proposal. parse.entities `page_entity` reads whether its heading
+    names it."""
+    if not rel.startswith(_BANK) or rel.startswith(_PROPOSALS) or not rel.lower().endswith(".md"):
+        return None
+    folder, _, name = rel[len(_BANK):].rpartition("/")
+    return name[:-3] if folder and name[:-3] else None
+
+
+_BANK = f"{BANK_DIR}/"
+_PROPOSALS = f"{BANK_DIR}/proposals/"
+
+
 # --- daily logs ----------------------------------------------------------------------------------
 # The shape of a log's name; `log_date` also checks that the date exists.
 LOG_NAME = lazy(rf"{LOG_DIR}/\d{{4}}-\d{{2}}-\d{{2}}\.md")

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from gitmem.index.store import CONTENT, ENTITIES, EVENT_END, EVENT_START, FACT, PATH
-from gitmem.index.supersede import is_event
+from gitmem.index.supersede import is_event, moved_in
 from gitmem.layout import log_date
 from gitmem.lazyre import lazy
 from gitmem.parse.dates import ends, may_end
@@ -59,7 +59,9 @@ def open_end(row: Any) -> str | None:
     "until the 14th": parse.dates.ends, read from the day it was written)."""
     content = row[CONTENT]
     # may_end first: a cheap necessary condition of dates.ends, which every row would reach.
-    if not (row[ENTITIES] or row[FACT]) or not may_end(content) or is_event(content):
+    # A move names when it happened, not a while it lasts ("Moved to Arisaig over the summer, keeps the
+    # boat there now" is no stay over at the end of August: wave 20, RULES "9").
+    if not (row[ENTITIES] or row[FACT]) or not may_end(content) or is_event(content) or moved_in(content):
         return None
     logged = log_date(row[PATH])
     written = logged or event_day(row)

@@ -18,12 +18,13 @@ from typing import NamedTuple
 
 from gitmem.config import load_config
 from gitmem.index import rules, store
-from gitmem.layout import BANK_DIR, in_bank
+from gitmem.layout import BANK_DIR, bank_folder_stem, in_bank
 from gitmem.index.dating import last_day
 from gitmem.index.readings import rows_of
 from gitmem.index.db import get_meta, open_index, set_meta, target_commit, unshallowed, writer_lock
 from gitmem.index.supersede import Statement, cited_source, has_cue, restates, same_fact, supersedes
 from gitmem.parse import Block, ParsedFile, parse_markdown
+from gitmem.parse.entities import page_entity
 from gitmem.timeline import git
 from gitmem.timeline.history import (
     CommitInfo,
@@ -397,6 +398,7 @@ def rederive(conn: sqlite3.Connection, result: UpdateResult) -> None:
     writer = _Writer(conn, 0)
     conn.execute("BEGIN IMMEDIATE")
     try:
+        _page_entities(conn)  # before the links: they read the chunks' entities
         conn.execute("DELETE FROM supersessions")
         conn.execute("DELETE FROM copies")
         last = 0
@@ -421,6 +423,23 @@ def rederive(conn: sqlite3.Connection, result: UpdateResult) -> None:
         writer.inserts = []
     result.notes.append(f"derived the supersession links again: they were made by older rules "
                         f"({'version ' + was if was else 'unversioned'}; now version {rules.RULES})")
+
+
+def _page_entities(conn: sqlite3.Connection) -> None:
+    """The stored chunks of a page in a folder of bank/ that name no one, given the entity the page's
+    heading names by this code's rule (parse.entities `page_entity`, as parse/blocks.py gives it to a
+    block it parses: wave 20, RULES "9"): the chunk row, its entity rows and its FTS row."""
+    rows = conn.execute(f"SELECT id, path, heading, content FROM chunks WHERE path LIKE '{BANK_DIR}/%/%' AND entities = ''").fetchall()
+    found = [(key, i, path, heading, content) for i, path, heading, content in rows
+             if (stem := bank_folder_stem(path)) is not None and (key := page_entity(stem, heading.split(" > ")[0]))]
+    if not found:
+        return
+    conn.executemany("INSERT INTO chunks_fts (chunks_fts, rowid, content, heading, path, entities) VALUES ('delete', ?, ?, ?, ?, '')",
+                     [(i, content, heading, path) for _k, i, path, heading, content in found])
+    conn.executemany("UPDATE chunks SET entities = ? WHERE id = ?", [(k, i) for k, i, *_ in found])
+    conn.executemany("INSERT INTO chunks_fts (rowid, content, heading, path, entities) VALUES (?,?,?,?,?)",
+                     [(i, content, heading, path, k) for k, i, path, heading, content in found])
+    conn.executemany("INSERT OR IGNORE INTO chunk_entities VALUES (?, ?)", [(k, i) for k, i, *_ in found])
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

@@ -8,7 +8,8 @@ links (meta key DERIVED_RULES) and `indexer.update` derives them again, from the
 whenever it differs from RULES: `gitmem index`, recall's catch-up and the hook's background run do;
 the post-commit hook itself only hands that work to its background run (it must stay light).
 
-The same version covers the readings stored with each chunk version (`chunks.last_day`:
+The same version covers the entities of the chunks of a page in a folder of bank/
+(`indexer._page_entities`) and the readings stored with each chunk version (`chunks.last_day`:
 index/dating.py; the `readings` table: index/readings.py), derived again with the links. RULES is the one place this version lives: bump it
 in the same commit as any change that makes supersede.py (or a reading it calls) link other pairs
 than before, dating.py (or a reading it calls) read another day, or readings.py (or a reading it
@@ -42,8 +43,11 @@ from gitmem.index.db import get_meta
 # is a dream; "8" wave 19: what recall's recency rules read of a statement whatever is asked is stored
 # with each chunk version (index/readings.py), and a name ending in "-ed" ("@Ulfried:", "@Khaled:")
 # opens no past tense (parse/attributes.py OPENING): such a person's states were all read as events
-# (never superseded, no last day).
-RULES = "8"
+# (never superseded, no last day); "9" wave 20: a line that names no one on a page in a folder of bank/
+# whose outermost heading names the page's file ("# Kazue" on bank/people/kazue.md) is that entity's
+# (parse/entities.py `page_entity`): `rederive` gives the stored chunks their entity first; a move
+# ("Moved to Arisaig over the summer") names no last day (index/dating.py `open_end`).
+RULES = "9"
 DERIVED_RULES = "derived_rules"
 
 

@@ -160,7 +160,12 @@ _MOVED_IN = lazy(attributes.OPENING + r"(?:I\s+|we\s+)?(?:moved|relocated) (?:to
 
 def is_event(content: str) -> bool:
     """Whether a statement reports something done (an event, never superseded), not a state."""
-    return _EVENT.match(content) is not None and _MOVED_IN.match(content) is None
+    return _EVENT.match(content) is not None and not moved_in(content)
+
+
+def moved_in(content: str) -> bool:
+    """Whether a statement opens with a move ("Moved to Arisaig over the summer"): `_MOVED_IN`."""
+    return _MOVED_IN.match(content) is not None
 
 
 # A year named in a statement ("back in 2019", "in '19", "from 2015 to 2017"), after a preposition

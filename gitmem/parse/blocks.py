@@ -22,9 +22,9 @@ from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
 
-from gitmem.layout import log_date
+from gitmem.layout import bank_folder_stem, log_date
 from gitmem.parse.dates import parse_event_time
-from gitmem.parse.entities import mention_keys
+from gitmem.parse.entities import mention_keys, page_entity
 from gitmem.parse.model import KIND_LETTERS, NOTE, Block, Diagnostic, ParsedFile
 from gitmem.parse.retain import LIST_MARKER, Alias, Problem, classify, is_retain_heading
 from gitmem.parse.text import decode, is_binary, split_lines, strip_comments
@@ -83,6 +83,8 @@ class _Chunker:
         self.lines = lines
         self.path = path
         self.default = default
+        # A page in a folder of bank/ whose heading names it: its lines that name no one are its entity's.
+        self.page = bank_folder_stem(path)
         self.blocks: list[Block] = []
         self.diagnostics: list[Diagnostic] = []
         self.headings: list[tuple[int, str]] = []
@@ -277,6 +279,8 @@ class _Chunker:
         )
         if problem is not None:
             self.diagnostics.append(Diagnostic(self.path, start, problem.code, problem.message))
+        if not entities and self.page is not None and self.heading and (key := page_entity(self.page, self.heading[0])):
+            entities = (key,)
         self.blocks.append(
             Block(start, end, self.heading, text, content, kind, fact, entities, confidence, ev_start, ev_end)
         )

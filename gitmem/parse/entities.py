@@ -98,6 +98,19 @@ def entity_slug(name: str) -> str:
     return slug
 
 
+def page_entity(stem: str, heading: str) -> str | None:
+    """The entity a page's lines are about when they name none (wave 20): the page's outermost
+    heading names its file, as a name (bank/people/kazue.md under "# Kazue"; layout.bank_folder_stem
+    gives the stem of a page in a folder of bank/): at most four words, each capitalised. None
+    otherwise ("# notes" names no one). Read by parse/blocks.py for each block and by
+    index/indexer.py `rederive` for the stored ones (the heading path's first element)."""
+    words = heading.split()
+    if not words or len(words) > 4 or not all(w[:1].isupper() for w in words):
+        return None
+    key = entity_key(heading)
+    return key if key and key == entity_key(stem) else None
+
+
 # --- whom a statement is about ------------------------------------------------------------------
 # A line filed under one entity ("@Linnea: ...", a bullet of her page or her memory.md section) can
 # be about someone else: a relative or friend ("Her sister @Ana lives in Porto", "His brother lives

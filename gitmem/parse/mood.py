@@ -159,3 +159,49 @@ def yearly(content: str) -> bool:
     """Whether a statement tells of something done once a year (a value only of when)."""
     low = content.lower()
     return any(h in low for h in _YEARLY_HINTS) and _YEARLY.search(content) is not None
+
+
+# One occasion (wave 20): a line anchored to a single day ("Took the tram today because the bike had
+# a puncture", "Skipped the gym this morning"), told as a break in a long run ("Missed Sunday dinner
+# ..., first time in years", "a sip of champagne ..., his first in two decades") or said to be once
+# ("this once", "for once"). Not "this week" nor "this month" ("Started at the pharmacy this week" is
+# a change), nor "since yesterday" (a state since then).
+_ONE_DAY = lazy(r"\b(?:today|tonight|yesterday|last night|this (?:morning|afternoon|evening)|this once|for once|"
+                r"(?:the\s+)?first(?:\s+time)?\s+in\s+(?:(?:\w+\s+)?(?:years|decades|months)|ages|a\s+(?:long\s+)?while))\b", re.I)
+_SINCE_ONE_DAY = lazy(r"\bsince\s+(?:today|yesterday|last night|this morning)\b", re.I)
+
+
+def occasion(content: str) -> bool:
+    """Whether a statement tells of one occasion rather than how things stand (_ONE_DAY). Recall reads
+    it of every head candidate: the substring tests first, one by one."""
+    low = content.lower()
+    if not ("today" in low or "tonight" in low or "yesterday" in low or "last night" in low or "this " in low
+            or "once" in low or "first" in low):
+        return False
+    return _ONE_DAY.search(content) is not None and _SINCE_ONE_DAY.search(content) is None
+
+
+# A habit or a standing state told by how often or how long it holds: "Cycles to the office every
+# day", "Has Sunday dinner at his mother's every week, without fail", "Teetotal for twenty years",
+# "Never misses a home game". A date of one week ("every Friday") is a routine too; not once a year
+# (`yearly`, a value only of when).
+_HABIT = lazy(r"\b(?:(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekday|workday|weekend|"
+              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)|daily|always|without fail|never miss(?:es|ed)?|"
+              r"most (?:days|mornings|evenings|nights|weekends)|for (?:\w+\s+)?(?:years|decades))\b", re.I)
+_HABIT_HINTS = ("every", "each", "daily", "always", "without fail", "never miss", "most ", "years", "decades")
+
+
+def habitual(content: str) -> bool:
+    """Whether a statement tells a habit or a standing state by how often or how long it holds."""
+    low = content.lower()
+    return any(map(low.__contains__, _HABIT_HINTS)) and _HABIT.search(content) is not None
+
+
+# A question about an occasion: told in the past ("Why did Krystyna take the tram?", "What happened on
+# Sunday?") or naming one day ("Where was he this morning?").
+_ASKS_PAST = lazy(r"\b(?:did|didn't|was|wasn't|were|weren't|happened)\b", re.I)
+
+
+def asks_occasion(question: str) -> bool:
+    """Whether a question asks about an occasion rather than how things stand (`occasion`)."""
+    return _ASKS_PAST.search(question) is not None or _ONE_DAY.search(question) is not None

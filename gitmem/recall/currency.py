@@ -238,6 +238,13 @@ STARTED_WORK = True
 # Wave 20 (`_recounted`): an ordinal before the noun a "how many" question counts is a count of it
 # ("Adopted a third cat" over "Has two cats": parse.answers `ordinal_counts`). Off: False.
 ORDINAL_COUNTS = True
+# Wave 20 (`_over_occasion`): a habit or standing state goes ahead of a line of the same subject telling of
+# one occasion that departs from it ("Cycles to the office every day" over "Took the tram today because
+# the bike had a puncture"), unless the question asks about the occasion. Off: False.
+OCCASION_UNDER = True
+# Wave 20 (`_said`): a stay whose one named day is its end ("until 12 January", written in December) is
+# dated by the day it was written, not by that day read in the log's year. Off: False.
+END_NOT_EVENT = True
 
 
 class Currency(NamedTuple):
@@ -389,6 +396,7 @@ class Asked(NamedTuple):
     expects: frozenset[str] = frozenset()  # the types of value it asks for (parse.answers.expects)
     relative: str = ""  # the named entity's relative it asks about ("zoe's son": parse.entities.asked_relation)
     counted: str = ""  # the noun a "how many" question counts (parse.attributes.counted)
+    occasion: bool = False  # it asks about an occasion, not how things stand (parse.mood.asks_occasion)
 
 
 class _Said(NamedTuple):
@@ -414,6 +422,7 @@ class _Said(NamedTuple):
     until: str = ""  # for one that holds for a while only: the last day of the window it writes ("" if none)
     asserts: bool = True  # states how things stand, by its mood: no plan, wish, condition, hearsay, story retold
     ends_on: frozenset[str] = frozenset()  # holds until something else happens: that clause's content words (`_ends_while`)
+    occasion: bool = False  # tells of one occasion (parse.mood.occasion: "today", "first time in years")
 
 
 def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: Reading | None = None) -> _Said:
@@ -445,6 +454,12 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: R
     # A named end or a window still to come when written ("currently ..." is asked first, so the
     # stored last day answers the rest: `_last_day`).
     for_now = FOR_NOW.search(content) is not None or (bool(q.families) and _last_day(row, stored) is not None)
+    if END_NOT_EVENT and for_now and logged is not None and ev and ev < (written := logged.isoformat()) \
+            and (row[EVENT_END] or "")[:10] == ev and (_last_day(row, stored) or "") >= written:
+        # "Visiting his parents in Karaikudi until 12 January", written on 20 December: the one day it
+        # names is its end (parse.dates read it as an event in the log's year), not when it held: it
+        # is placed by the day it was written, or the older home would be "newer" than the stay.
+        ev = written
     if for_now and WINDOW_EXPIRY and "residence" in q.families and _PLACE.search(content):
         # A stay somewhere for a while ("On the road with the band's tour ... in Germany", "At her
         # mother's in Cork till Sunday") says where someone is for that while: "Where is Lachlan?"
@@ -477,7 +492,8 @@ def _said(c: Candidate, q: Asked, past: set[int], stored: bool = False, known: R
         until=row[EVENT_END][:10] if for_now and row[EVENT_START] and row[EVENT_END] and row[EVENT_START] < row[EVENT_END]
         else "",
         asserts=asserts,
-        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset())
+        ends_on=content_of(clause, tuple(ent_list)) if WHILE_ENDED and ents and (clause := end_condition(content)) else frozenset(),
+        occasion=OCCASION_UNDER and bool(ents) and mood.occasion(content))
 
 
 # The reading `newer_first` makes of a candidate, for recall/learned.py's pair features.
@@ -799,6 +815,28 @@ def _over_unasserted(c: _Said, d: _Said, q: Asked) -> bool:
     return bool(q.families & c.attrs) or any(answers.values(c.text, kind) for kind in q.expects - _POLARITY)
 
 
+def _over_occasion(c: _Said, d: _Said, q: Asked) -> bool:
+    """Whether `c`, a habit or standing state, goes ahead of `d`, of one subject, whatever their ages
+    and relevance, because `d` tells of one occasion departing from it (`_Said.occasion`): "How does
+    Krystyna get to work?": "Cycles to the office every day" over "Took the tram today because the bike
+    had a puncture" (OCCASION_UNDER; parse.mood `occasion`). The habit is told by how often or how long it holds
+    (parse.mood `habitual`: "every day", "without fail", "for twenty years"). Not when the question asks
+    about the occasion (told in the past, naming one day: `Asked.occasion`) or the occasion holds a word
+    of the question the habit lacks ("Why does she take the tram?"); and the occasion must depart from
+    the habit: `c` gives the asked attribute or a word of the question, or the two share a content word
+    or an attribute ("bike"). Ranking only: the occasion is still returned, below."""
+    # The occasion is read of every head candidate (a few substring tests, `_said`); the habit only
+    # for the pairs that get here, each text once (cached).
+    if not (OCCASION_UNDER and d.occasion and not c.occasion and not q.occasion and d.own and _one_subject(c, d)) \
+            or d.asked - c.asked - _LIGHT - _NOW or not _habitual(c.text):
+        return False
+    return bool(q.families & c.attrs or c.asked or c.words & d.words - _SAYING
+                or attributes.said(c.text) & attributes.said(d.text) - attributes.WEAK)
+
+
+_habitual = lru_cache(maxsize=4096)(mood.habitual)
+
+
 def _one_subject(c: _Said, d: _Said) -> bool:
     """Whether `c` and `d` are statements of one kind about one subject, `c` about the entity it is
     filed under."""
@@ -1038,6 +1076,9 @@ AN_INSTANCE = "something done once"
 NO_QUESTION_WORD = "no word of the question, the older some"
 GUARDS = (SOMEONE_ELSE, AN_ADDITION, ANOTHER_ATTRIBUTE, UNREAD_ATTRIBUTE, NOT_ASKED, A_THING_IT_LACKS, AN_INSTANCE,
           NO_QUESTION_WORD)
+# Wave 20: one occasion beside the habit it departs from (`_over_occasion`); named apart from GUARDS,
+# whose order bench/truth_learn.py's --guards numbers (recall/learned.py lists it after its own).
+ONE_OCCASION = "one occasion beside the habit it departs from"
 
 
 def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
@@ -1073,6 +1114,8 @@ def refusals(c: _Said, d: _Said, q: Asked) -> tuple[str, ...]:
         out.append(NO_QUESTION_WORD)
     if _an_instance(c, q, _names_thing(c.asked & d.asked - _LIGHT), _named_anew(c, d)):
         out.append(AN_INSTANCE)
+    if c.occasion and _over_occasion(d, c, q):
+        out.append(ONE_OCCASION)
     return tuple(out)
 
 
@@ -1213,10 +1256,11 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if me.ents & them.ents and (_before_someone_else(me, them, q) or _resumes(me, them)
                                             or _answers_instead(me, them, q) or _answers_at_all(me, them, q)
                                             or _counts_where_none(me, them, q)
-                                            or not them.asserts and _over_unasserted(me, them, q)):
+                                            or not them.asserts and _over_unasserted(me, them, q)
+                                            or them.occasion and _over_occasion(me, them, q)):
                     at = j
                     break
-                if not _later(me, them):
+                if not _later(me, them) or me.occasion and _over_occasion(them, me, q):
                     continue
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)

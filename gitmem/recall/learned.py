@@ -55,7 +55,7 @@ from gitmem.index.store import CONTENT, ENTITIES, ID
 from gitmem.index.supersede import has_cue, is_additive
 from gitmem.lazyre import lazy
 from gitmem.parse import answers, attributes
-from gitmem.recall.currency import GUARDS as RULES_GUARDS, OPENING_WORD, RECENCY_TOP, Asked, refusals, said_of
+from gitmem.recall.currency import GUARDS as RULES_GUARDS, ONE_OCCASION, OPENING_WORD, RECENCY_TOP, Asked, refusals, said_of
 from gitmem.recall.rank import Candidate, covered
 
 # How the model decides (see the module's doc): "off" (newer_first's rules alone), "replace" (wave
@@ -75,7 +75,7 @@ BESIDE_A_YES = "something done once beside a direct yes"
 # Brest", one log) and both hold. The rules order such a pair by what each gives of the question
 # (`currency._answers_instead`); the model does not move either.
 SAME_DAY = "said the same day"
-GUARD_NAMES: tuple[str, ...] = (*RULES_GUARDS, BESIDE_A_YES, SAME_DAY)
+GUARD_NAMES: tuple[str, ...] = (*RULES_GUARDS, BESIDE_A_YES, SAME_DAY, ONE_OCCASION)
 # The trap guards the model's decision must pass; bench/truth_learn.py varies it.
 GUARDS: frozenset[str] = frozenset(GUARD_NAMES)
 # Only statements newer_first may move (`_Said.mover`) are scored.

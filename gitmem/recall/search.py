@@ -21,7 +21,7 @@ from gitmem.index.db import get_meta, map_for_reading, open_index, target_commit
 from gitmem.index.readings import Reading, unpack
 from gitmem.index.store import COLS_ALL, COLS_RANK, CONTENT, HEADING, ID, NAMES_ALL
 from gitmem.index.worktree import refresh
-from gitmem.parse import answers, attributes, entity_key
+from gitmem.parse import answers, attributes, entity_key, mood
 from gitmem.parse.entities import asked_relation
 from gitmem.parse.retain import Alias, retain_alias
 from gitmem.recall import result as _result
@@ -299,7 +299,8 @@ class Session:
         ranked, cur = settled
         if not q.raw and q.terms and not opts.include_history:
             asked = Asked(query_stems(q), attributes.asked(text), frozenset(wanted), attributes.asks_quantity(text),
-                          answers.expects(text), asked_relation(text, wanted), attributes.counted(text))
+                          answers.expects(text), asked_relation(text, wanted), attributes.counted(text),
+                          mood.asks_occasion(text))
             same = None
             if report is not None:  # semantic recall only: a lexical one does not import it
                 from gitmem.recall import meaning
