@@ -277,11 +277,17 @@ def report(cache: Path, blind: list[Path]) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def parser(doc: str | None) -> argparse.ArgumentParser:
+    """The options every judge script of waves 19-20 takes: the score cache, the model, `--score`."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", type=Path, required=True)
     ap.add_argument("--model", type=Path, default=MODEL)
     ap.add_argument("--score", action="store_true")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser(__doc__)
     ap.add_argument("--blind", type=Path, action="append", default=[], metavar="FILE")
     args = ap.parse_args(argv)
     if args.score:

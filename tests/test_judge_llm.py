@@ -446,3 +446,41 @@ def test_a_reflection_moves_an_opinion_only_on_a_verdict_the_polarity_check_keep
     [same] = [c for c in dropped["changes"] if "opinion" in c]  # type: ignore[union-attr]
     assert same["after"] == same["before"] == 0.6 and not same["evidence"], same
     assert any("negation reads the other way" in n for n in dropped["notes"]), dropped["notes"]  # type: ignore[union-attr]
+
+
+def test_the_worked_examples_are_evaluated_once_per_model_load_though_a_reflection_asks_them_between_other_prompts(
+        bundled: Path) -> None:
+    """`shots` as a reflection asks it, pair by pair: agree's three prompts under SCORE_SYSTEM, then the
+    worked examples' prompt where agree abstains. The block's KV state is saved the first time and restored
+    after each switch back, with the scores a fresh model gives that prompt alone."""
+    from gitmem.reflect.model import LlamaModel
+
+    llm = LlamaModel(bundled)
+    block = len(llm._tokens(llm._chat_prompt(J.SHOTS_SYSTEM, "")))
+    assert block > 600  # the worked examples, wave 20's five included
+    pairs = AGREE_CASES[:4]
+    shots_tokens, scores = [], []
+    for fact, opinion, _ in pairs:
+        first = J.score_pair(llm, fact, opinion, "shots", second=False)  # agree's questions
+        assert first.labels is not None and first.shots is None
+        before, loads = llm.stats.prompt_tokens, llm.stats.prefix_loads
+        s = J.ask(llm, fact, opinion, "shots")
+        shots_tokens.append(llm.stats.prompt_tokens - before)
+        assert llm.stats.prefix_loads == loads + (len(scores) > 0), "the block is restored, not evaluated, after the first pair"
+        scores.append(s)
+    # the block once; every later shots prompt evaluates only its pair, question and answers' extra tokens
+    assert shots_tokens[0] > block and all(n < 150 for n in shots_tokens[1:]), shots_tokens
+    # restoring the saved state changes no score: a fresh model asked the last pair alone gives the same numbers
+    fresh = LlamaModel(bundled)
+    fact, opinion, _ = pairs[-1]
+    assert J.ask(fresh, fact, opinion, "shots") == scores[-1] and fresh.stats.prefix_loads == 0
+    # the verdict `shots` takes from those numbers where agree abstains (agree's margin never met):
+    # "supports" past the bound under the model's own direction, "contradicts" under one above it
+    fact, opinion, _ = pairs[0]
+    got = J.merge(J.score_pair(llm, fact, opinion, "shots", second=False), scores[0])
+    d, u = J.second_step(got) or (0.0, 0.0)
+    up = J.Recheck(yes=d - 0.5, unknown=u + 0.5)
+    down = J.Recheck(yes=d + 5.0, unknown=u + 0.5, no=d + 0.5)
+    assert J.decide(got, "shots", J.NEVER, recheck=up).relation == "supports"
+    assert J.decide(got, "shots", J.NEVER, recheck=down).relation == "contradicts"
+    assert J.decide(got, "shots", J.NEVER, recheck=up._replace(unknown=u - 0.5)).relation == "unrelated"

@@ -57,6 +57,8 @@ N_BATCH = 256
 # llama.cpp build only, not on the prompt asked before it.
 SCORE_SCHEME = "pieces"
 ENV_THREADS = "GITMEM_THREADS"
+# System prompts whose KV state a model keeps (`LlamaModel._save_prefix`): the judge has six.
+MAX_PREFIXES = 8
 
 
 def default_threads() -> int:
@@ -225,6 +227,9 @@ class ModelStats:
     completion_tokens: int = 0
     seconds: float = 0.0
     cache_hits: int = 0
+    # Scoring prompts whose first piece (the chat template up to the user message: the system
+    # prompt) was restored from its saved KV state rather than evaluated (`LlamaModel._eval_in_pieces`).
+    prefix_loads: int = 0
     latencies: list[float] = field(default_factory=list)
 
     @property
@@ -312,6 +317,10 @@ class LlamaModel:
         # The tokens and cuts whose pieces the KV cache holds (`_eval_in_pieces`); None after a
         # generation, which uses the cache its own way.
         self._evaluated: tuple[list[int], list[int]] | None = None
+        # The KV state of each system prompt's piece, saved the first time it is evaluated and
+        # restored for every later prompt that starts with it but follows another one: a long fixed
+        # prefix (the worked examples of `judge.SHOTS_SYSTEM`) is evaluated once per model load.
+        self._prefixes: dict[tuple[int, ...], Any] = {}
         self.runtime = llama_runtime()
 
     @classmethod
@@ -406,14 +415,47 @@ class LlamaModel:
                 if done_cuts[: i + 1] != cuts[: i + 1] or done[:cut] != tokens[:cut]:
                     break
                 reuse = cut
+        head = tuple(tokens[: cuts[0]]) if cuts else ()
+        if reuse == 0 and head in self._prefixes:
+            self._load_prefix(head)
+            reuse = len(head)
         llm.n_tokens = reuse  # eval() drops the KV cache from here on
         ends = [c for c in cuts if c > reuse] + [len(tokens)]
         begin = reuse
         for end in ends:
             llm.eval(tokens[begin:end])
+            if begin == 0 and head and end == len(head):
+                self._save_prefix(head)
             begin = end
         self._evaluated = (tokens, cuts)
         return len(tokens) - reuse
+
+    def _save_prefix(self, head: tuple[int, ...]) -> None:
+        """Keep the KV state of the first piece, just evaluated from an empty cache (so the state is
+        exactly what evaluating it again would give: restoring it changes no score)."""
+        import ctypes
+
+        import llama_cpp
+
+        if len(self._prefixes) >= MAX_PREFIXES:
+            return
+        size = llama_cpp.llama_state_seq_get_size(self._llm.ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        if llama_cpp.llama_state_seq_get_data(self._llm.ctx, buf, size, 0) == size:
+            self._prefixes[head] = buf
+
+    def _load_prefix(self, head: tuple[int, ...]) -> None:
+        import llama_cpp
+
+        llm = self._llm
+        llm.n_tokens = 0
+        llm._ctx.kv_cache_seq_rm(0, 0, -1)
+        buf = self._prefixes[head]
+        if llama_cpp.llama_state_seq_set_data(llm.ctx, buf, len(buf), 0) != len(buf):
+            raise InvalidModelOutput("llama.cpp could not restore a saved prompt prefix")
+        llm.input_ids[: len(head)] = head
+        llm.n_tokens = len(head)
+        self.stats.prefix_loads += 1
 
     def _last_logprobs(self) -> Any:
         import llama_cpp
