@@ -38,7 +38,7 @@ from judge_wave13 import NAME, _CacheOnly, load_sets  # noqa: E402
 from judge_wave14 import MODEL  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-HELDOUT = [HERE / f"judge_heldout{i}.jsonl" for i in range(2, 16)]
+HELDOUT = [HERE / f"judge_heldout{i}.jsonl" for i in range(2, 17)]
 
 
 class OldScheme(CachedModel):
