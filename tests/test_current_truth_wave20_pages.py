@@ -111,3 +111,23 @@ def test_a_move_told_with_the_season_it_happened_in_does_not_expire(tmp_path: Pa
     shown = [str(r.content) for r in ask(repo, "Where does Gudrun live?", k=5, as_of="2025-10-01") if "gudrun" in r.entities]
     assert "Moved to Alesund" in shown[0], shown
     assert any("Lives in Bergen" in s for s in shown[1:]), shown
+
+
+def test_a_livelihood_is_no_home_a_move_leaves_it_current(tmp_path: Path) -> None:
+    # "for a living" was read as the residence family: the move to Kristiansand marked "Repairs
+    # violins for a living" superseded with the home (RULES "10": attributes.livelihood_only).
+    repo = history(tmp_path,
+                   ("2025-01-14", ("W @Torvald: Lives in Siauliai, in a wooden house near the river.",
+                                   "W @Torvald: Repairs violins for a living; most of his customers are students.")),
+                   ("2025-09-02", ("W @Torvald: Moved to Kristiansand last week; renting a flat near the harbour.",)))
+    work = [r for r in ask(repo, "What does Torvald do for a living?", k=5, as_of="2025-11-10") if "torvald" in r.entities]
+    job = next(r for r in work if "Repairs violins" in str(r.content))
+    assert job.superseded_by is None, job
+    assert "Siauliai" not in " ".join(str(r.content) for r in work)  # the old home is still replaced
+    home = [str(r.content) for r in ask(repo, "Where does Torvald live?", k=5, as_of="2025-11-10") if "torvald" in r.entities]
+    assert "Moved to Kristiansand" in home[0], home
+    from gitmem.parse.attributes import livelihood_only, said
+
+    assert livelihood_only("@Torvald: Repairs violins for a living.") and "residence" not in said("@Torvald: Repairs violins for a living.")
+    assert not livelihood_only("@Bo: Makes a decent living and is living in Oslo.")
+    assert "residence" in said("@Ana: Living in Porto now.")

@@ -46,8 +46,10 @@ from gitmem.index.db import get_meta
 # (never superseded, no last day); "9" wave 20: a line that names no one on a page in a folder of bank/
 # whose outermost heading names the page's file ("# Kazue" on bank/people/kazue.md) is that entity's
 # (parse/entities.py `page_entity`): `rederive` gives the stored chunks their entity first; a move
-# ("Moved to Arisaig over the summer") names no last day (index/dating.py `open_end`).
-RULES = "9"
+# ("Moved to Arisaig over the summer") names no last day (index/dating.py `open_end`); "10" wave 20: "for
+# a living" names no home (parse/attributes.py `livelihood_only`): "Repairs violins for a living" was
+# replaced by a move as if it said where he lives.
+RULES = "10"
 DERIVED_RULES = "derived_rules"
 
 

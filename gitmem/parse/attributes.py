@@ -212,6 +212,17 @@ def forms(word: str) -> tuple[str, ...]:
 
 # What a landlord does with a flat says nothing about where they live.
 _NOT_HOME = lazy(r"\b(?:rents?|rented|renting|lets?|letting) (?:it |them )?out\b", re.I)
+# "Repairs violins for a living", "makes a decent living": the noun is a livelihood, not a home.
+_A_LIVING = lazy(r"\ban?\s+(?:[a-z]+\s+)?living\b", re.I)
+
+
+def livelihood_only(text: str) -> bool:
+    """Whether every "living" of a statement is the noun of a livelihood ("for a living", "an honest
+    living"), which says nothing about a home: the residence families (FAMILIES here, CUED_FAMILIES
+    in index/supersede.py) do not read it then."""
+    low = text.lower()
+    n = low.count("living")
+    return n > 0 and len(_A_LIVING.findall(low)) == n
 
 
 def _words(text: str) -> set[str]:
@@ -335,7 +346,10 @@ def said(text: str) -> frozenset[str]:
     text = _THING_SUBJECT.sub(" ", text, count=1)
     if ";" in text:
         text = _OTHER_ACTS.sub(_others_doing, text)
-    out = _lookup(_words(text), _SAID, _NOUNISH)
+    words = _words(text)
+    if "living" in words and livelihood_only(text):
+        words.discard("living")
+    out = _lookup(words, _SAID, _NOUNISH)
     if _NOT_HOME.search(text):
         out.pop("residence", None)
     return frozenset(out)
