@@ -82,9 +82,11 @@ def test_a_stay_somewhere_answers_where_someone_is_while_it_lasts(tmp_path: Path
     # Over after Sunday (the 26th): home again. A lunch is something done once, no place he is.
     assert "Lives in Ghent" in top(repo, "Where is Bruno?", "bruno", "2026-04-30")
     assert "Lives in Ghent" in top(repo, "Where does Bruno live?", "bruno", "2026-04-24")
-    # Off: the question's only word is the name, and the shortest line ranks first.
+    # Off, the rule no longer decides this one: until wave 20 "for a living" read as a home, so
+    # without typed answers the organ line (the shortest) came first; since `livelihood_only` the
+    # stay answers either way (the rule's own effect is shown by this file's other tests).
     monkeypatch.setattr(currency, "TYPED_ANSWERS", False)
-    assert "church organs" in top(repo, "Where is Bruno?", "bruno", "2026-04-24")
+    assert "Texel" in top(repo, "Where is Bruno?", "bruno", "2026-04-24")
 
 
 def test_a_new_amount_and_a_new_name_in_words_no_list_holds(tmp_path: Path,
