@@ -28,6 +28,10 @@ from gitrepo import sealed_demo
 # Berlin ended with the move (Nov 20) and the Castle's shipping (Dec 11), Munich ended Nov 14.
 EXPIRED = ("Currently in Marrakech", "Back in Berlin from Munich", "Stays in Berlin at a friend's place",
            "In Munich Nov 13–14")
+# Told before the day they name, which has passed: what happened is a later line's to say ("The Lisbon
+# flat has fibre since 2025-11-25", "Celebrated his 40th birthday", "Moved from Berlin to Lisbon").
+ANNOUNCED = ("Fibre installation at the Lisbon flat is booked for 2025-11-25", "Turns 40 on 2025-11-29",
+             "Signed a lease for a flat in Alfama")
 
 
 def merged_demo(tmp_path_factory: pytest.TempPathFactory, name: str, model: Any = None, *,
@@ -82,8 +86,25 @@ def test_world_holds_no_expired_currently_fact(plain: Path) -> None:
     assert "Moved from Berlin to Lisbon on 2025-11-20" in world
     assert "arrival expected Dec 15–16, 2025" in world  # a window still ahead stays
     peter = (plain / "bank/entities/Peter.md").read_text()
-    past = peter.split("### Past", 1)[1]
+    current, past = peter.split("### Past", 1)
     assert "Currently in Marrakech" in past and "ended 2025-12-01" in past  # marked past, not lost
+    # The index's links count on pages too: Munich ended with the return to Berlin.
+    assert re.search(r"In Munich Nov 13–14.*replaced by memory/2025-11-14\.md#L7@", past)
+    # memory.md told the new home before the log told the move: both are current.
+    assert "@Peter lives in Lisbon (Alfama)" in current and "Moved from Berlin to Lisbon" in current
+
+
+def test_world_holds_no_announcement_whose_day_has_passed(plain: Path) -> None:
+    world = block(plain, "bank/world.md", "world")
+    for gone in ANNOUNCED:
+        assert gone not in world, gone
+    for now in ("The Lisbon flat has fibre since 2025-11-25", "Celebrated his 40th birthday", "Moved from Berlin to Lisbon"):
+        assert now in world, now
+    peter = (plain / "bank/entities/Peter.md").read_text().split("### Past", 1)[1]
+    assert re.search(r"booked for 2025-11-25\. \(memory/2025-11-21\.md#L7@[0-9a-f]{7}; was due 2025-11-25\)", peter)
+    # The agent's own acts are not announcements: done when written, whatever day they name.
+    experience = block(plain, "bank/experience.md", "experience")
+    assert "I booked the ICE back from Munich for 2025-11-14" in experience
 
 
 def test_relay_and_warelay_are_one_page(plain: Path) -> None:

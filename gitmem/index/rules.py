@@ -48,8 +48,10 @@ from gitmem.index.db import get_meta
 # (parse/entities.py `page_entity`): `rederive` gives the stored chunks their entity first; a move
 # ("Moved to Arisaig over the summer") names no last day (index/dating.py `open_end`); "10" wave 20: "for
 # a living" names no home (parse/attributes.py `livelihood_only`): "Repairs violins for a living" was
-# replaced by a move as if it said where he lives.
-RULES = "10"
+# replaced by a move as if it said where he lives; "11" wave 21: a move to a place the older line
+# already names as its state replaces nothing ("@Peter lives in Lisbon" written the morning of the
+# move, then "Moved from Berlin to Lisbon": supersede `_told_first`, parse.attributes `move_places`).
+RULES = "11"
 DERIVED_RULES = "derived_rules"
 
 

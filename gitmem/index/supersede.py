@@ -220,6 +220,17 @@ def has_cue(content: str) -> bool:
     return _CUE.search(content) is not None
 
 
+def _told_first(old: str, move: attributes.Move) -> bool:
+    """Whether `old` already told the state `move` reached, so the move replaces nothing: it names the
+    place reached and not the place left ("@Peter lives in Lisbon", written the morning of the move,
+    then "Moved from Berlin to Lisbon"). A line naming the place as where it is going still ends
+    ("Lives in Porto; moving to Lisbon in May"), as does a plan."""
+    if not attributes.names_place(old, move.reached) or (move.left and attributes.names_place(old, move.left)):
+        return False
+    own = attributes.move_places(old)
+    return (own is None or own.reached != move.reached) and not mood.intends(old)
+
+
 def supersedes(new: Statement, old: Statement) -> str | None:
     """The reason `new` replaces `old` (e.g. "cue 'moved', shared 'lives/flat'"), or None."""
     if in_bank(new.path) or in_bank(old.path):
@@ -255,6 +266,9 @@ def supersedes(new: Statement, old: Statement) -> str | None:
             return f"cue {strong.group(0).lower()!r}, same subject {'/'.join(sorted(subject))}"
         # The same opinion restated (a newer confidence, a sharper wording) needs no cue.
         return f"restated, same subject {'/'.join(sorted(subject))}" if len(subject) >= 3 else None
+    move = attributes.move_places(new.content)
+    if move is not None and _told_first(old.content, move):
+        return None
     wa, wb = _words(new.content), _words(old.content)
     for fam in () if selfish else _FAMILIES:
         if wa & fam and wb & fam:

@@ -550,6 +550,26 @@ ENDS_STATE = lazy(r"\b(?:quit|quits|quitting|gave up|given up|giving up|gives up
 # direction ("Moved the release notes" is about something else). Narrower than the ranking's
 # phrase in _PHRASES ("moves abroad", "move into") for the same reason as the families.
 CUED_RELOCATION = lazy(r"\b(?:moved|moving|relocated) (?:to|from|in|out|away|back|house)\b", re.I)
+# A move told with its places: "Moved from Berlin to Lisbon on ...", "Shipped from Berlin to Lisbon",
+# "Relocated to Lisbon". The places are names (capitalised); "from" is optional.
+_MOVE_PLACES = lazy(r"\b(?i:moved|moves|moving|relocated|shipped)\b(?:[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*))?"
+                    r"[^.;]*?\b(?:to|into)\s+(?P<new>[A-Z][\w-]*)")
+
+
+class Move(NamedTuple):
+    left: str | None  # the place left, when the statement names it
+    reached: str
+
+
+def move_places(text: str) -> Move | None:
+    """The places of the first move a statement tells with a named destination, or None."""
+    m = _MOVE_PLACES.search(text)
+    return Move(m.group("old"), m.group("new")) if m else None
+
+
+def names_place(text: str, place: str) -> bool:
+    """Whether `text` names `place` as a whole word, in any case."""
+    return re.search(rf"\b{re.escape(place)}\b", text, re.I) is not None
 # The families' own words as 5-letter stems: two statements sharing only these ("prefers",
 # "plays") are not about the same thing.
 VOCAB_STEMS = frozenset(w[:5] for f in FAMILIES for w in f.said if not w.startswith("<"))

@@ -105,6 +105,17 @@ def current_opinions(s: Session) -> list[Result]:
     return s.results([r for r in rows if r["id"] not in replaced])
 
 
+def replaced_in_index(s: Session, facts: list[Result]) -> dict[int | None, Result]:
+    """{id of a fact in `facts`: the statement that replaced it}, as the index derived it
+    (store.superseded_by, now): a page lists as current only what recall holds current."""
+    links = store.superseded_by(s.conn, [r.id for r in facts if r.id is not None])
+    known = {r.id: r for r in facts}
+    missing = sorted({link.new for link in links.values()} - set(known))
+    if missing:
+        known.update((r.id, r) for r in s.results_by_id(missing))
+    return {old: known[link.new] for old, link in links.items() if link.new in known}
+
+
 def rename_statements(s: Session) -> list[str]:
     """The current memory text (outside bank/) that may state a rename or an alias, oldest first."""
     from gitmem.parse.entities import RENAME_WORDS

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from gitmem.layout import EVIDENCE_RELATIONS, NO_EVIDENCE, evidence_line, record_lines
 from gitmem.parse import aliases_line, is_retain_heading
+from gitmem.parse.attributes import move_places, names_place
 from gitmem.recall.result import Result
 from gitmem.reflect.records import Opinion
 from gitmem.reflect.safety import clean_inline
@@ -190,9 +191,6 @@ def dated(r: Result) -> str:
 
 # Words that make a fact a state with a shelf life rather than an event ("Currently in Marrakech").
 _PRESENT = lazy(r"\b(?:currently|right now|at the moment|for now|this week|these days)\b", re.I)
-# "Moved from Berlin to Lisbon", "Shipped from Berlin to Lisbon on ...": the old place is history.
-_MOVE = lazy(r"\b(?i:moved|moves|moving|relocated|shipped)\b[^.;]*?\bfrom\s+(?P<old>[A-Z][\w-]*)"
-                   r"[^.;]*?\bto\s+(?P<new>[A-Z][\w-]*)")
 
 
 def _when(r: Result) -> tuple[str, str]:
@@ -203,31 +201,42 @@ def _when(r: Result) -> tuple[str, str]:
 
 def expired(r: Result, today: str) -> bool:
     """A time-bounded fact whose window ended before `today` (ISO date): a stated range
-    ("Nov 27–Dec 1, 2025") or a present-tense state ("currently", "for now") dated before today."""
+    ("Nov 27–Dec 1, 2025"), a present-tense state ("currently", "for now") dated before today, or a
+    world fact told before the day it names ("Fibre install booked for 2025-11-25", "Turns 40 on
+    2025-11-29"): an announcement, which that day's passing makes history (what happened is a later
+    line's to say). The agent's own acts are not announcements: "I booked the train for Nov 14" was
+    done when written."""
     end = r.event_end or r.event_start
     if not end or end >= today:
         return False
-    ranged = bool(r.event_start) and r.event_start != r.event_end
-    return ranged or bool(_PRESENT.search(r.content))
+    return _ranged(r) or announced(r) or bool(_PRESENT.search(r.content))
+
+
+def _ranged(r: Result) -> bool:
+    return bool(r.event_start) and r.event_start != r.event_end
+
+
+def announced(r: Result) -> bool:
+    """A world fact written before the day it names (see `expired`)."""
+    return r.kind == "world" and bool(r.event_start) and (r.event_start or "") > (r.record_time or "9999")[:10]
 
 
 def moves_supersede(facts: list[Result]) -> dict[int | None, Result]:
     """{id of a replaced fact: the fact that replaced it}, by one conservative rule local to pages:
     a later fact "moved/shipped from X to Y" about an entity replaces that entity's earlier facts
-    that name X but not Y. Issue 13 moves supersession into the index; until then this is the
-    default `Supersede` and the extension point is the `supersede` argument of `current_and_past`."""
+    that name X but not Y ("Stays in Berlin at a friend's place" after the Castle shipped from
+    Berlin). Reflection adds the index's links to it (gather.replaced_in_index); alone it is the
+    default `Supersede` of `current_and_past`."""
     out: dict[int | None, Result] = {}
     for mover in facts:
-        m = _MOVE.search(mover.content)
-        if not m:
+        move = move_places(mover.content)
+        if move is None or move.left is None:
             continue
-        old = re.compile(rf"\b{re.escape(m.group('old'))}\b", re.I)
-        new = re.compile(rf"\b{re.escape(m.group('new'))}\b", re.I)
         ents = set(mover.entities)
         for r in facts:
             if r is mover or r.id in out or not ents.intersection(r.entities) or _when(r) >= _when(mover):
                 continue
-            if old.search(r.content) and not new.search(r.content):
+            if names_place(r.content, move.left) and not names_place(r.content, move.reached):
                 out[r.id] = mover
     return out
 
@@ -237,7 +246,7 @@ Supersede = Callable[[list[Result]], dict[int | None, Result]]
 
 class Past(NamedTuple):
     fact: Result
-    why: str  # "ended 2025-12-01" or "replaced by <citation>"
+    why: str  # "ended 2025-12-01", "was due 2025-11-25" or "replaced by <citation>"
 
 
 def current_and_past(facts: list[Result], today: str,
@@ -255,7 +264,8 @@ def current_and_past(facts: list[Result], today: str,
         if r.id in replaced:
             past.append(Past(r, f"replaced by {replaced[r.id].source}"))
         elif expired(r, today):
-            past.append(Past(r, f"ended {r.event_end or r.event_start}"))
+            due = announced(r) and not _ranged(r)
+            past.append(Past(r, f"{'was due' if due else 'ended'} {r.event_end or r.event_start}"))
         else:
             current.append(r)
     return current, past

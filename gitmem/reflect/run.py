@@ -221,6 +221,11 @@ class _Run:
         for old_key, new_key in sorted(canon.items()):
             aliases_of.setdefault(new_key, []).append(names.get(old_key, old_key))
         summaries = self._writes_summaries()
+
+        def replaced(facts: list[Result]) -> dict[int | None, Result]:
+            # What the index holds replaced, and a move from one named place to another.
+            return {**gather.replaced_in_index(s, facts), **pages.moves_supersede(facts)}
+
         for key in keys:
             self.tick(f"entity {key}")
             name = names.get(key, key)
@@ -235,16 +240,17 @@ class _Run:
                 if alias in existing:
                     self.notes.append(f"{existing[alias]} is now an alias of {path} (the log says so); "
                                       "reflection no longer updates it: merge or delete it by hand")
-            current, _ = pages.current_and_past([r for r in facts if pages.curatable(r)], at)
+            current, _ = pages.current_and_past([r for r in facts if pages.curatable(r)], at, replaced)
             summary = self._summary(name, current) if summaries and current else None
             also = {key, *(k for k, v in canon.items() if v == key)}
             about = [o for o in opinions if also.intersection(o.entities)]
-            self._write_page(builder, path, name, pages.entity_blocks(summary, facts, about, at, aliases_of.get(key)),
+            self._write_page(builder, path, name,
+                             pages.entity_blocks(summary, facts, about, at, aliases_of.get(key), replaced),
                              state, blocks, "entity")
 
         for kind, path, title in (("world", layout.WORLD_PAGE, "World"), ("experience", layout.EXPERIENCE_PAGE, "Experience")):
             if any(r.kind == kind for r in win.facts):
-                current, _ = pages.current_and_past(gather.current_facts(s, kind), at)
+                current, _ = pages.current_and_past(gather.current_facts(s, kind), at, replaced)
                 self._write_page(builder, path, title, [(kind, pages.list_block(current))], state, blocks, kind)
         self.tick("world and experience")
 
