@@ -1,0 +1,47 @@
+"""Issue 13, wave 21: "new" before a word two lines share is a cue only when that word is the thing
+that is new. "New office rota, so she's in four days a week" shares "office" with "Catches the 6:48
+bus on office days", but the new thing is a rota: the bus line stays current (it was marked
+superseded). A new value of the shared thing ("a new phone number") still replaces the old one.
+Real git repositories with pinned dates, real index, lexical recall; the sentences are no bench set's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_attribute_recency import ask
+from test_current_truth_wave7 import history
+
+
+def test_a_new_thing_named_after_a_shared_word_replaces_nothing(tmp_path: Path) -> None:
+    repo = history(tmp_path,
+                   ("2025-02-10", ("W @Ingrid: Works from home Tuesdays and Thursdays.",
+                                   "W @Ingrid: Catches the 6:48 bus on office days.")),
+                   ("2025-09-15", ("W @Ingrid: New office rota, so she's in four days a week and home only on Thursdays.",)))
+    bus = [r for r in ask(repo, "Which bus does Ingrid catch?", k=5, as_of="2025-10-01") if "ingrid" in r.entities]
+    line = next(r for r in bus if "6:48 bus" in str(r.content))
+    assert line.superseded_by is None and line.status != "superseded", line
+    assert "6:48 bus" in str(bus[0].content), [str(r.content) for r in bus]
+
+
+def test_a_new_value_of_the_shared_thing_still_replaces_the_old(tmp_path: Path) -> None:
+    repo = history(tmp_path,
+                   ("2025-02-10", ("W @Ingrid: Her phone number is 0771 234 567.",)),
+                   ("2025-09-15", ("W @Ingrid: Has a new phone number, 0788 765 432.",)))
+    shown = [r for r in ask(repo, "What is Ingrid's phone number?", k=5, as_of="2025-10-01", include_history=True)
+             if "ingrid" in r.entities]
+    assert "0788" in str(shown[0].content), [str(r.content) for r in shown]
+    old = next(r for r in shown if "0771" in str(r.content))
+    assert old.superseded_by is not None, old
+
+
+def test_new_reads_the_word_it_names() -> None:
+    from gitmem.index.supersede import Statement, supersedes
+
+    def said(text: str, day: str) -> Statement:
+        return Statement(f"memory/{day}.md", "world", True, ("ingrid",), text, day)
+
+    bus = said("W @Ingrid: Catches the 6:48 bus on office days.", "2025-02-10")
+    assert supersedes(said("W @Ingrid: New office rota, so she's in four days a week.", "2025-09-15"), bus) is None
+    car = said("W @Ingrid: Drives a blue Golf.", "2025-02-10")
+    assert supersedes(said("W @Ingrid: Her new car is a Tesla.", "2025-09-15"), car) is not None
+    assert supersedes(said("W @Ingrid: The new car insurance is cheaper.", "2025-09-15"), car) is None
