@@ -45,3 +45,41 @@ def test_new_reads_the_word_it_names() -> None:
     car = said("W @Ingrid: Drives a blue Golf.", "2025-02-10")
     assert supersedes(said("W @Ingrid: Her new car is a Tesla.", "2025-09-15"), car) is not None
     assert supersedes(said("W @Ingrid: The new car insurance is cheaper.", "2025-09-15"), car) is None
+
+
+def test_a_span_without_what_a_habit_does_answers_ahead_of_the_habit(tmp_path: Path) -> None:
+    # "Does Jarmila smoke?": the newer line never says she quit; it tells how long she has gone
+    # without what the habit consumes (ranking only: the habit is still returned, not marked).
+    repo = history(tmp_path,
+                   ("2025-01-12", ("W @Jarmila: Smokes about fifteen a day, mostly on the fire escape.",
+                                   "W @Jarmila: Restores church clocks in Olomouc.")),
+                   ("2025-08-20", ("W @Jarmila: Seven months without a cigarette today; bought a bike with the savings.",)))
+    before = [r for r in ask(repo, "Does Jarmila smoke?", k=5, as_of="2025-03-01") if "jarmila" in r.entities]
+    assert "Smokes about fifteen a day" in str(before[0].content), [str(r.content) for r in before]
+    after = [r for r in ask(repo, "Does Jarmila smoke?", k=5, as_of="2025-10-01") if "jarmila" in r.entities]
+    assert "Seven months without a cigarette" in str(after[0].content), [str(r.content) for r in after]
+    habit = next(r for r in after if "Smokes about fifteen" in str(r.content))
+    assert habit.superseded_by is None and habit.status != "superseded", habit
+
+
+def test_what_a_span_without_reads() -> None:
+    from gitmem.parse.attributes import abstains
+
+    assert abstains("@Ola: Six months without a cigarette as of today.") == ("cigarette",)
+    assert abstains("@Ola: A full year smoke-free; celebrated with cake.") == ("smoke",)
+    assert abstains("@Ola: Three months off the roll-ups, and the patches are done.") == ("roll-ups",)
+    assert abstains("@Ola: Hasn't lit the pipe since the heart scare.") == ("pipe",)
+    assert abstains("@Ola: Lives in Brno without a car.") == ()  # no span of time
+    assert abstains("@Ola: Month six on the nicotine patches.") == ()
+
+
+def test_a_span_without_something_else_leaves_the_habit_first(tmp_path: Path) -> None:
+    # Gone without sugar is no answer to "Does Tobiasz smoke?"; and a span off work answers no habit
+    # question told without a rate.
+    repo = history(tmp_path,
+                   ("2025-01-12", ("W @Tobiasz: Smokes about ten a day on his breaks.",
+                                   "W @Tobiasz: Works at the tram depot in Krakow.")),
+                   ("2025-08-20", ("W @Tobiasz: Three months without sugar in his coffee now.",
+                                   "W @Tobiasz: Two weeks off work with a bad back.")))
+    shown = [r for r in ask(repo, "Does Tobiasz smoke?", k=5, as_of="2025-09-01") if "tobiasz" in r.entities]
+    assert "Smokes about ten a day" in str(shown[0].content), [str(r.content) for r in shown]
