@@ -83,3 +83,16 @@ def test_a_span_without_something_else_leaves_the_habit_first(tmp_path: Path) ->
                                    "W @Tobiasz: Two weeks off work with a bad back.")))
     shown = [r for r in ask(repo, "Does Tobiasz smoke?", k=5, as_of="2025-09-01") if "tobiasz" in r.entities]
     assert "Smokes about ten a day" in str(shown[0].content), [str(r.content) for r in shown]
+
+
+def test_an_email_address_given_where_the_old_account_is_closed_ranks_first(tmp_path: Path) -> None:
+    # The old address's mailbox is said to be closed (an end by the grammar of the clause) and the
+    # newer line gives another address: the new value is an address, not a name.
+    repo = history(tmp_path,
+                   ("2025-02-03", ("W @Radka: Email is radka.s@pelicanmail.cz.",
+                                   "W @Radka: Binds books in a workshop in Brno.")),
+                   ("2025-11-10", ("W @Radka: Moved everything to rs@lindenpost.net; the pelicanmail account is closed.",)))
+    shown = [str(r.content) for r in ask(repo, "What is Radka's email address?", k=5, as_of="2025-12-01")
+             if "radka" in r.entities]
+    assert "rs@lindenpost.net" in shown[0], shown
+    assert any("radka.s@pelicanmail.cz" in s for s in shown[1:]), shown

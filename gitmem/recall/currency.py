@@ -248,6 +248,9 @@ END_NOT_EVENT = True
 # Wave 21 (`_abstains`): a span of time gone without what a habit does ("Six months without a cigarette")
 # answers "Does X smoke?" ahead of the older habit ("Smokes a pack a day"). Off: False.
 ABSTAINED = True
+# Wave 21 (`_old_value_ended`): an email address counts as the new value a line ending the old one gives.
+# Off: False.
+EMAIL_ENDED = True
 
 
 class Currency(NamedTuple):
@@ -868,7 +871,10 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     if not any((ended and _ENDS_VALUE.search(clause) or passive and _PASSIVE.match(clause))
                and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
         return None
-    if not answers.values(c.text, "name") - answers.values(d.text, "name"):
+    # The new value is a name, or an address to write to ("Moved everything to dv@orchardpost.net; the
+    # kestrelmail account is closed": an address is the name of a mailbox; EMAIL_ENDED).
+    if not (answers.values(c.text, "name") - answers.values(d.text, "name")
+            or EMAIL_ENDED and answers.values(c.text, "email") - answers.values(d.text, "email")):
         return None
     return "the old value ended, a new one given"
 
