@@ -1,12 +1,13 @@
 """A rule switch of recall/currency.py on beside off, every current-truth set, lexical and hybrid (wave 17).
 
-    .venv/bin/python bench/truth_switch.py COUNT_ANSWERS [--semantic] [--half heldout6]
+    .venv/bin/python bench/truth_switch.py COUNT_ANSWERS [VALUE_ANEW ...] [--semantic] [--half heldout6]
 
 bench/current_truth.py --semantic asks every set with its full report and the plain FTS5 floor (a
 floor index is built per question day: slow on a shared host); this asks only what decides a rule:
 each set's top-1 current and its false supersession (bench/current_truth.py's `judge` and
 `marked_superseded`), as shipped and with the switch off, in one process on the workspaces
-bench/truth_learn.py's `dump` built, and lists every question on which the two disagree.
+bench/truth_learn.py's `dump` built, and lists every question on which the two disagree. Several
+switches: each off in turn beside everything on (asked once per set and mode).
 """
 
 from __future__ import annotations
@@ -45,51 +46,59 @@ def ask_all(root: Path, half: str, dense: Any) -> tuple[list[tuple[str, bool]], 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("name", help="a True/False rule switch of gitmem/recall/currency.py")
+    ap.add_argument("names", nargs="+", metavar="name",
+                    help="True/False rule switches of gitmem/recall/currency.py: each is turned off in turn, "
+                         "the rest on (what ships is asked once)")
     ap.add_argument("--semantic", action="store_true", help="hybrid recall too (each workspace embedded once)")
     ap.add_argument("--half", default="all", choices=[*HALVES, "all"])
     args = ap.parse_args(argv)
-    if not isinstance(getattr(currency, args.name, None), bool):
-        ap.error(f"{args.name} is no rule switch of gitmem/recall/currency.py (a True/False constant there)")
+    for name in args.names:
+        if not isinstance(getattr(currency, name, None), bool):
+            ap.error(f"{name} is no rule switch of gitmem/recall/currency.py (a True/False constant there)")
     embedder = None
     if args.semantic:
         from gitmem.recall.semantic import InProcess, load_embedder
 
         embedder = load_embedder()
     modes = ["lexical"] + (["hybrid"] if embedder else [])
-    print("| set | questions | " + " | ".join(f"{m} on / off" for m in modes) + " | false supersession "
-          + " / ".join(f"{m} on / off" for m in modes) + " |")
-    print("|---|---:|" + "---:|" * len(modes) + "---:|")
+    cols = [(m, n) for n in args.names for m in modes]
+    print("| set | questions | " + " | ".join(f"{n} {m} on / off" for m, n in cols) + " | false supersession "
+          + " / ".join(f"{n} {m} on / off" for m, n in cols) + " |")
+    print("|---|---:|" + "---:|" * len(cols) + "---:|")
     diffs: list[str] = []
-    tot: dict[str, list[int]] = {m: [0, 0, 0, 0, 0] for m in modes}
+    tot: dict[tuple[str, str], list[int]] = {c: [0, 0, 0, 0, 0] for c in cols}
     for half in (list(HALVES) if args.half == "all" else [args.half]):
         root = workspace(half)
         if not (root / ".memory" / "index.sqlite").exists():
             build(load(HALVES[half]), root)
-        cells, falses = [], []
+        cells: dict[tuple[str, str], tuple[str, str]] = {}
         for mode in modes:
             dense = None
             if mode == "hybrid":
                 embed(root)
                 dense = InProcess(embedder)
             on, f_on = ask_all(root, half, dense)
-            saved = getattr(currency, args.name)
-            setattr(currency, args.name, False)
-            try:
-                off, f_off = ask_all(root, half, dense)
-            finally:
-                setattr(currency, args.name, saved)
-            n_on, n_off = sum(t for _, t in on), sum(t for _, t in off)
-            cells.append(f"{n_on} / {n_off}")
-            falses.append(f"{len(f_on)} / {len(f_off)}")
-            t = tot[mode]
-            tot[mode] = [t[0] + len(on), t[1] + n_on, t[2] + n_off, t[3] + len(f_on), t[4] + len(f_off)]
-            diffs += [f"- {mode} {half} {'+' if a[1] else '-'} {a[0]}" for a, b in zip(on, off) if a[1] != b[1]]
-            diffs += [f"- {mode} {half} false supersession on only: {x}" for x in sorted(set(f_on) - set(f_off))]
-            diffs += [f"- {mode} {half} false supersession off only: {x}" for x in sorted(set(f_off) - set(f_on))]
-        print(f"| {half} | {len(on)} | " + " | ".join(cells) + " | " + " / ".join(falses) + " |", flush=True)
-    print(f"| all | {tot['lexical'][0]} | " + " | ".join(f"{t[1]} / {t[2]}" for t in tot.values()) + " | "
-          + " / ".join(f"{t[3]} / {t[4]}" for t in tot.values()) + " |")
+            n_on = sum(t for _, t in on)
+            for name in args.names:
+                saved = getattr(currency, name)
+                setattr(currency, name, False)
+                try:
+                    off, f_off = ask_all(root, half, dense)
+                finally:
+                    setattr(currency, name, saved)
+                n_off = sum(t for _, t in off)
+                cells[(mode, name)] = (f"{n_on} / {n_off}", f"{len(f_on)} / {len(f_off)}")
+                t = tot[(mode, name)]
+                tot[(mode, name)] = [t[0] + len(on), t[1] + n_on, t[2] + n_off, t[3] + len(f_on), t[4] + len(f_off)]
+                tag = f"{name} {mode} {half}"
+                diffs += [f"- {tag} {'+' if a[1] else '-'} {a[0]}" for a, b in zip(on, off) if a[1] != b[1]]
+                diffs += [f"- {tag} false supersession on only: {x}" for x in sorted(set(f_on) - set(f_off))]
+                diffs += [f"- {tag} false supersession off only: {x}" for x in sorted(set(f_off) - set(f_on))]
+        print(f"| {half} | {len(on)} | " + " | ".join(cells[c][0] for c in cols) + " | "
+              + " / ".join(cells[c][1] for c in cols) + " |", flush=True)
+    first = tot[cols[0]]
+    print(f"| all | {first[0]} | " + " | ".join(f"{tot[c][1]} / {tot[c][2]}" for c in cols) + " | "
+          + " / ".join(f"{tot[c][3]} / {tot[c][4]}" for c in cols) + " |")
     print("\n" + ("\n".join(diffs) if diffs else "no question differs"))
     return 0
 

@@ -48,9 +48,11 @@ from gitmem.index.db import get_meta
 # (parse/entities.py `page_entity`): `rederive` gives the stored chunks their entity first; a move
 # ("Moved to Arisaig over the summer") names no last day (index/dating.py `open_end`); "10" wave 20: "for
 # a living" names no home (parse/attributes.py `livelihood_only`): "Repairs violins for a living" was
-# replaced by a move as if it said where he lives; "11" wave 21: a move to a place the older line
-# already names as its state replaces nothing ("@Peter lives in Lisbon" written the morning of the
-# move, then "Moved from Berlin to Lisbon": supersede `_told_first`, parse.attributes `move_places`).
+# replaced by a move as if it said where he lives; "11" wave 21: "new" is a cue for the word after it only
+# when that word is the new thing, not a modifier of another (index/supersede.py `_heads`): "New office
+# policy" replaced "Takes the 7:12 train on office days"; and a move to a place the older line already
+# names as its state replaces nothing ("@Peter lives in Lisbon" written the morning of the move, then
+# "Moved from Berlin to Lisbon": supersede `_told_first`, parse.attributes `move_places`).
 RULES = "11"
 DERIVED_RULES = "derived_rules"
 

@@ -71,7 +71,8 @@ PLANS_END_NOTHING = True
 _FAMILIES = attributes.CUED_FAMILIES
 # Weak cues: "now" and "new" also open statements that add to what was said ("The farm now has
 # solar panels", "Now walks the dog before work"); they count only next to the attribute itself
-# (within two words: "now lives in", "a new phone number", "four in the city now").
+# (within two words: "now lives in", "a new phone number", "four in the city now"); after "new", only as
+# the thing that is new, not a modifier of another ("New office policy" is no new office: `_heads`).
 _WEAK = frozenset(("now", "new"))
 # A statement that says the earlier state continues or is joined by another ("still commutes",
 # "works there too", "sings in the church choir as well") replaces nothing.
@@ -138,10 +139,24 @@ def _near_weak_cue(content: str, words: set[str]) -> bool:
             if t in _WEAK:
                 # A clause that ends in "now" says all of it holds now ("Lives in Madrid now"):
                 # the attribute may stand further back than two words.
-                near = toks[max(0, i - (4 if i == len(toks) - 1 else 2)):i] + toks[i + 1:i + 3]
-                if any(w in words or w[:5] in words for w in near):
+                before = toks[max(0, i - (4 if i == len(toks) - 1 else 2)):i]
+                after = toks[i + 1:i + 3]
+                if t == "new":
+                    after = [w for j, w in enumerate(after, i + 1) if _heads(toks, j, words)]
+                if any(w in words or w[:5] in words for w in before + after):
                     return True
     return False
+
+
+def _heads(toks: list[str], j: int, words: set[str]) -> bool:
+    """Whether the word at `j`, after "new", is the thing that is new rather than a modifier of
+    another: "a new phone number", "her new flat in Nairn" name a new value of what they share,
+    but in "New office policy" the new thing is a policy, not an office. A word followed by
+    another content word the older line does not share modifies it."""
+    if j + 1 >= len(toks):
+        return True
+    nxt = toks[j + 1]
+    return nxt in _STOP or nxt in words or nxt[:5] in words or len(nxt) < 3
 
 
 _CLAUSE = lazy(r"[,;:.!?()]|\s[–-]\s")

@@ -546,6 +546,36 @@ CUED_FAMILIES: tuple[frozenset[str], ...] = tuple(frozenset(f.split()) for f in 
 ENDS_STATE = lazy(r"\b(?:quit|quits|quitting|gave up|given up|giving up|gives up|dropped out|cancell?ed|sold|"
                         r"lapsed?|no longer|retired from|packed in|(?:stopped|stops|dropped)(?!\s+(?:at|by|in|off|over|"
                         r"for|to|outside|into)\b))\b", re.I)
+# Abstinence told as how long it has lasted: "Six months without a cigarette", "Six months off the
+# roll-ups", "A full year smoke-free", "Hasn't lit the pipe since the heart scare". A span of time
+# without the thing says the habit of it is over, though no verb of ending is used (ENDS_STATE). The
+# group is the thing gone without.
+_SPAN = (r"\b(?:\d+|a|an|a full|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+         r"eighteen|twenty)\s+(?:days?|weeks?|months?|years?)\s+")
+ABSTAINS = lazy(_SPAN + r"(?:without|off)\s+(?:a\s+|an\s+|any\s+|the\s+|his\s+|her\s+)?([a-z][\w-]*)|"
+                + _SPAN + r"([a-z]+)-free\b|"
+                r"\b(?:hasn't|has not|haven't|have not)\s+(?:[a-z]+ed|lit|had|touched|drunk|drank)\s+"
+                r"(?:a\s+|an\s+|any\s+|the\s+|his\s+|her\s+)?([a-z][\w-]*)\s+(?:since|for)\b", re.I)
+# A habit told with its rate ("ten a day", "a pack a day"): a span without it ends it (recall's `_abstains`).
+RATE = lazy(r"\ba (?:day|night|week)\b|\bper (?:day|week)\b", re.I)
+# What a habit's verb consumes, for a thing gone without that the habit's line does not name ("Smokes
+# a pack a day" / "Six months without a cigarette"): the verb's base form -> its things.
+HABIT_THINGS: dict[str, frozenset[str]] = {
+    "smoke": frozenset("cigarette cigarettes cig cigs fag fags tobacco nicotine cigar cigars pipe roll-up "
+                       "roll-ups rollies vape vaping smoking".split()),
+    "drink": frozenset("alcohol booze drink drinks drinking beer wine spirits".split()),
+}
+
+
+def abstains(text: str) -> tuple[str, ...]:
+    """The things a statement says have been gone without for a span of time (`ABSTAINS`),
+    lowercased; () when it says none."""
+    low = text.lower()
+    if not (" without " in low or " off " in low or "-free" in low or "n't " in low or " not " in low):
+        return ()
+    return tuple(next(g for g in m.groups() if g).lower() for m in ABSTAINS.finditer(text))
+
+
 # The relocation marker ("<relocation>") of CUED_FAMILIES: "moved" is a relocation only with a
 # direction ("Moved the release notes" is about something else). Narrower than the ranking's
 # phrase in _PHRASES ("moves abroad", "move into") for the same reason as the families.

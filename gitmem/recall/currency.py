@@ -245,6 +245,12 @@ OCCASION_UNDER = True
 # Wave 20 (`_said`): a stay whose one named day is its end ("until 12 January", written in December) is
 # dated by the day it was written, not by that day read in the log's year. Off: False.
 END_NOT_EVENT = True
+# Wave 21 (`_abstains`): a span of time gone without what a habit does ("Six months without a cigarette")
+# answers "Does X smoke?" ahead of the older habit ("Smokes a pack a day"). Off: False.
+ABSTAINED = True
+# Wave 21 (`_old_value_ended`): an email address counts as the new value a line ending the old one gives.
+# Off: False.
+EMAIL_ENDED = True
 
 
 class Currency(NamedTuple):
@@ -865,7 +871,10 @@ def _old_value_ended(c: _Said, d: _Said) -> str | None:
     if not any((ended and _ENDS_VALUE.search(clause) or passive and _PASSIVE.match(clause))
                and content_words(clause, ents) & old for clause in _CLAUSES.findall(c.text)):
         return None
-    if not answers.values(c.text, "name") - answers.values(d.text, "name"):
+    # The new value is a name, or an address to write to ("Moved everything to dv@orchardpost.net; the
+    # kestrelmail account is closed": an address is the name of a mailbox; EMAIL_ENDED).
+    if not (answers.values(c.text, "name") - answers.values(d.text, "name")
+            or EMAIL_ENDED and answers.values(c.text, "email") - answers.values(d.text, "email")):
         return None
     return "the old value ended, a new one given"
 
@@ -892,6 +901,33 @@ def _ends_predicate(c: _Said, d: _Said, q: Asked) -> str | None:
         nxt = _NEXT_WORD.match(c.text, m.end())
         if nxt is not None and heads & set(attributes.forms(nxt.group(1).lower())):
             return "ends the state the older one states"
+    return None
+
+
+def _abstains(c: _Said, d: _Said, q: Asked) -> str | None:
+    """Why `c`, newer, of one subject with `d`, answers a yes/no question about the habit `d` states
+    in its place (ABSTAINED): `c` tells a span of time gone without what the habit's verb does or
+    consumes (parse.attributes `abstains`: "Six months without a cigarette today" / "Smokes a pack a
+    day"; "A full year smoke-free"; "Hasn't lit the pipe since the heart scare" / "Smokes a briar pipe
+    ... every evening"). The question asks the habit's verb ("Does Wieslaw smoke?"), `d` tells it with a
+    rate or how often (no one-off), and the thing gone without is the verb itself, a word of `d`, or
+    one of the verb's things (`HABIT_THINGS`). Ranking only: the habit is still returned, below."""
+    if not (ABSTAINED and "polarity" in q.expects and d.asked and _one_subject(c, d)) or c.ending or d.ending:
+        return None
+    gone = attributes.abstains(c.text)
+    if not gone:
+        return None
+    head = OPENING_WORD.match(d.text)
+    if head is None:
+        return None
+    verbs = set(attributes.forms(head.group(1).lower()))
+    if not any(v.startswith(st) for v in verbs for st in d.asked):
+        return None  # the question asks something else of the line than its habit
+    if not (attributes.RATE.search(d.text) or _habitual(d.text)):
+        return None
+    things = {t for v in verbs for t in attributes.HABIT_THINGS.get(v, ())}
+    if any(g in verbs or g[:5] in d.words or g in things or g.rstrip("s") in things for g in gone):
+        return "a span without what the older one's habit does"
     return None
 
 
@@ -1265,7 +1301,8 @@ def newer_first(cands: list[Candidate], q: Asked, replaced: frozenset[int] = fro
                 if me.ents & them.ents:
                     why = (_same_thing(me, them, q) or _typed(me, them, q) or _traded(me, them)
                            or _resolves(me, them, q) or _old_value_ended(me, them) or _ends_predicate(me, them, q)
-                           or _ends_while(me, them) or _told_anew(me, them, q) or _starts_work(me, them, q)) \
+                           or _ends_while(me, them) or _told_anew(me, them, q) or _starts_work(me, them, q)
+                           or _abstains(me, them, q)) \
                         if ATTRIBUTE_RECENCY else None
                     if why is None and same_question is not None and _plain_pair(me, them):
                         why = same_question(me.rid, them.rid)  # meaning (recall/meaning.py)
