@@ -91,3 +91,22 @@ def test_an_index_derived_by_rules_2_drops_the_dream_link_on_its_next_update(tmp
     result = update(ws)
     assert any("derived the supersession links again" in n for n in result.notes)
     assert _superseded(ws) == []
+
+
+def test_a_joke_and_a_condition_told_with_a_contracted_is_supersede_nothing(tmp_path: Path) -> None:
+    # Blind set 18 (wave 21): "Said if the heating bill goes up again he's moving to the Faroes with
+    # the sheep. (Joking.)" hid the farm he lives on. Invented lines of that shape:
+    croft = "@Brannoch: Lives on a croft outside Lairg with thirty goats."
+    bakery = "@Seonag: Runs the bakery on the harbour in Girvan."
+    repo = history(
+        tmp_path,
+        ("2025-03-04", ("W " + croft, "W " + bakery)),
+        ("2025-10-12", ("W @Brannoch: Said if the feed prices go up again he's moving to Orkney with the goats. (Joking.)",
+                        "W @Seonag: Joked that she'd sell the bakery and sail to Tahiti in the spring.")))
+    assert _superseded(Workspace(repo.path)) == []
+    assert top(repo, "Where does Brannoch live?", "brannoch", "2025-11-01") == croft
+    assert top(repo, "What does Seonag do?", "seonag", "2025-11-01") == bakery
+    assert mood.no_present_value("@Brannoch: Said he's moving to Orkney. (Joking.)") == "a joke"
+    assert mood.intends("@Brannoch: Said if the feed prices go up again he's moving to Orkney.")
+    # Not the noun alone: a habit of telling jokes is a fact.
+    assert mood.no_present_value("@Seonag: Tells jokes at the open mic on Fridays.") == ""

@@ -52,8 +52,11 @@ from gitmem.index.db import get_meta
 # when that word is the new thing, not a modifier of another (index/supersede.py `_heads`): "New office
 # policy" replaced "Takes the 7:12 train on office days"; and a move to a place the older line already
 # names as its state replaces nothing ("@Peter lives in Lisbon" written the morning of the move, then
-# "Moved from Berlin to Lisbon": supersede `_told_first`, parse.attributes `move_places`).
-RULES = "11"
+# "Moved from Berlin to Lisbon": supersede `_told_first`, parse.attributes `move_places`); "12" wave 21:
+# a line its writer marks as a joke gives no present value, and "if ... he's moving" is a condition
+# (parse/mood.py `_JOKE`, `_THEN_OR_IF`): "Said if the heating bill goes up again he's moving to the
+# Faroes with the sheep. (Joking.)" replaced "Lives on a farm outside Võru with forty sheep".
+RULES = "12"
 DERIVED_RULES = "derived_rules"
 
 

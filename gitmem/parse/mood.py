@@ -40,7 +40,7 @@ _INTENT = lazy(r"\b(?:might|thinking (?:about|of)|considering|plans? to|planning
 # change ("Moved to Sligo; if the job works out she'll buy") leaves the change standing.
 _THEN_OR_IF = lazy(r"^\s*(?:@[^\W\d_][\w-]*\s*:\s*)?(?:" + _PERSON_SUBJ + r"\s+)?(?:(?:says|said|reckons|thinks)\s+(?:that\s+)?)?"
                    r"(?:considered|toyed with|weighed up|(?:was|were)\s+(?:all\s+)?set\s+to|(?:was|were)\s+going\s+to|"
-                   r"if\b[^.;]{0,80}(?:\bwill|" + _WOULD + r"|['’]ll|\bgoing to)\b)", re.I)
+                   r"if\b[^.;]{0,80}(?:\bwill|" + _WOULD + r"|['’]ll|\bgoing to|" + _PERSON_SUBJ + r"['’]s\s+[a-z]+ing)\b)", re.I)
 _NOT_HAPPENED = lazy(r"\b(?:appl(?:ied|ies|ying) (?:for|to)|(?:an?|second|third|final|job) interview|"
                      r"interview(?:ing)? (?:is|was|for|with|at)|shortlisted|"
                      + _WOULD + r"\b[^.;]{0,60}\bif|if\b[^.;]{0,60}" + _WOULD + r"|"
@@ -96,11 +96,16 @@ _RETOLD = lazy(r"\b(?:(?:told|tells|telling|recounted|recounts|talked|talks|talk
 # Substrings every _DREAM or _RETOLD match holds: a cheap test first.
 _NO_VALUE_HINTS = ("dream", "fantasi", "some", "would love", "outbid", "lost out", "missed out", "bid", "offer",
                    "viewing", "trial", "stor", "told", "tell", "recount", "talk", "spoke", "speak", "remember",
-                   "recall", "reminisc", "0s", "ties", "gossip", "rumo", "hearsay")
+                   "recall", "reminisc", "0s", "ties", "gossip", "rumo", "hearsay", "jok", "kidding", "jest", "cheek")
 # A span of a life talked about (`_RETOLD`) holds "about " and "year", "days", "summer" or "winter".
 # Hearsay: what others say may be so ("Office gossip says she's off to Leeds", "Rumour has it he's
 # leaving") is no statement of how things stand.
 _HEARSAY = lazy(r"\b(?:gossip|rumou?r(?:s|ed)?|hearsay)\b", re.I)
+# A line its writer marks as a joke ("... moving to the Faroes with the sheep. (Joking.)", "joked that
+# she'd retire to a yacht", "only kidding"): what it says is not so. Not the noun alone: "Tells jokes at
+# the open mic on Fridays" is a habit.
+_JOKE = lazy(r"\((?:half[- ])?jok(?:e|ing)[.!]?\)|\b(?:joked|jokes? that|jokingly|half[- ]joking|(?:only|just|was|were) "
+             r"(?:joking|kidding)|in jest|tongue[- ]in[- ]cheek)\b", re.I)
 
 
 # Hearsay told by its grammar (wave 18): someone else believes, suspects or heard it ("Her sous chef
@@ -131,7 +136,7 @@ def reported(content: str) -> bool:
 
 def no_present_value(content: str) -> str:
     """Why a statement gives no value of how things stand now, whatever is asked ("" if it may): a
-    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD), hearsay (_HEARSAY)."""
+    dream or a lost bid (_DREAM), a story of the past retold (_RETOLD), hearsay (_HEARSAY), a joke (_JOKE)."""
     low = content.lower()
     if not any(map(low.__contains__, _NO_VALUE_HINTS)) and not ("about " in low and ("year" in low or "days" in low or "summer" in low
                                                                               or "winter" in low)):
@@ -142,6 +147,8 @@ def no_present_value(content: str) -> str:
         return "a story of the past"
     if _HEARSAY.search(content):
         return "hearsay"
+    if _JOKE.search(content):
+        return "a joke"
     return ""
 
 
