@@ -119,10 +119,8 @@ def content_words(text: str, entities: tuple[str, ...]) -> set[str]:
 
 def _words(text: str) -> set[str]:
     """Whole lowercased words (and the relocation marker), for the attribute families ("for a
-    living" names no home: attributes.livelihood_only)."""
-    out = {w.strip("'-") for w in _WORD.findall(text.lower())}
-    if "living" in out and attributes.livelihood_only(text):
-        out.discard("living")
+    living" names no home: attributes.without_livelihood)."""
+    out = attributes.without_livelihood({w.strip("'-") for w in _WORD.findall(text.lower())}, text)
     return out | {"<relocation>"} if attributes.CUED_RELOCATION.search(text) else out
 
 

@@ -225,6 +225,12 @@ def livelihood_only(text: str) -> bool:
     return n > 0 and len(_A_LIVING.findall(low)) == n
 
 
+def without_livelihood(words: set[str], text: str) -> set[str]:
+    """`words` (a statement's whole words) without "living" when every "living" of `text` is a
+    livelihood (`livelihood_only`): what both the ranking's and the index's families read."""
+    return words - {"living"} if "living" in words and livelihood_only(text) else words
+
+
 def _words(text: str) -> set[str]:
     low = text.lower()
     words = {w.strip("'-") for w in _WORD.findall(low)}
@@ -346,10 +352,7 @@ def said(text: str) -> frozenset[str]:
     text = _THING_SUBJECT.sub(" ", text, count=1)
     if ";" in text:
         text = _OTHER_ACTS.sub(_others_doing, text)
-    words = _words(text)
-    if "living" in words and livelihood_only(text):
-        words.discard("living")
-    out = _lookup(words, _SAID, _NOUNISH)
+    out = _lookup(without_livelihood(_words(text), text), _SAID, _NOUNISH)
     if _NOT_HOME.search(text):
         out.pop("residence", None)
     return frozenset(out)

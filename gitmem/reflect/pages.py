@@ -218,7 +218,9 @@ def _ranged(r: Result) -> bool:
 
 def announced(r: Result) -> bool:
     """A world fact written before the day it names (see `expired`)."""
-    return r.kind == "world" and bool(r.event_start) and (r.event_start or "") > (r.record_time or "9999")[:10]
+    # Without a commit time nothing says when it was written: no announcement.
+    return r.kind == "world" and r.event_start is not None and r.record_time is not None \
+        and r.event_start > r.record_time[:10]
 
 
 def moves_supersede(facts: list[Result]) -> dict[int | None, Result]:
