@@ -119,12 +119,13 @@ HELDOUT15 = HERE / "current_truth_heldout15.json"
 HELDOUT16 = HERE / "current_truth_heldout16.json"
 HELDOUT17 = HERE / "current_truth_heldout17.json"
 HELDOUT18 = HERE / "current_truth_heldout18.json"
+HELDOUT19 = HERE / "current_truth_heldout19.json"
 PROBE = HERE / "current_truth_probe.json"
 HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
           "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7, "heldout8": HELDOUT8, "heldout9": HELDOUT9,
           "heldout10": HELDOUT10, "heldout11": HELDOUT11, "heldout12": HELDOUT12, "heldout13": HELDOUT13,
           "heldout14": HELDOUT14, "heldout15": HELDOUT15, "heldout16": HELDOUT16, "heldout17": HELDOUT17,
-          "heldout18": HELDOUT18, "probe": PROBE}
+          "heldout18": HELDOUT18, "heldout19": HELDOUT19, "probe": PROBE}
 K = 10
 
 
