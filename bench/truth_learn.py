@@ -426,8 +426,8 @@ def yields(with_real: bool, cost: float = COST_AFTER) -> None:
         _, g3, l3 = _yield_value(scored, t_after, sure_all, cost, gs, True, gs)
         line = (f"| {half} | {n} | {rules} | {rules + g0 - l0} | {rules + g1 - l1} | +{g1} / -{l1} "
                 f"| {t_after:.3f} / {sure:.2f} | {rules + g3 - l3} | {rules + g2 - l2} |")
-        tot[:6] = [tot[0] + n, tot[1] + rules, tot[2] + rules + g0 - l0, tot[3] + rules + g1 - l1,
-                   tot[4] + rules + g2 - l2, 0]
+        tot[:5] = [tot[0] + n, tot[1] + rules, tot[2] + rules + g0 - l0, tot[3] + rules + g1 - l1,
+                   tot[4] + rules + g2 - l2]
         tot[8] += rules + g3 - l3
         if with_real:
             m.AFTER_THRESHOLD, m.SURE_THRESHOLD = t_after, sure
