@@ -107,6 +107,19 @@ def test_world_holds_no_announcement_whose_day_has_passed(plain: Path) -> None:
     assert "I booked the ICE back from Munich for 2025-11-14" in experience
 
 
+def test_world_holds_no_plan_carried_out_nor_fault_fixed(plain: Path) -> None:
+    """The Castle's Postgres 16 line planned the upgrade to 17 that "Now on a 2 TB SSD with Postgres 17"
+    reports done, and "I fixed the Baileys WS crash" ended the crash (tests/test_plan_carried_out.py):
+    neither older line is a current fact, and each stays on its entity's page, marked past."""
+    world = block(plain, "bank/world.md", "world")
+    for gone in ("Runs Postgres 16", "crashes the process"):
+        assert gone not in world, gone
+    assert "Now on a 2 TB SSD with Postgres 17" in world
+    for page, gone in (("The-Castle.md", "Runs Postgres 16"), ("relay.md", "crashes the process")):
+        current, past = (plain / "bank/entities" / page).read_text().split("### Past", 1)
+        assert gone in past and gone not in current, (page, gone)
+
+
 def test_relay_and_warelay_are_one_page(plain: Path) -> None:
     pages = sorted(p.name for p in (plain / "bank/entities").iterdir())
     assert "relay.md" in pages and not any(p.lower() == "warelay.md" for p in pages), pages

@@ -55,8 +55,11 @@ from gitmem.index.db import get_meta
 # "Moved from Berlin to Lisbon": supersede `_told_first`, parse.attributes `move_places`); "12" wave 21:
 # a line its writer marks as a joke gives no present value, and "if ... he's moving" is a condition
 # (parse/mood.py `_JOKE`, `_THEN_OR_IF`): "Said if the heating bill goes up again he's moving to the
-# Faroes with the sheep. (Joking.)" replaced "Lives on a farm outside Võru with forty sheep".
-RULES = "12"
+# Faroes with the sheep. (Joking.)" replaced "Lives on a farm outside Võru with forty sheep"; "13" wave 22:
+# a plan carried out (supersede `_carries_out`, parse/mood.py `planned_target` / `plans`) and "fixed" /
+# "resolved" (not a fixed rate, term, price ...) replace the state they changed: the demo's "Runs Postgres
+# 16; upgrade to 17 planned" stayed current after "Now on ... Postgres 17", and a crash after "I fixed" it.
+RULES = "13"
 DERIVED_RULES = "derived_rules"
 
 

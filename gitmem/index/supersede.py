@@ -14,8 +14,9 @@ a fixed, conservative rule, because a wrong supersession hides a true fact.
 - entities: old names at least one entity and every entity it names is named by new ("Her sister
   @Ana lives in Porto" is not replaced by "@Alice moved to Madrid"); of statements naming no
   entity only typed facts (the user's own) are linked, and only on three shared words;
-- new carries a change cue (moved, now, no longer, instead, switched, left, took over, ...),
-  except for a restated opinion (below);
+- new carries a change cue (moved, now, no longer, instead, switched, left, took over, fixed, ...),
+  except for a restated opinion (below); or (wave 22) on two shared words, it carries out a change
+  old planned (`_carries_out`: "upgrade to 17 planned", then "Now on ... Postgres 17");
 - they are about the same thing: a shared attribute family (where one lives, works, whom one
   dates, what one eats, drives, a phone number, a planned date), or two shared content words
   beyond the subject (crude 5-letter stems: "renovated"/"renovation"; another entity both name
@@ -48,11 +49,15 @@ from gitmem.lazyre import lazy
 # "since 2025" dates a standing fact and "currently" announces a temporary one.
 # "back in" is a return ("back in Lisbon since May"), but before a year it dates the past ("Lived in
 # Prague for a year back in 2019"): a memory told again, which replaces nothing.
+# "fixed" and "resolved" (wave 22) end a fault ("I fixed the Baileys WS crash" ends "... crashes the
+# process"), but not as an adjective: a fixed rate, term, price or schedule is a standing value, and
+# "fixed-" opens a compound ("fixed-term"). ("closed" was measured too and dropped: false supersessions.)
 _CUE = lazy(
     r"\b(?:(?:moved|moving) (?:to|from|in|out|away|back|house)|relocated|now|no longer|not any ?more|any ?more|"
     r"instead|switched|switch(?:ed)? to|"
     r"changed|renamed|formerly|left|quit|resigned|postponed|delayed|rescheduled|took over|sold|"
-    r"broke up|split up|divorced|went fully|back at|back in(?! (?:\d{4}|'\d\d)\b)|new)\b",
+    r"broke up|split up|divorced|went fully|back at|back in(?! (?:\d{4}|'\d\d)\b)|new|"
+    r"(?:fixed|resolved)(?!-|\s+(?:rate|term|price|fee|hours|income|schedule|menu|costs?|date)s?\b))\b",
     re.I,
 )
 _WORD = lazy(r"[^\W\d_][\w'-]*", re.U)
@@ -158,6 +163,33 @@ def _heads(toks: list[str], j: int, words: set[str]) -> bool:
 
 
 _CLAUSE = lazy(r"[,;:.!?()]|\s[–-]\s")
+
+
+def _carries_out(older: str, newer: str) -> bool:
+    """Whether `newer` tells that a change `older` planned was made (wave 22): `older` plans a change
+    to a target (parse/mood.py `planned_target`: "Runs Postgres 16; upgrade to 17 planned"), and
+    `newer` names that target within two words of a word the two share ("Now on a 2 TB SSD with
+    Postgres 17"), planning nothing itself (`mood.plans`: it intends or says when, "Postgres 17 upgrade
+    scheduled"; nor a `planned_target`: "Still planning the upgrade to 17" carries out nothing)."""
+    target = mood.planned_target(older)
+    if target is None or mood.plans(newer) or mood.planned_target(newer) is not None:
+        return False
+    toks = [t.strip(".'-").lower() for t in _TOKEN_DOTTED.findall(_MENTION.sub(" ", newer))]
+    if target not in toks:
+        return False
+    # Words they share beyond the target and the @names they are filed under ("@Ana: Lisbon it is").
+    shared = _stems(_MENTION.sub(" ", older), ()) & _stems(_MENTION.sub(" ", newer), ()) - {"<relocation>", target[:5]}
+    for i, t in enumerate(toks):
+        if t == target:
+            near = toks[max(0, i - 2):i] + toks[i + 1:i + 3]
+            if any(w[:5] in shared for w in near if len(w) >= 3 and w not in _STOP):
+                return True
+    return False
+
+
+# A token as `_carries_out` reads it: words and numbers ("17", "v2.5").
+_TOKEN_DOTTED = lazy(r"\w[\w.'-]*", re.U)
+_MENTION = lazy(r"@[^\W\d_][\w-]*", re.U)
 
 
 # Common irregular past tenses that open a report of something done ("Bought a house", "Met @Sam").
@@ -292,6 +324,10 @@ def supersedes(new: Statement, old: Statement) -> str | None:
         cue = strong.group(0).lower() if strong else ("now/new" if _near_weak_cue(new.content, shared) else None)
         if cue is not None:
             return f"cue {cue!r}, shared words {'/'.join(sorted(shared))}"
+        # No cue word next to what they share, but the newer line names what the older one planned to
+        # change to, where the planned thing stands: the plan was carried out (`_carries_out`).
+        if _carries_out(old.content, new.content):
+            return f"plan carried out, shared words {'/'.join(sorted(shared))}"
     return None
 
 

@@ -5,6 +5,8 @@ supersession (index/supersede.py: such a line replaces nothing) and recall's ran
 (recall/currency.py: such a line never goes ahead of what holds).
 
 - `intends`: a change wished, planned, pending, conditional or that did not happen.
+- `plans` / `planned_target`: a statement that plans, and the target of a change it plans ("upgrade
+  to 17 planned" -> "17"), which a later line may report carried out (supersession only, wave 22).
 - `no_present_value`: a dream or a daydream, a bid that was lost, a story of the past retold, hearsay.
 - `reported`: hearsay told by its grammar, someone else's belief or what they heard (recall only).
 - `yearly`: a stay that comes back once a year (a value only of when: recall asks it per question).
@@ -64,6 +66,41 @@ def intends(content: str) -> bool:
             and _THEN_OR_IF.match(content):
         return True
     return any(map(low.__contains__, _NOT_HAPPENED_HINTS)) and _NOT_HAPPENED.search(content) is not None
+
+
+# A planned change and what it changes to (wave 22): "upgrade to 17 planned with the SSD swap", "Wants
+# to move to Lisbon someday", "switching to Hetzner next month". Why: a later line that names the
+# target where the plan's thing stood ("Now on ... Postgres 17") tells that the plan was carried out,
+# and the state the plan was to change is no longer current (index/supersede.py `_carries_out`). A
+# clause plans when it intends (`intends`), says "plan" or when the change is due; it names a change (a verb
+# or its noun), up to two words, "to" and the target: the word after "to" (an article skipped), not a time.
+_PLAN_WHEN = lazy(r"\b(?:plan(?:s|ned|ning)?|scheduled|pending|due(?! to\b)|soon|upcoming|in the works|on the cards|"
+                  r"next (?:week|month|year|spring|summer|autumn|winter)|later this (?:week|month|year))\b", re.I)
+# A time is no target: "The Ioannina move is pushed to next year" postpones a change.
+_WHEN_WORD = (r"(?:next|this|later|early|late|mid|end|tomorrow|(?:19|20)\d\d|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|"
+              r"[a-z]{3,6}uary|march|april|june|july|august|[a-z]{3,6}ember|october|spring|summer|autumn|winter|"
+              r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b")
+_CHANGE_TO = lazy(r"\b(?:(?:upgrad|updat|mov|migrat|relocat|chang)(?:e|es|ing|ion)|switch(?:es|ing)?|convert(?:s|ing)?|"
+                  r"transfer(?:s|ring)?|transition(?:s|ing)?)"
+                  r"(?:\s+[\w'-]+){0,2}?\s+to\s+(?!(?:(?:an?|the)\s+)?" + _WHEN_WORD + r")(?:(?:an?|the)\s+)?(?!(?:an?|the)\b)"
+                  r"([\w.-]*\w)", re.I)
+_PLAN_CLAUSE = lazy(r"[;.!?](?:\s|$)|\s[–-]\s")
+
+
+def plans(content: str) -> bool:
+    """Whether a statement plans something: it intends (`intends`) or says "plan" or when a thing is
+    due (`_PLAN_WHEN`: "Postgres 17 upgrade scheduled for the SSD swap")."""
+    return _PLAN_WHEN.search(content) is not None or intends(content)
+
+
+def planned_target(content: str) -> str | None:
+    """The target, lower-cased, of a change a clause of `content` plans (`_CHANGE_TO` in a clause
+    that `plans`): "upgrade to 17 planned" -> "17"; else None."""
+    for clause in _PLAN_CLAUSE.split(content):
+        m = _CHANGE_TO.search(clause)
+        if m is not None and plans(clause):
+            return m.group(1).lower()
+    return None
 
 
 # A dream, a daydream or a bid that was lost: "Daydreams about opening a dive shop on Flores", "Bid
