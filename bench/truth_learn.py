@@ -187,7 +187,7 @@ def real(half: str, model: SimpleNamespace, plain: bool = False, guarded: bool =
     mode: the rules, then the model past their trap guards, at the model's AFTER_THRESHOLD)."""
     from gitmem.recall import learned_model, search
 
-    saved = {k: getattr(learned_model, k, 1.01) for k in ("MEAN", "SCALE", "WEIGHTS", "BIAS", "THRESHOLD", "AFTER_THRESHOLD", "SURE_THRESHOLD")}
+    saved = {k: getattr(learned_model, k, 1.01) for k in ("MEAN", "SCALE", "WEIGHTS", "BIAS", "THRESHOLD", "AFTER_THRESHOLD")}
     for k in saved:
         setattr(learned_model, k, getattr(model, k, 1.01))  # AFTER_THRESHOLD: wave 11's weights on
     learned.MODE = "after" if guarded else "replace"  # "replace": in place of newer_first (search.py)
@@ -362,83 +362,6 @@ def guarded(with_real: bool, cost: float = COST_AFTER, select: bool = False, onl
           + (f" {tot[3]}/{tot[0]} | {tot[4]}/{tot[5]} |" if with_real else ""))
 
 
-YES_NO = 35  # the feature `float(yes_no)` (learned.features): the question asks yes or no
-
-
-def _yield_value(scored: list[tuple[dict[str, Any], list[float]]], t_after: float, sure: float,
-                 cost: float, gs: frozenset[str], yes_no: bool | None = None,
-                 yielding: frozenset[str] | None = None) -> tuple[float, int, int]:
-    """(gains - cost x losses, gains, losses) of wave 22's decision: the best pair that either no
-    guard of `gs` refuses at `t_after`, or one refused only by guards of `yielding` (by default
-    learned.YIELDING) at `sure` (on a yes/no question only when `yes_no`, by default
-    learned.YES_NO_YIELDS)."""
-    yes_no = learned.YES_NO_YIELDS if yes_no is None else yes_no
-    yielding = learned.YIELDING if yielding is None else yielding
-    g = lost = 0
-    for r, probs in scored:
-        ok = [i for i, p in enumerate(r["pairs"])
-              if (probs[i] >= sure and (yes_no or not p["x"][YES_NO]) and gs.intersection(p["g"]) <= yielding)
-              or (probs[i] >= t_after and not gs.intersection(p["g"]))]
-        if not ok:
-            continue
-        i = max(ok, key=lambda k: probs[k])
-        right = r["pairs"][i]["cur"]
-        g += right and not r["a_cur"]
-        lost += r["a_cur"] and not right
-    return g - cost * lost, g, lost
-
-
-def choose_sure(train: dict[str, list[dict[str, Any]]], t_after: float, cost: float = COST_AFTER,
-                yes_no: bool | None = None, yielding: frozenset[str] | None = None) -> float:
-    """The probability at which every trap guard gives way, chosen on `train` alone: each training
-    set scored by a model trained without it, after the rules; 1.01 (never) unless it gains."""
-    scored: list[tuple[dict[str, Any], list[float]]] = []
-    for held in [h for h in train if ":" not in h]:
-        m = fit([r for h, rows in train.items() if base(h) != held for r in rows])
-        scored += list(zip(train[held], _probs(train[held], m)))
-    gs = frozenset(learned.GUARDS)
-    grid = [1.01] + [float(t) for t in np.arange(0.80, 0.995, 0.01)]
-    return max(grid, key=lambda t: (_yield_value(scored, t_after, t, cost, gs, yes_no, yielding)[0], t))
-
-
-def yields(with_real: bool, cost: float = COST_AFTER) -> None:
-    """Wave 22, leave-one-set-out: the shipped guarded decision, and beside it the same decision where
-    a trap guard gives way to a probability of at least SURE (both thresholds chosen without the
-    held-out set); and, as a bound, the model past no guard at SURE alone."""
-    sets = json.loads(DUMP.read_text())
-    gs = frozenset(learned.GUARDS)
-    print("| held-out set | questions | rules | + guarded (wave 16's way) | + guarded, a guard yields at SURE "
-          "| gains / losses | AFTER / SURE | every guard yields, yes/no too | no guards at SURE |"
-          + (" through recall | false supersession |" if with_real else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if with_real else ""))
-    tot = [0] * 9
-    for half in [h for h in sets if ":" not in h]:
-        train = {h: r for h, r in sets.items() if base(h) != half}
-        m = fit([r for rows in train.values() for r in rows])
-        t_after = threshold_after(train, cost)
-        sure = choose_sure(train, t_after, cost)
-        scored = list(zip(sets[half], _probs(sets[half], m)))
-        n, rules = len(sets[half]), sum(r["top1"] for r in sets[half])
-        _, g0, l0 = _yield_value(scored, t_after, 1.01, cost, gs)
-        _, g1, l1 = _yield_value(scored, t_after, sure, cost, gs)
-        _, g2, l2 = _yield_value(scored, 1.01, sure, cost, gs, yielding=gs)
-        sure_all = choose_sure(train, t_after, cost, True, gs)
-        _, g3, l3 = _yield_value(scored, t_after, sure_all, cost, gs, True, gs)
-        line = (f"| {half} | {n} | {rules} | {rules + g0 - l0} | {rules + g1 - l1} | +{g1} / -{l1} "
-                f"| {t_after:.3f} / {sure:.2f} | {rules + g3 - l3} | {rules + g2 - l2} |")
-        tot[:5] = [tot[0] + n, tot[1] + rules, tot[2] + rules + g0 - l0, tot[3] + rules + g1 - l1,
-                   tot[4] + rules + g2 - l2]
-        tot[8] += rules + g3 - l3
-        if with_real:
-            m.AFTER_THRESHOLD, m.SURE_THRESHOLD = t_after, sure
-            top, _, false, kept = real(half, m, guarded=True)
-            line += f" {top}/{n} | {false}/{kept} |"
-            tot[5:8] = [tot[5] + top, tot[6] + false, tot[7] + kept]
-        print(line, flush=True)
-    print(f"| all | {tot[0]} | {tot[1]} | {tot[2]} | {tot[3]} | | | {tot[8]} | {tot[4]} |"
-          + (f" {tot[5]}/{tot[0]} | {tot[6]}/{tot[7]} |" if with_real else ""))
-
-
 def guards() -> None:
     """Where the current line is when recall misses it, and which trap guard refuses it (a question
     counts under a guard when that guard refuses every later line holding the current value); and
@@ -479,50 +402,41 @@ def write() -> None:
     sets = json.loads(DUMP.read_text())
     m = trained(sets, ":plain")
     after = threshold_after(sets)
-    sure = choose_sure(sets, after)
     MODEL.write_text(
         '"""The weights of recall/learned.py\'s pair model, written by bench/truth_learn.py (do not edit by\n'
         "hand): feature means and scales (standardisation), the weights, the bias and the threshold at which\n"
         "a newer statement goes ahead. Trained on:\n"
         + "".join(f"{line}\n" for line in textwrap.wrap(", ".join(h for h in sets if ":" not in h) + ",", 100))
         + "each ranked with and without newer_first's rules; THRESHOLD for use in place of the rules,\n"
-        "AFTER_THRESHOLD after them past their trap guards (waves 11, 14), SURE_THRESHOLD where a guard\n"
-        'gives way (wave 22)."""\n\n'
+        'AFTER_THRESHOLD after them past their trap guards (waves 11, 14)."""\n\n'
         f"MEAN: tuple[float, ...] = {_floats(m.MEAN)}\n"
         f"SCALE: tuple[float, ...] = {_floats(m.SCALE)}\n"
         f"WEIGHTS: tuple[float, ...] = {_floats(m.WEIGHTS)}\n"
         f"BIAS = {m.BIAS:.6g}\n"
         f"THRESHOLD = {m.THRESHOLD:.6g}\n"
-        f"AFTER_THRESHOLD = {after:.6g}\n"
-        f"SURE_THRESHOLD = {sure:.6g}\n")
-    print(f"wrote {MODEL} (threshold {m.THRESHOLD:.3f}, after the rules {after:.3f}, a guard gives way at {sure:.2f})")
+        f"AFTER_THRESHOLD = {after:.6g}\n")
+    print(f"wrote {MODEL} (threshold {m.THRESHOLD:.3f}, after the rules {after:.3f})")
 
 
 def cost(half: str = "heldout6", repeat: int = 3) -> None:
-    """CPU time of a recall with the model off (the rules), in their place and after them (guarded; and
-    guarded with no guard giving way, wave 16's way), interleaved question by question in one
-    process over `half`'s workspace (built by `dump`)."""
+    """CPU time of a recall with the model off (the rules), in their place and after them (guarded), interleaved
+    question by question in one process over `half`'s workspace (built by `dump`)."""
     import statistics
     import time
 
-    from gitmem.recall import learned_model
-
     qs = [(q.q, q.as_of) for s in load(HALVES[half]) for q in s.questions]
-    times: dict[str, list[float]] = {"off": [], "replace": [], "after-held": [], "after": []}
-    sure = learned_model.SURE_THRESHOLD
+    times: dict[str, list[float]] = {"off": [], "replace": [], "after": []}
     with Asker(workspace(half)) as asker:
         for q, day in qs:  # warm-up
             asker.ask(q, as_of=day, k=K)
         for _ in range(repeat):
             for q, day in qs:
                 for mode in times:
-                    learned.MODE = mode.split("-")[0]
-                    learned_model.SURE_THRESHOLD = 1.01 if mode == "after-held" else sure
+                    learned.MODE = mode
                     t = time.process_time()
                     asker.ask(q, as_of=day, k=K)
                     times[mode].append(time.process_time() - t)
     learned.MODE = "off"
-    learned_model.SURE_THRESHOLD = sure
     for mode, xs in times.items():
         xs.sort()
         print(f"{mode:8}: CPU p50 {1000 * statistics.median(xs):.2f} ms, "
@@ -642,7 +556,7 @@ def meaning(only: frozenset[str], with_model: bool, cost: float = COST_AFTER) ->
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=["dump", "loso", "guarded", "yields", "guards", "write", "cost", "misses", "meaning"])
+    ap.add_argument("step", choices=["dump", "loso", "guarded", "guards", "write", "cost", "misses", "meaning"])
     ap.add_argument("--cost", type=float, default=COST_AFTER, help="guarded: what a lost right answer costs")
     ap.add_argument("--select", action="store_true", help="guarded: choose the trap guards too, without the held-out set")
     ap.add_argument("--guards", default="", help="guarded: only these trap guards, by number (e.g. 1,3)")
@@ -661,8 +575,6 @@ def main(argv: list[str] | None = None) -> int:
             guarded(args.real, args.cost, args.select, only, args.cos)
         else:
             meaning(only or frozenset(), args.model, args.cost)
-    elif args.step == "yields":
-        yields(args.real, args.cost)
     elif args.step == "misses":
         misses()
     elif args.step == "guards":

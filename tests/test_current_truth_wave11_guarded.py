@@ -64,11 +64,9 @@ def test_after_the_rules_a_trap_the_model_falls_for_stays_behind(
     scored = [(p, g) for b, _, p, g in learned.RECORD[0].others if trap in b]
     assert len(scored) == 1
     p, refused = scored[0]
-    # The guard holds it where the model is past its threshold (with the weights trained on fourteen
-    # sets, wave 16, the relative's move was not; trained on twenty, wave 22, every trap is), and none
-    # is past the probability at which a guard gives way (wave 22: learned.YIELDING, SURE_THRESHOLD).
-    assert guard in refused and p >= learned_model.AFTER_THRESHOLD
-    assert p < learned_model.SURE_THRESHOLD or not learned.GUARDS.intersection(refused) <= learned.YIELDING
+    # The guard holds it where the model is past its threshold; with the weights trained on fourteen
+    # sets (wave 16) the relative's move is not (and the guard still names it).
+    assert guard in refused and (p >= learned_model.AFTER_THRESHOLD) == (guard != currency.SOMEONE_ELSE)
 
 
 # Changes told by what is done, which no rule ties to the older line: an opinion reversed (wave 11),

@@ -19,8 +19,7 @@ then the same test on their ranking, but only for a B none of the trap guards re
 (`currency.refusals`: about someone else, an addition, another attribute or none read, an
 attribute not asked, a thing asked it lacks, something done once, no word of the question; and,
 wave 14, the model's own BESIDE_A_YES; a plan, a wish or a retold change is never scored at all),
-at AFTER_THRESHOLD; since wave 22 also a B refused only by the guards that read what a line lacks
-(YIELDING), when the model is sure of it (SURE_THRESHOLD) and the question is not yes/no.
+at AFTER_THRESHOLD.
 Ranking only: nothing is hidden or marked superseded (index links are supersede.py's alone and
 unchanged: no RULES bump), and it reads only the candidates the as-of filter let through (no leak).
 
@@ -56,19 +55,7 @@ from gitmem.index.store import CONTENT, ENTITIES, ID
 from gitmem.index.supersede import has_cue, is_additive
 from gitmem.lazyre import lazy
 from gitmem.parse import answers, attributes
-from gitmem.recall.currency import (
-    A_THING_IT_LACKS,
-    AN_INSTANCE,
-    GUARDS as RULES_GUARDS,
-    NO_QUESTION_WORD,
-    ONE_OCCASION,
-    OPENING_WORD,
-    RECENCY_TOP,
-    UNREAD_ATTRIBUTE,
-    Asked,
-    refusals,
-    said_of,
-)
+from gitmem.recall.currency import GUARDS as RULES_GUARDS, ONE_OCCASION, OPENING_WORD, RECENCY_TOP, Asked, refusals, said_of
 from gitmem.recall.rank import Candidate, covered
 
 # How the model decides (see the module's doc): "off" (newer_first's rules alone), "replace" (wave
@@ -93,18 +80,6 @@ GUARD_NAMES: tuple[str, ...] = (*RULES_GUARDS, BESIDE_A_YES, SAME_DAY, ONE_OCCAS
 GUARDS: frozenset[str] = frozenset(GUARD_NAMES)
 # Only statements newer_first may move (`_Said.mover`) are scored.
 MOVERS_ONLY = True
-# Wave 22: the guards that give way to a sure model (the model's SURE_THRESHOLD, chosen on the sets by
-# bench/truth_learn.py `yields`; above 1: never). These four refuse a line for the words it lacks
-# (none of the question's, not the asked attribute's, not the thing asked, or it tells one act):
-# the very shape of a change told indirectly ("Was made partner at the practice"), which is what
-# the model reads and the words cannot. The others say the line is about another thing (someone
-# else, another attribute, an addition, one occasion beside a habit, the same day's log): no
-# probability overrides that.
-YIELDING: frozenset[str] = frozenset({UNREAD_ATTRIBUTE, A_THING_IT_LACKS, AN_INSTANCE, NO_QUESTION_WORD})
-# Nor on a yes/no question: there the older line is a direct answer, and the traps in the model's
-# surest range are lines near the asked thing that answer nothing ("Quit the swimming club
-# committee" beside "Swims at the lido every morning").
-YES_NO_YIELDS = False
 
 _NUMBER = lazy(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
                r"fifty|hundred|thousand|first|second|third|fourth|fifth|dozen|half)\b", re.I)
@@ -221,11 +196,6 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
     a = None  # read when some newer candidate names the entity (most questions have none)
     read = readings or {}
     guarded = MODE == "after" or RECORD is not None
-    sure = getattr(model, "SURE_THRESHOLD", 1.01) if MODE == "after" else 1.01
-    if "polarity" in q.expects and not YES_NO_YIELDS:
-        sure = 1.01
-    # A pair refused by a guard that cannot give way is not scored (its features are most of the cost).
-    yielding = YIELDING if sure <= 1.0 else frozenset()
     best, best_p = None, 0.0
     rec: list[tuple[str, list[float], float, tuple[str, ...]]] = []
     for j in range(top + 1, len(head)):
@@ -244,18 +214,17 @@ def ahead(ranked: list[Candidate], q: Asked, replaced: frozenset[int], past: fro
         # pair is not scored at all (its features are most of the model's cost), unless recorded;
         # the model's own guards (cheap: the day first) before the rules'.
         refused = own_refusals(b, a, q) if guarded else ()
-        if RECORD is None and not GUARDS.intersection(refused).issubset(yielding):
+        if RECORD is None and GUARDS.intersection(refused):
             continue
         refused += refusals(b, a, q) if guarded else ()
-        if RECORD is None and not GUARDS.intersection(refused).issubset(yielding):
+        if RECORD is None and GUARDS.intersection(refused):
             continue
         x = features(a, b, q, top, j, a_c.score, c.score)
         p = probability(x, model) if model.WEIGHTS else 0.0
         if RECORD is not None:
             rec.append((c.row[CONTENT] or "", x, p, refused))
-        holding = GUARDS.intersection(refused)
         acts = p >= model.THRESHOLD if MODE == "replace" else \
-            MODE == "after" and (p >= model.AFTER_THRESHOLD and not holding or p >= sure and holding <= YIELDING)
+            MODE == "after" and p >= model.AFTER_THRESHOLD and not GUARDS.intersection(refused)
         if acts and p > best_p:
             best, best_p = j, p
     if RECORD is not None:
