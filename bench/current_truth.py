@@ -1,6 +1,6 @@
 """Current-truth suite (issue 13): does recall's top entity fact state what is true *now*?
 
-    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2..heldout18|probe|all] [--write]
+    .venv/bin/python bench/current_truth.py [--half tune|heldout|heldout2..heldout20|probe|all] [--write]
     .venv/bin/python bench/current_truth.py --semantic --half all   # lexical and hybrid side by side
     .venv/bin/python bench/current_truth.py --learned --half all    # lexical rules and the learned model side by side
     .venv/bin/python bench/current_truth.py --semantic --guarded --half all  # the guarded model (ships on) on beside off
@@ -49,7 +49,9 @@ wave 19's start and merged code), the sixteenth blind set
 (bench/current_truth_heldout17.json, written on branch w20/sets17 the same way and first run by the lead on
 wave 20's start and merged code), the seventeenth blind set
 (bench/current_truth_heldout18.json, written on branch w21/sets18 the same way and first run by the lead on
-wave 21's start and merged code), and the probe set
+wave 21's start and merged code), the eighteenth and nineteenth blind sets
+(bench/current_truth_heldout19.json and bench/current_truth_heldout20.json, written on branches w22/sets19
+and w22/sets20 the same way and first run by the lead on wave 22's start and merged code), and the probe set
 (bench/current_truth_probe.json: changes in new wordings and traps where the older statement stays
 the answer, written by wave 6's rule author before each batch's first run, and batch 4, `p4-` /
 `p4t-`, by wave 7's: not blind). Each set is
@@ -120,12 +122,13 @@ HELDOUT16 = HERE / "current_truth_heldout16.json"
 HELDOUT17 = HERE / "current_truth_heldout17.json"
 HELDOUT18 = HERE / "current_truth_heldout18.json"
 HELDOUT19 = HERE / "current_truth_heldout19.json"
+HELDOUT20 = HERE / "current_truth_heldout20.json"
 PROBE = HERE / "current_truth_probe.json"
 HALVES = {"tune": DATA, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
           "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7, "heldout8": HELDOUT8, "heldout9": HELDOUT9,
           "heldout10": HELDOUT10, "heldout11": HELDOUT11, "heldout12": HELDOUT12, "heldout13": HELDOUT13,
           "heldout14": HELDOUT14, "heldout15": HELDOUT15, "heldout16": HELDOUT16, "heldout17": HELDOUT17,
-          "heldout18": HELDOUT18, "heldout19": HELDOUT19, "probe": PROBE}
+          "heldout18": HELDOUT18, "heldout19": HELDOUT19, "heldout20": HELDOUT20, "probe": PROBE}
 K = 10
 
 

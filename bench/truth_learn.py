@@ -250,7 +250,8 @@ def loso(with_real: bool, mode: str = "") -> None:
 # the guarded model off, as the earlier sets were run), to compare against.
 FIRST_BLIND = {"heldout2": 23, "heldout3": 42, "heldout4": 59, "heldout5": 62, "heldout6": 58, "heldout7": 64, "heldout8": 70, "heldout9": 64,
                "heldout10": 76, "heldout11": 68, "heldout12": 71, "heldout13": 80,
-               "heldout14": 72, "heldout15": 67, "heldout16": 76, "heldout17": 69, "heldout18": 78, "heldout19": 76}
+               "heldout14": 72, "heldout15": 67, "heldout16": 76, "heldout17": 69, "heldout18": 78, "heldout19": 76,
+               "heldout20": 61}
 COST_AFTER = 6.0  # guarded: a right answer moved away counts six gained ones (see `guarded`)
 
 
